@@ -1,0 +1,27 @@
+"""Small helpers the checks share to compare computed values with printed ones."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from qifkit import exact
+
+__all__ = ["table_mismatches"]
+
+
+def table_mismatches(computed: Sequence[Sequence[Any]], printed: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
+    """Entries where an exact computed table differs from a printed one (number strings allowed).
+
+    A difference in shape is reported as one mismatch naming both shapes.
+    """
+    shape = (len(computed), len(computed[0]) if computed else 0)
+    printed_shape = (len(printed), len(printed[0]) if printed else 0)
+    if shape != printed_shape:
+        return [{"shape": list(shape), "printed_shape": list(printed_shape)}]
+    return [
+        {"row": i, "column": j, "computed": str(value), "printed": str(expected)}
+        for i, (row, printed_row) in enumerate(zip(computed, printed))
+        for j, (value, expected) in enumerate(zip(row, printed_row))
+        if value != exact(expected)
+    ]

@@ -1,0 +1,57 @@
+"""The report of a check run: one terminal line per check, a summary, and the JSON document."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from proofs_checks.registry import Result, Status
+
+__all__ = ["progress_line", "summary_counts", "summary_line", "report_document"]
+
+
+def progress_line(index: int, total: int, result: Result) -> str:
+    """``[ 3/10] alvim23.appd1  reproduced  0.21s  evidence...`` (the summary cut to fit a line)."""
+    width = len(str(total))
+    summary = result.outcome.summary
+    summary = summary if len(summary) <= 100 else summary[:97] + "..."
+    return (f"[{index:>{width}}/{total}] {result.check.id:<28} {result.outcome.status.value:<10} "
+            f"{result.seconds:7.2f}s  {summary}")
+
+
+def summary_counts(results: list[Result]) -> dict[str, int]:
+    """Number of checks by status (every status listed, zeros included) and in total."""
+    counts = Counter(result.outcome.status.value for result in results)
+    return {status.value: counts.get(status.value, 0) for status in Status} | {"total": len(results)}
+
+
+def summary_line(results: list[Result], not_run: int = 0) -> str:
+    """One line: ``10 checks: 5 confirmed, 3 reproduced, 2 erratum, 0 failed``."""
+    counts = summary_counts(results)
+    text = f"{counts['total']} checks: " + ", ".join(f"{counts[s.value]} {s.value}" for s in Status)
+    return text + (f"; {not_run} not run (interrupted)" if not_run else "")
+
+
+def report_document(results: list[Result], not_run: list[str] | None = None) -> str:
+    """The JSON report: ``{"checks": [...], "summary": {...}}`` with exact numbers as strings."""
+    document: dict[str, Any] = {
+        "checks": [
+            {
+                "id": r.check.id,
+                "status": r.outcome.status.value,
+                "source": r.check.source,
+                "statement": r.check.statement,
+                "method": r.check.method,
+                "assumptions": r.check.assumptions,
+                "seconds": round(r.seconds, 4),
+                "summary": r.outcome.summary,
+                "evidence": r.outcome.evidence,
+            }
+            for r in results
+        ],
+        "summary": summary_counts(results),
+    }
+    if not_run:
+        document["not_run"] = not_run
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,107 @@
+"""qifkit: exact channels and what an analyst or adversary learns from them.
+
+The core objects are immutable :class:`Channel` s with exact rational, exact symbolic or float64
+entries (never mixed silently), the QIF measures of Alvim et al. (CCS 2023), the mechanism
+families of the papers, and exact differential-privacy checks. Every error raised on purpose is a
+:class:`qifkit.errors.QifError`.
+"""
+
+from qifkit import errors
+from qifkit.channel import Channel
+from qifkit.count_objectives import l0_score, objective_value
+from qifkit.errors import QifError
+from qifkit.matrices import NumberKind
+from qifkit.measures import (
+    Decision,
+    Gain,
+    HyperDistribution,
+    Loss,
+    Posterior,
+    Prior,
+    additive_leakage,
+    argmax,
+    argmax_accuracy,
+    bayes_decision,
+    bayes_risk,
+    hyper_distribution,
+    identity_gain,
+    linear_error,
+    multiplicative_leakage,
+    point_prior,
+    posterior_uncertainty,
+    posterior_vulnerability,
+    posteriors,
+    prior_from_counts,
+    prior_uncertainty,
+    prior_vulnerability,
+    squared_error,
+    uniform_prior,
+)
+from qifkit.mechanisms import (
+    explicit_fair_mechanism,
+    exponential_mechanism,
+    geometric_mechanism,
+    randomized_response,
+    truncated_geometric,
+    uniform_mechanism,
+)
+from qifkit.numbers import exact, exact_str, parse_eps_exp, parse_number
+from qifkit.privacy import (
+    count_adjacency,
+    histogram_adjacency,
+    local_adjacency,
+    satisfies_dp,
+    tightest_d_privacy,
+    tightest_eps_exp,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Channel",
+    "Decision",
+    "Gain",
+    "HyperDistribution",
+    "Loss",
+    "NumberKind",
+    "Posterior",
+    "Prior",
+    "QifError",
+    "additive_leakage",
+    "argmax",
+    "argmax_accuracy",
+    "bayes_decision",
+    "bayes_risk",
+    "count_adjacency",
+    "errors",
+    "exact",
+    "exact_str",
+    "explicit_fair_mechanism",
+    "exponential_mechanism",
+    "geometric_mechanism",
+    "histogram_adjacency",
+    "hyper_distribution",
+    "identity_gain",
+    "l0_score",
+    "linear_error",
+    "local_adjacency",
+    "multiplicative_leakage",
+    "objective_value",
+    "parse_eps_exp",
+    "parse_number",
+    "point_prior",
+    "posterior_uncertainty",
+    "posterior_vulnerability",
+    "posteriors",
+    "prior_from_counts",
+    "prior_uncertainty",
+    "prior_vulnerability",
+    "randomized_response",
+    "satisfies_dp",
+    "squared_error",
+    "tightest_d_privacy",
+    "tightest_eps_exp",
+    "truncated_geometric",
+    "uniform_mechanism",
+    "uniform_prior",
+]

@@ -1,0 +1,74 @@
+"""Objective values of count mechanisms (Cormode et al. 2018, Def. 3 and eq. (1)).
+
+A count mechanism here is a :class:`~qifkit.Channel` on counts 0..n with rows as inputs j and
+columns as outputs i, so ``Pr[i | j]`` is ``channel.rows()[j][i]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from qifkit.channel import Channel
+from qifkit.errors import DistributionError, ShapeError
+from qifkit.matrices import NumberKind
+from qifkit.numbers import exact
+
+__all__ = ["objective_value", "l0_score"]
+
+
+def _square_size(mechanism: Channel) -> int:
+    rows, columns = mechanism.shape
+    if rows != columns or rows < 2:
+        raise ShapeError(f"a count mechanism on 0..n is square with n >= 1, got shape {mechanism.shape}")
+    return rows - 1
+
+
+def objective_value(
+    mechanism: Channel,
+    p: int = 0,
+    weights: Sequence[Any] | None = None,
+    aggregate: str = "sum",
+    min_distance: int = 0,
+) -> Any:
+    """O_{p,⊕}(P) = ⊕_j Σ_i w_j Pr[i | j] |i − j|^p over pairs with |i − j| ≥ min_distance.
+
+    For p = 0 the term |i − j|^0 counts a wrong answer (1 when i ≠ j, 0 when i = j), as in the
+    paper's reading of L0. Weights default to uniform 1/(n+1); `aggregate` is ``"sum"`` or ``"max"``.
+    """
+    n = _square_size(mechanism)
+    w = [Fraction(1, n + 1)] * (n + 1) if weights is None else [exact(v) for v in weights]
+    if len(w) != n + 1 or sum(w) != 1 or min(w) < 0:
+        raise DistributionError(f"weights must be n+1 = {n + 1} non-negative numbers summing to 1")
+    if aggregate not in ("sum", "max"):
+        raise ShapeError(f"aggregate must be 'sum' or 'max', got {aggregate!r}")
+    rows = mechanism.rows()
+    per_input = []
+    for j, row in enumerate(rows):
+        total: Any = 0
+        for i, probability in enumerate(row):
+            distance = abs(i - j)
+            if distance >= min_distance and distance > 0:
+                total += w[j] * probability * distance**p
+        per_input.append(total)
+    value = sum(per_input) if aggregate == "sum" else max(per_input)
+    return sympy.cancel(value) if mechanism.kind is NumberKind.SYMBOLIC else value
+
+
+def l0_score(mechanism: Channel) -> Any:
+    """The rescaled L0 = (n+1)/n − trace(P)/n (Cormode et al. eq. (1)); UM scores 1.
+
+    Examples
+    --------
+    >>> from qifkit.mechanisms import uniform_mechanism
+    >>> l0_score(uniform_mechanism(4))
+    Fraction(1, 1)
+    """
+    n = _square_size(mechanism)
+    rows = mechanism.rows()
+    trace = sum(rows[j][j] for j in range(n + 1))
+    value = Fraction(n + 1, n) - trace / n
+    return sympy.cancel(value) if mechanism.kind is NumberKind.SYMBOLIC else value

@@ -1,0 +1,72 @@
+"""The exception tree of :mod:`qifkit`.
+
+Every error the package raises on purpose derives from :class:`QifError` and also from the
+builtin that a caller would expect (``ValueError`` for a bad value, ``TypeError`` for a value of
+the wrong kind), so ``except ValueError`` keeps working for code that does not know qifkit.
+Messages name the offending value and say why it is refused, e.g. ``row 2 sums to 5/6, not 1``.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "QifError",
+    "NumberSyntaxError",
+    "NotExactError",
+    "NumberKindError",
+    "NotANumberError",
+    "ShapeError",
+    "NegativeEntryError",
+    "NotStochasticError",
+    "LabelError",
+    "DistributionError",
+    "PrivacyParameterError",
+    "UndecidableError",
+]
+
+
+class QifError(Exception):
+    """Base class of every error raised on purpose by qifkit."""
+
+
+class NumberSyntaxError(QifError, ValueError):
+    """A number string does not follow the grammar of :func:`qifkit.parse_number`."""
+
+
+class NotExactError(QifError, TypeError):
+    """A float (or other inexact value) was given where exact arithmetic is required."""
+
+
+class NumberKindError(QifError, TypeError):
+    """Exact, symbolic and float64 values were about to be mixed silently."""
+
+
+class NotANumberError(QifError, ValueError):
+    """A NaN or infinite value was given as a probability or a loss."""
+
+
+class ShapeError(QifError, ValueError):
+    """A matrix is empty, ragged, or its size does not fit the operation."""
+
+
+class NegativeEntryError(QifError, ValueError):
+    """A probability or a loss is negative."""
+
+
+class NotStochasticError(QifError, ValueError):
+    """A row of a channel does not sum to 1."""
+
+
+class LabelError(QifError, ValueError):
+    """Labels are duplicated, missing, or do not match between two objects."""
+
+
+class DistributionError(QifError, ValueError):
+    """A prior (or another distribution) has the wrong length or does not sum to 1."""
+
+
+class PrivacyParameterError(QifError, ValueError):
+    """A privacy parameter is out of range, e.g. e^ε ≤ 1 where ε > 0 is needed."""
+
+
+class UndecidableError(QifError, TypeError):
+    """A comparison (a minimum, a maximum) cannot be decided for symbolic entries."""

@@ -1,0 +1,92 @@
+"""Files: channels as CSV, and atomic writes (a reader never sees half a file).
+
+Channel CSV: one row per secret, entries as exact number strings (``3/7``, ``0.25``). The first
+row holds output labels if any of its cells is not a number or its first cell is blank; the first
+column holds secret labels if any of its cells (below a header) is not a number or the header's
+first cell is blank. Labels are read as strings. A CSV is always read as an exact channel.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import tempfile
+from pathlib import Path
+
+from qifkit.channel import Channel
+from qifkit.errors import NumberKindError, NumberSyntaxError, QifError, ShapeError
+from qifkit.matrices import NumberKind
+from qifkit.numbers import parse_number
+
+__all__ = ["atomic_write_text", "read_channel_csv", "write_channel_csv"]
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same folder and an atomic rename.
+
+    Raises
+    ------
+    OSError
+        If the folder does not exist or is not writable; `path` is then left untouched.
+    """
+    target = Path(path)
+    handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        parse_number(cell)
+    except NumberSyntaxError:
+        return False
+    return True
+
+
+def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
+    """Read an exact channel from a CSV file.
+
+    Raises
+    ------
+    ShapeError
+        An empty file, ragged rows, or a label row/column that does not fit.
+    NumberSyntaxError, NegativeEntryError, NotStochasticError
+        From the entries, naming the cell.
+    """
+    with open(path, encoding="utf-8", newline="") as stream:
+        table = [row for row in csv.reader(stream) if any(cell.strip() for cell in row)]
+    if not table:
+        raise ShapeError(f"{path}: no rows")
+    corner_blank = not table[0][0].strip()
+    outputs = None
+    if corner_blank or not all(_is_number(cell) for cell in table[0]):
+        outputs, table = [cell.strip() for cell in table[0]], table[1:]
+    if not table:
+        raise ShapeError(f"{path}: a header but no rows")
+    secrets = None
+    if (outputs is not None and corner_blank) or not all(_is_number(row[0]) for row in table):
+        secrets, table = [row[0].strip() for row in table], [row[1:] for row in table]
+        if outputs is not None and len(outputs) == len(table[0]) + 1:
+            outputs = outputs[1:]
+    try:
+        return Channel.from_rows(table, secrets=secrets, outputs=outputs)
+    except QifError as error:
+        raise type(error)(f"{path}: {error}") from None
+
+
+def write_channel_csv(channel: Channel, path: str | os.PathLike[str]) -> None:
+    """Write an exact or float channel to CSV atomically; labels in the first row and column."""
+    if channel.kind is NumberKind.SYMBOLIC:
+        raise NumberKindError("CSV holds numbers only: substitute() the parameters first")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([""] + [str(label) for label in channel.outputs])
+    for label, row in zip(channel.secrets, channel.rows()):
+        writer.writerow([str(label)] + [repr(v) if isinstance(v, float) else str(v) for v in row])
+    atomic_write_text(path, buffer.getvalue())

@@ -1,0 +1,237 @@
+"""The mechanism families of the papers, built exactly (or symbolically) as channels.
+
+Every family takes its privacy parameter exactly: ``eps_exp`` is e^ε and ``alpha`` is e^−ε; each
+may be an int, a Fraction, a number string (``"7/2"``, and for ``eps_exp`` also ``"ln(7/2)"``),
+or a sympy Symbol for a symbolic channel. Rows are inputs in every result; Cormode et al.'s
+column-stochastic pictures are the transposes.
+
+References
+----------
+.. [1] Alvim et al., CCS 2023: Def. 11 (randomised response), Def. 12 with §7.1 and eq. (20)
+   (truncated geometric).
+.. [2] G. Cormode, T. Kulkarni, D. Srivastava, "Constrained Differential Privacy for Count Data",
+   ICDE 2018: Def. 4 and Fig. 3 (GM), eq. (16) and Fig. 4 (EM), Def. 5 (UM), eq. (2)
+   (exponential mechanism).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from sympy.polys.domains import QQ
+from sympy.polys.matrices import DomainMatrix
+
+from qifkit.channel import Channel
+from qifkit.errors import NotExactError, PrivacyParameterError, ShapeError
+from qifkit.numbers import exact, parse_eps_exp, parse_number
+
+__all__ = [
+    "privacy_alpha",
+    "randomized_response",
+    "truncated_geometric",
+    "geometric_mechanism",
+    "explicit_fair_mechanism",
+    "uniform_mechanism",
+    "exponential_mechanism",
+]
+
+
+def privacy_alpha(eps_exp: Any = None, alpha: Any = None) -> tuple[Any, Any]:
+    """Resolve a privacy parameter to ``(domain, α)`` with α = e^−ε, checking ε > 0.
+
+    Exactly one of `eps_exp` (e^ε) and `alpha` (e^−ε) must be given. A sympy Symbol gives a
+    symbolic α in the field ``QQ(symbol)``; its range (ε > 0) is then an assumption.
+
+    Raises
+    ------
+    PrivacyParameterError
+        If both or neither are given, or e^ε ≤ 1 (α ≥ 1 or α ≤ 0).
+    """
+    if (eps_exp is None) == (alpha is None):
+        raise PrivacyParameterError("give exactly one of eps_exp (e^ε) and alpha (e^-ε)")
+    given = eps_exp if alpha is None else alpha
+    if isinstance(given, sympy.Symbol):
+        field = QQ.frac_field(given)
+        symbol = field.from_sympy(given)
+        return field, (1 / symbol if alpha is None else symbol)
+    if isinstance(given, sympy.Basic) and not given.is_Rational:
+        raise NotExactError(f"privacy parameter {given} is neither a Symbol nor an exact rational")
+    if alpha is None:
+        value = parse_eps_exp(eps_exp) if isinstance(eps_exp, str) else exact(eps_exp)
+        if value <= 1:
+            raise PrivacyParameterError(f"e^ε = {value} is not above 1, so ε = ln({value}) is not > 0")
+        value = 1 / value
+    else:
+        value = parse_number(alpha) if isinstance(alpha, str) else exact(alpha)
+        if not 0 < value < 1:
+            raise PrivacyParameterError(f"alpha = e^-ε = {value} is not in (0, 1), so ε is not > 0")
+    return QQ, QQ(value.numerator, value.denominator)
+
+
+def _channel(domain: Any, rows: list[list[Any]], labels: Sequence[Hashable] | None) -> Channel:
+    """Wrap mechanism rows (domain elements) in a validated channel."""
+    shape = (len(rows), len(rows[0]))
+    matrix = DomainMatrix(rows, shape, domain)
+    return Channel._validated(matrix, labels, labels)
+
+
+def _size(count: Any, minimum: int, what: str) -> int:
+    if isinstance(count, bool) or not isinstance(count, int) or count < minimum:
+        raise ShapeError(f"{what} must be a whole number >= {minimum}, got {count!r}")
+    return count
+
+
+def randomized_response(
+    values: int, eps_exp: Any = None, *, alpha: Any = None, labels: Sequence[Hashable] | None = None
+) -> Channel:
+    """Randomised response RR_ε^K on K = `values` values (Alvim et al. Def. 11, Fig. 2).
+
+    Entry (r, c) is p + p̄/K if r = c and p̄/K otherwise, with Kp/p̄ + 1 = e^ε; solved, the
+    diagonal is e^ε/(e^ε + K − 1) and every other entry 1/(e^ε + K − 1).
+
+    Examples
+    --------
+    >>> randomized_response(3, "2").rows()[0]
+    [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]
+    """
+    count = _size(values, 2, "randomized response values")
+    domain, a = privacy_alpha(eps_exp, alpha)
+    denominator = 1 + (count - 1) * a
+    diagonal, other = 1 / denominator, a / denominator
+    rows = [[diagonal if r == c else other for c in range(count)] for r in range(count)]
+    return _channel(domain, rows, labels)
+
+
+def truncated_geometric(
+    values: int, eps_exp: Any = None, *, alpha: Any = None, labels: Sequence[Hashable] | None = None
+) -> Channel:
+    """The truncated α-geometric mechanism GD_α on `values` values 0..n−1 (Alvim et al. Def. 12).
+
+    The printed formula of Def. 12 is garbled; the matrices G2, G3 of §7.1 and eq. (20) fix it:
+    interior columns (1−α)/(1+α)·α^|r−c|, first column α^r/(1+α), last column α^(n−1−r)/(1+α).
+    It equals Cormode et al.'s GM with n = values − 1 (transposed).
+
+    Examples
+    --------
+    >>> truncated_geometric(3, alpha="1/2").rows()[1]
+    [Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)]
+    """
+    count = _size(values, 2, "geometric mechanism values")
+    domain, a = privacy_alpha(eps_exp, alpha)
+    last = count - 1
+
+    def entry(r: int, c: int) -> Any:
+        if c == 0:
+            return a**r / (1 + a)
+        if c == last:
+            return a ** (last - r) / (1 + a)
+        return (1 - a) / (1 + a) * a ** abs(r - c)
+
+    return _channel(domain, [[entry(r, c) for c in range(count)] for r in range(count)], labels)
+
+
+def geometric_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -> Channel:
+    """Cormode et al.'s range-restricted geometric mechanism GM for counts 0..n (Def. 4, Fig. 3).
+
+    Returned with rows as inputs: row j is the distribution of the output given true count j.
+    Fig. 3 (columns as inputs) has x = 1/(1+α) in the corners and y = (1−α)/(1+α) inside.
+    """
+    return truncated_geometric(_size(n, 1, "GM size n") + 1, eps_exp, alpha=alpha)
+
+
+def explicit_fair_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -> Channel:
+    """Cormode et al.'s explicit fair mechanism EM for counts 0..n (eq. (16), Fig. 4).
+
+    Pr[i | j] = y·α^|i−j| if |i−j| < min(j, n−j), else y·α^⌈(|i−j| + min(j, n−j))/2⌉, with y chosen
+    so that each distribution sums to 1 (every input has the same multiset of powers; for even n
+    this is eq. (15), y = (1−α)/(1+α−2α^(n/2+1))). Rows are inputs j.
+
+    Examples
+    --------
+    >>> explicit_fair_mechanism(4, "10/11").entry(2, 2)
+    Fraction(121, 541)
+    """
+    size = _size(n, 1, "EM size n")
+    domain, a = privacy_alpha(eps_exp, alpha)
+
+    def power(i: int, j: int) -> int:
+        distance, edge = abs(i - j), min(j, size - j)
+        return distance if distance < edge else math.ceil(Fraction(distance + edge, 2))
+
+    y = 1 / sum((a ** power(i, 0) for i in range(size + 1)), domain.zero)
+    rows = [[y * a ** power(i, j) for i in range(size + 1)] for j in range(size + 1)]
+    return _channel(domain, rows, None)
+
+
+def uniform_mechanism(n: int) -> Channel:
+    """Cormode et al.'s uniform mechanism UM (Def. 5): every count 0..n with probability 1/(n+1)."""
+    size = _size(n, 1, "UM size n")
+    share = QQ(1, size + 1)
+    return _channel(QQ, [[share] * (size + 1) for _ in range(size + 1)], None)
+
+
+def _exact_root(value: Fraction, degree: int) -> Fraction | None:
+    """The exact positive `degree`-th root of a positive rational, or None if it is irrational."""
+    parts = [sympy.integer_nthroot(part, degree) for part in (value.numerator, value.denominator)]
+    if not all(is_exact for _, is_exact in parts):
+        return None
+    return Fraction(int(parts[0][0]), int(parts[1][0]))
+
+
+def exponential_mechanism(
+    quality: Sequence[Sequence[Any]],
+    eps_exp: Any,
+    sensitivity: Any = 1,
+    *,
+    secrets: Sequence[Hashable] | None = None,
+    outputs: Sequence[Hashable] | None = None,
+) -> Channel:
+    """The exponential mechanism (McSherry-Talwar; Cormode et al. eq. (2)) for a quality matrix.
+
+    Pr[r | d] ∝ exp(ε·Q(d, r)/(2s)) = (e^ε)^(Q(d, r)/(2s)). The result is exact when e^ε has an
+    exact root of the degree that the exponents Q/(2s) need (e.g. integer Q, s = 1 and
+    e^ε = 4 give base 2); otherwise the value is irrational and the call is refused.
+
+    Parameters
+    ----------
+    quality : rows of exact numbers
+        ``quality[d][r]``, rows are inputs d, columns outputs r.
+    eps_exp : exact number or number string
+        e^ε, above 1.
+    sensitivity : exact number
+        s > 0, the most Q can change between neighbouring inputs.
+
+    Raises
+    ------
+    NotExactError
+        When the weights are irrational for this e^ε.
+
+    Examples
+    --------
+    >>> exponential_mechanism([[0, -1], [-1, 0]], "9").rows()
+    [[Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]]
+    """
+    domain, a = privacy_alpha(eps_exp=eps_exp)
+    if domain != QQ:
+        raise NotExactError("the exponential mechanism needs a numeric e^ε, not a symbol")
+    base = 1 / Fraction(int(QQ.numer(a)), int(QQ.denom(a)))
+    scale = exact(sensitivity)
+    if scale <= 0:
+        raise PrivacyParameterError(f"sensitivity {scale} is not positive")
+    grid = [[exact(q) / (2 * scale) for q in row] for row in quality]
+    if not grid or not grid[0] or any(len(row) != len(grid[0]) for row in grid):
+        raise ShapeError("quality must be a non-empty rectangular matrix")
+    degree = math.lcm(*(e.denominator for row in grid for e in row))
+    root = _exact_root(base, degree)
+    if root is None:
+        raise NotExactError(
+            f"(e^ε)^(Q/2s) needs the {degree}-th root of {base}, which is irrational; choose e^ε "
+            "as an exact power or scale the quality"
+        )
+    weights = [[root ** int(e * degree) for e in row] for row in grid]
+    rows = [[w / sum(row) for w in row] for row in weights]
+    return Channel.from_rows(rows, secrets, outputs)

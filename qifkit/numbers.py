@@ -1,0 +1,219 @@
+"""Exact numbers from user input: the one place where text becomes a value.
+
+The grammar is our own and small; nothing here calls ``eval`` or ``sympify`` on user text.
+
+A *number string* is, ignoring surrounding white space::
+
+    number   := decimal [ "/" decimal ]
+    decimal  := [sign] ( digits ["." [digits]] | "." digits ) [ ("e"|"E") [sign] digits ]
+
+so ``"3"``, ``"-3/7"``, ``"0.25"`` (read exactly as 1/4), ``"1e-3"`` and ``"2.5/10"`` are numbers,
+while ``"1/0"``, ``"1/2/3"``, ``"abc"`` and ``"nan"`` are not. A privacy parameter e^ε is given
+either as a number string (the value of e^ε itself) or as ``"ln(number)"`` (the value of ε, so
+``"ln(2)"`` means e^ε = 2).
+
+Examples
+--------
+>>> parse_number("0.25")
+Fraction(1, 4)
+>>> parse_number(" -3/7 ")
+Fraction(-3, 7)
+>>> parse_eps_exp("ln(7/2)")
+Fraction(7, 2)
+"""
+
+from __future__ import annotations
+
+import decimal
+import numbers as _abc_numbers
+import re
+from fractions import Fraction
+from typing import Any, Union
+
+from qifkit.errors import NotANumberError, NotExactError, NumberSyntaxError, PrivacyParameterError
+
+__all__ = [
+    "ExactInput",
+    "parse_number",
+    "parse_eps_exp",
+    "exact",
+    "exact_str",
+]
+
+#: What an exact entry may be given as: an int, a Fraction, a Decimal, a number string, or an
+#: exact rational of sympy or python-flint.
+ExactInput = Union[int, Fraction, decimal.Decimal, str, Any]
+
+_MAX_TEXT = 2000
+_MAX_EXPONENT = 1000
+_DECIMAL = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_NUMBER = re.compile(rf"\s*(?P<num>{_DECIMAL})\s*(?:/\s*(?P<den>{_DECIMAL})\s*)?")
+_DECIMAL_PARTS = re.compile(
+    r"(?P<sign>[+-]?)(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?"
+)
+_LN = re.compile(r"\s*ln\s*\(\s*(?P<arg>[^()]*)\)\s*")
+
+
+def _decimal_value(text: str, whole: str) -> Fraction:
+    """Read one ``decimal`` of the grammar exactly."""
+    parts = _DECIMAL_PARTS.fullmatch(text)
+    if parts is None:  # pragma: no cover - the outer regex already matched
+        raise NumberSyntaxError(f"{whole!r} is not a number")
+    digits = (parts["int"] or "") + (parts["frac"] or "")
+    exponent = int(parts["exp"] or 0) - len(parts["frac"] or "")
+    if abs(exponent) > _MAX_EXPONENT:
+        raise NumberSyntaxError(
+            f"{whole!r}: exponent {parts['exp']} is out of the accepted range ±{_MAX_EXPONENT}"
+        )
+    value = Fraction(int(digits)) * Fraction(10) ** exponent
+    return -value if parts["sign"] == "-" else value
+
+
+def parse_number(text: str) -> Fraction:
+    """Read a number string exactly.
+
+    Parameters
+    ----------
+    text : str
+        An integer (``"3"``), a fraction (``"3/7"``), a decimal read exactly (``"0.25"``), a decimal
+        with an exponent (``"1e-3"``), or a quotient of two decimals (``"2.5/10"``).
+
+    Returns
+    -------
+    fractions.Fraction
+        The exact value.
+
+    Raises
+    ------
+    NumberSyntaxError
+        If `text` is not a string of the grammar (see the module docstring), is longer than
+        2000 characters, has an exponent beyond ±1000, or divides by zero.
+
+    Examples
+    --------
+    >>> parse_number("2.5/10")
+    Fraction(1, 4)
+    >>> parse_number("1/2/3")
+    Traceback (most recent call last):
+    ...
+    qifkit.errors.NumberSyntaxError: '1/2/3' is not a number: expected an integer, 'p/q' or a decimal
+    """
+    if not isinstance(text, str):
+        raise NumberSyntaxError(f"{text!r} is a {type(text).__name__}, not a number string")
+    if len(text) > _MAX_TEXT:
+        raise NumberSyntaxError(f"number string of {len(text)} characters is longer than {_MAX_TEXT}")
+    match = _NUMBER.fullmatch(text)
+    if match is None:
+        raise NumberSyntaxError(f"{text!r} is not a number: expected an integer, 'p/q' or a decimal")
+    value = _decimal_value(match["num"], text)
+    if match["den"] is not None:
+        denominator = _decimal_value(match["den"], text)
+        if denominator == 0:
+            raise NumberSyntaxError(f"{text!r} divides by zero")
+        value /= denominator
+    return value
+
+
+def parse_eps_exp(text: str) -> Fraction:
+    """Read a privacy parameter e^ε exactly.
+
+    Parameters
+    ----------
+    text : str
+        Either the value of e^ε as a number string (``"2"``, ``"7/2"``, ``"3.51"``) or the value of
+        ε as ``"ln(x)"`` with a number string x, which means e^ε = x.
+
+    Returns
+    -------
+    fractions.Fraction
+        The exact value of e^ε, at least 1.
+
+    Raises
+    ------
+    NumberSyntaxError
+        If the text is not of that form.
+    PrivacyParameterError
+        If e^ε < 1, i.e. ε < 0.
+
+    Examples
+    --------
+    >>> parse_eps_exp("ln(2)")
+    Fraction(2, 1)
+    >>> parse_eps_exp("3.51")
+    Fraction(351, 100)
+    """
+    if not isinstance(text, str):
+        raise NumberSyntaxError(f"{text!r} is a {type(text).__name__}, not a string for e^ε")
+    match = _LN.fullmatch(text)
+    value = parse_number(match["arg"]) if match else parse_number(text)
+    if value < 1:
+        raise PrivacyParameterError(f"e^ε = {exact_str(value)} from {text!r} is below 1, so ε < 0")
+    return value
+
+
+def exact(value: ExactInput) -> Fraction:
+    """Convert an exact input to a :class:`fractions.Fraction`, refusing anything inexact.
+
+    Parameters
+    ----------
+    value : int, Fraction, Decimal, str, sympy Rational or flint fmpq
+        Strings are read with :func:`parse_number`; a finite Decimal is read exactly.
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Raises
+    ------
+    NotExactError
+        For floats (Python or numpy), booleans and other types without an exact reading.
+    NotANumberError
+        For a NaN or infinite Decimal.
+    NumberSyntaxError
+        For a malformed number string.
+
+    Examples
+    --------
+    >>> exact("1/3") + exact(2)
+    Fraction(7, 3)
+    >>> exact(0.1)
+    Traceback (most recent call last):
+    ...
+    qifkit.errors.NotExactError: float 0.1 is not exact; give it as a string such as '0.1' or a fraction
+    """
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, bool):
+        raise NotExactError(f"boolean {value!r} is not a number")
+    if isinstance(value, str):
+        return parse_number(value)
+    if isinstance(value, float) or type(value).__name__ in {"float16", "float32", "float64"}:
+        raise NotExactError(
+            f"float {value!r} is not exact; give it as a string such as '{value!r}' or a fraction"
+            if value == value and abs(value) != float("inf")
+            else f"float {value!r} is not a number"
+        )
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise NotANumberError(f"Decimal {value} is not a finite number")
+        return Fraction(value)
+    if isinstance(value, _abc_numbers.Integral):
+        return Fraction(int(value))
+    numerator = getattr(value, "p", None)
+    denominator = getattr(value, "q", None)
+    if numerator is not None and denominator is not None and getattr(value, "is_Rational", True):
+        return Fraction(int(numerator), int(denominator))
+    raise NotExactError(f"{value!r} of type {type(value).__name__} is not an exact rational number")
+
+
+def exact_str(value: Any) -> str:
+    """Write an exact rational as ``"p/q"`` (or ``"p"`` for an integer).
+
+    Examples
+    --------
+    >>> exact_str(Fraction(6, 4))
+    '3/2'
+    >>> exact_str(5)
+    '5'
+    """
+    return str(exact(value))
