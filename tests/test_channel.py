@@ -1,0 +1,279 @@
+"""Channels: validation, the algebra, conversions, and golden matrices of the papers."""
+
+import itertools
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+import sympy
+
+from proofs_checks import alvim2023_values as alvim
+from qifkit import Channel, NumberKind, randomized_response, truncated_geometric
+from qifkit.errors import (
+    LabelError,
+    NegativeEntryError,
+    NotANumberError,
+    NotExactError,
+    NotStochasticError,
+    NumberKindError,
+    NumberSyntaxError,
+    ShapeError,
+)
+
+R_ROWS = [["3/4", "1/4"], ["1/4", "3/4"]]
+
+
+# ----------------------------------------------------------------------------- bad input
+def test_row_summing_to_five_sixths_is_refused_with_the_sum():
+    with pytest.raises(NotStochasticError, match=r"row 1 sums to 5/6, not 1"):
+        Channel.from_rows([["1/2", "1/2"], ["1/2", "1/3"]])
+
+
+def test_negative_entry_is_refused():
+    with pytest.raises(NegativeEntryError, match=r"entry \(0, 1\) is -1/2"):
+        Channel.from_rows([["3/2", "-1/2"], [0, 1]])
+
+
+def test_nan_is_refused_in_a_float_channel():
+    with pytest.raises(NotANumberError, match="nan"):
+        Channel.from_floats([[0.5, float("nan")], [0.5, 0.5]])
+
+
+def test_nan_is_refused_in_an_exact_channel():
+    with pytest.raises(NotExactError):
+        Channel.from_rows([[float("nan"), 1], [0, 1]])
+
+
+def test_ragged_rows_are_refused():
+    with pytest.raises(ShapeError, match="ragged: row 1 has 1 entries"):
+        Channel.from_rows([["1/2", "1/2"], [1]])
+
+
+@pytest.mark.parametrize("rows", [[], [[]]])
+def test_empty_matrix_is_refused(rows):
+    with pytest.raises(ShapeError, match="empty"):
+        Channel.from_rows(rows)
+
+
+def test_float_entry_in_an_exact_channel_is_refused():
+    with pytest.raises(NotExactError, match="float 0.5"):
+        Channel.from_rows([[0.5, 0.5]])
+
+
+def test_malformed_number_string_names_the_entry():
+    with pytest.raises(NumberSyntaxError, match=r"entry \(0, 1\)"):
+        Channel.from_rows([["1/2", "1/2/3"]])
+
+
+def test_duplicate_labels_are_refused():
+    with pytest.raises(LabelError, match="'a' appears more than once"):
+        Channel.from_rows(R_ROWS, secrets=("a", "a"))
+
+
+def test_mixing_a_float_channel_into_an_exact_product_is_refused():
+    exact = Channel.from_rows(R_ROWS)
+    floats = Channel.from_floats([[0.75, 0.25], [0.25, 0.75]])
+    with pytest.raises(NumberKindError, match="mix floats"):
+        exact @ floats
+    with pytest.raises(NumberKindError):
+        exact.kron(floats)
+
+
+def test_composition_checks_labels():
+    first = Channel.from_rows(R_ROWS, outputs=("yes", "no"))
+    with pytest.raises(LabelError, match="relabel"):
+        first @ Channel.from_rows(R_ROWS)
+    with pytest.raises(ShapeError):
+        first @ Channel.from_rows([[1]], secrets=("yes",))
+
+
+def test_symbolic_rows_must_sum_to_one_identically():
+    a = sympy.Symbol("a")
+    with pytest.raises(NotStochasticError):
+        Channel.from_symbolic([[a, a]], parameters=(a,))
+
+
+def test_symbolic_entries_must_be_rational_functions_of_the_parameters():
+    a, b = sympy.symbols("a b")
+    with pytest.raises(NotExactError):
+        Channel.from_symbolic([[sympy.sqrt(a), 1 - sympy.sqrt(a)]], parameters=(a,))
+    with pytest.raises(NotExactError):
+        Channel.from_symbolic([[b, 1 - b]], parameters=(a,))
+    with pytest.raises(NotExactError):
+        Channel.from_symbolic([["a", 1]], parameters=(a,))
+
+
+# ----------------------------------------------------------------------------- algebra
+def test_eq9_kronecker_square_of_eq8():
+    """Alvim et al. eq. (9): R⊗R of R in eq. (8), labels as ordered pairs."""
+    labels = ("yes", "no")
+    square = Channel.from_rows(alvim.EQ8, labels, labels).power(2)
+    assert square.secrets == (("yes", "yes"), ("yes", "no"), ("no", "yes"), ("no", "no"))
+    expected = [[F(a) * F(b) for a, b in row] for row in alvim.EQ9_FACTORS]
+    assert square.rows() == expected
+
+
+def test_eq10_counting_pipeline_by_hand():
+    """Alvim et al. eq. (10): R^{⊗2}·T is the distribution of the number of 'yes' answers."""
+    labels = ("yes", "no")
+    square = Channel.from_rows(alvim.EQ8, labels, labels).power(2)
+    t = Channel.from_rows(alvim.EQ10, secrets=square.outputs)
+    assert (square @ t).rows()[0] == [F(1, 16), F(6, 16), F(9, 16)]
+    assert (square @ t).rows()[1] == [F(3, 16), F(10, 16), F(3, 16)]
+
+
+def test_power_zero_is_the_one_by_one_identity():
+    one = Channel.from_rows(R_ROWS).power(0)
+    assert one.rows() == [[1]] and one.secrets == ((),)
+
+
+def test_power_labels_are_flat_tuples():
+    cube = Channel.from_rows(R_ROWS).power(3)
+    assert cube.shape == (8, 8)
+    assert cube.secrets == tuple(itertools.product((0, 1), repeat=3))
+
+
+def test_parallel_composition_multiplies_row_entries():
+    c = Channel.from_rows([["1/2", "1/2"], [1, 0]])
+    d = Channel.from_rows([["1/3", "2/3"], ["1/4", "3/4"]])
+    both = c.parallel(d)
+    assert both.outputs == ((0, 0), (0, 1), (1, 0), (1, 1))
+    assert both.rows() == [[F(1, 6), F(1, 3), F(1, 6), F(1, 3)], [F(1, 4), F(3, 4), 0, 0]]
+
+
+def test_reduced_drops_zero_columns_and_merges_proportional_ones():
+    c = Channel.from_rows([["1/4", 0, "1/4", "1/2"], ["1/8", 0, "1/8", "3/4"]])
+    abstract = c.reduced()
+    assert abstract.outputs == ((0, 2), (3,))
+    assert abstract.rows() == [[F(1, 2), F(1, 2)], [F(1, 4), F(3, 4)]]
+
+
+def test_float_channel_algebra_stays_float():
+    c = Channel.from_floats([[0.75, 0.25], [0.25, 0.75]])
+    assert (c @ c).kind is NumberKind.FLOAT
+    assert np.allclose((c @ c).matrix, [[0.625, 0.375], [0.375, 0.625]])
+    assert c.power(2).shape == (4, 4)
+    assert c.reduced().shape == (2, 2)
+
+
+def test_symbolic_general_two_by_two_channel():
+    a, c = sympy.symbols("a c")
+    channel = Channel.from_symbolic([[a, 1 - a], [c, 1 - c]], parameters=(a, c))
+    square = channel.power(2)
+    assert sympy.simplify(square.to_sympy()[0, 0] - a**2) == 0
+    assert channel.substitute({a: "1/3", c: F(1, 2)}).rows() == [[F(1, 3), F(2, 3)], [F(1, 2), F(1, 2)]]
+
+
+def test_exact_and_symbolic_combine_without_loss():
+    a = sympy.Symbol("a")
+    symbolic = Channel.from_symbolic([[a, 1 - a], [1 - a, a]], parameters=(a,))
+    product = Channel.from_rows(R_ROWS) @ symbolic
+    assert product.kind is NumberKind.SYMBOLIC
+    assert sympy.simplify(product.to_sympy()[0, 0] - (F(3, 4) * a + F(1, 4) * (1 - a))) == 0
+
+
+# ----------------------------------------------------------------------------- conversions
+def test_numpy_round_trip():
+    c = Channel.from_rows(R_ROWS)
+    assert np.array_equal(c.to_numpy(), [[0.75, 0.25], [0.25, 0.75]])
+    assert Channel.from_numpy(c.to_numpy(exact=True)) == c
+    assert Channel.from_numpy(np.array([[1, 0], [0, 1]])).kind is NumberKind.EXACT
+    assert Channel.from_numpy(c.to_numpy()).kind is NumberKind.FLOAT
+
+
+def test_float_to_exact_is_explicit():
+    floats = Channel.from_floats([[0.75, 0.25], [0.5, 0.5]])
+    assert floats.to_exact() == Channel.from_rows([["3/4", "1/4"], ["1/2", "1/2"]])
+    with pytest.raises(NotStochasticError, match="not 1"):  # binary 0.1 + 0.9 is 1 + 2^-55
+        Channel.from_floats([[0.1, 0.9]]).to_exact()
+    with pytest.raises(NotStochasticError, match="sums to 1/2"):
+        Channel.from_floats([[0.2, 0.2, 0.6]]).to_exact(max_denominator=2)
+
+
+def test_sympy_round_trip():
+    c = Channel.from_rows(R_ROWS)
+    assert Channel.from_sympy(c.to_sympy()) == c
+
+
+def test_column_stochastic_input_is_transposed():
+    columns = [["1/2", "1/3"], ["1/2", "2/3"]]  # column j is the distribution for input j
+    c = Channel.from_columns(columns)
+    assert c.rows() == [[F(1, 2), F(1, 2)], [F(1, 3), F(2, 3)]]
+    assert c.to_columns() == [[F(1, 2), F(1, 3)], [F(1, 2), F(2, 3)]]
+
+
+def test_csv_round_trip_with_labels(tmp_path):
+    c = Channel.from_rows(R_ROWS, secrets=("yes", "no"), outputs=("Y", "N"))
+    path = tmp_path / "c.csv"
+    c.to_csv(path)
+    assert Channel.read_csv(path) == c
+
+
+def test_csv_without_labels_and_with_default_labels(tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("3/4,1/4\n0.25,0.75\n")
+    assert Channel.read_csv(path).rows() == [[F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)]]
+    Channel.from_rows(R_ROWS).to_csv(path)
+    assert Channel.read_csv(path).secrets == ("0", "1")
+
+
+def test_csv_errors_name_the_file(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("1/2,1/3\n1,0\n")
+    with pytest.raises(NotStochasticError, match="bad.csv"):
+        Channel.read_csv(path)
+
+
+def test_channel_is_immutable():
+    c = Channel.from_rows(R_ROWS)
+    with pytest.raises(AttributeError):
+        c.secrets = ("x", "y")  # type: ignore[misc]
+    floats = Channel.from_floats([[1.0]])
+    with pytest.raises(ValueError):
+        floats.matrix[0, 0] = 0.5
+
+
+# ----------------------------------------------------------------------------- golden matrices
+def test_fig2_randomized_response_k4():
+    """Alvim et al. Fig. 2: RR_ε^4 has p + p̄/4 on the diagonal and p̄/4 elsewhere."""
+    e = sympy.Symbol("e")
+    p = (e - 1) / (e + 3)  # from Kp/p̄ + 1 = e^ε with K = 4
+    rr = randomized_response(4, e).to_sympy()
+    for r in range(4):
+        for c in range(4):
+            expected = p + (1 - p) / 4 if r == c else (1 - p) / 4
+            assert sympy.simplify(rr[r, c] - expected) == 0
+
+
+def test_sec62_r2_r3():
+    """Alvim et al. §6.2: R2 and R3 as printed."""
+    assert randomized_response(3, "2").rows() == [[F(v) for v in row] for row in alvim.R2]
+    assert randomized_response(3, "ln(3)").rows() == [[F(v) for v in row] for row in alvim.R3]
+
+
+def test_sec71_g2_g3():
+    """Alvim et al. §7.1: G2 (α = 1/2) and G3 (α = 1/3) as printed."""
+    assert truncated_geometric(3, alpha="1/2").rows() == [[F(v) for v in row] for row in alvim.G2]
+    assert truncated_geometric(3, "3").rows() == [[F(v) for v in row] for row in alvim.G3]
+
+
+def test_eq20_geometric_seven_values():
+    """Alvim et al. App. D.1 eq. (20): GD at e^ε = 7/2 on 0..6, entry by entry."""
+    assert truncated_geometric(7, "7/2").rows() == [[F(v) for v in row] for row in alvim.EQ20]
+
+
+def _flat(label):
+    return tuple(x for part in label for x in _flat(part)) if isinstance(label, tuple) else (label,)
+
+
+def test_eq21_count_of_zeros_channel():
+    """Alvim et al. App. D.1 eq. (21): known (0, 1, 1), count of zeros, by materialising 7^4 columns."""
+    gd = truncated_geometric(7, "7/2")
+    people = [Channel.from_rows([[1 if v == k else 0 for v in range(7)]], secrets=("known",)) @ gd for k in (0, 1, 1)]
+    everyone = people[0].kron(people[1]).kron(people[2]).kron(gd)
+    assert everyone.shape == (7, 7**4)
+    count = Channel.from_rows(
+        [[1 if _flat(label).count(0) == k else 0 for k in range(5)] for label in everyone.outputs],
+        secrets=everyone.outputs,
+    )
+    assert (everyone @ count).rows() == [[F(v) for v in row] for row in alvim.EQ21]

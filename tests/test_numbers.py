@@ -1,0 +1,106 @@
+"""The number grammar: exact reading of user text, and refusal of everything else."""
+
+import decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import given
+from hypothesis import strategies as st
+from sympy.polys.domains import QQ
+
+from qifkit import exact, exact_str, parse_eps_exp, parse_number
+from qifkit.errors import NotANumberError, NotExactError, NumberSyntaxError, PrivacyParameterError, QifError
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("3", Fraction(3)),
+        ("-3/7", Fraction(-3, 7)),
+        (" 0.25 ", Fraction(1, 4)),
+        ("3.51", Fraction(351, 100)),
+        ("1e-3", Fraction(1, 1000)),
+        ("2.5/10", Fraction(1, 4)),
+        (".5", Fraction(1, 2)),
+        ("+7", Fraction(7)),
+        ("2510000/55563651", Fraction(2510000, 55563651)),
+    ],
+)
+def test_parse_number_reads_exactly(text, value):
+    assert parse_number(text) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1/0", "abc", "__import__('os')", "1/2/3", "", "  ", "nan", "inf", "1/", "/2", "0x10", "1_000", "2**3", "1e99999"],
+)
+def test_parse_number_refuses_malformed_text(text):
+    with pytest.raises(NumberSyntaxError) as info:
+        parse_number(text)
+    assert repr(text) in str(info.value) or "exponent" in str(info.value)
+    assert isinstance(info.value, ValueError) and isinstance(info.value, QifError)
+
+
+def test_parse_number_refuses_very_long_text():
+    with pytest.raises(NumberSyntaxError, match="longer than"):
+        parse_number("1" * 5000)
+
+
+def test_division_by_zero_is_named():
+    with pytest.raises(NumberSyntaxError, match="divides by zero"):
+        parse_number("1/0")
+
+
+@pytest.mark.parametrize(("text", "value"), [("2", 2), ("ln(2)", 2), ("ln(7/2)", Fraction(7, 2)), (" ln( 3.51 ) ", Fraction(351, 100)), ("1", 1)])
+def test_parse_eps_exp(text, value):
+    assert parse_eps_exp(text) == value
+
+
+@pytest.mark.parametrize("text", ["0.5", "ln(1/2)", "-2"])
+def test_parse_eps_exp_refuses_negative_epsilon(text):
+    with pytest.raises(PrivacyParameterError, match="ε < 0"):
+        parse_eps_exp(text)
+
+
+@pytest.mark.parametrize("text", ["ln(ln(2))", "exp(2)", "log 2", "ln 2"])
+def test_parse_eps_exp_refuses_other_forms(text):
+    with pytest.raises(NumberSyntaxError):
+        parse_eps_exp(text)
+
+
+@pytest.mark.parametrize("value", [0.1, np.float64(0.5), np.float32(0.5), True, None, [1], float("nan")])
+def test_exact_refuses_inexact_values(value):
+    with pytest.raises(NotExactError):
+        exact(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (3, Fraction(3)),
+        (np.int64(4), Fraction(4)),
+        (decimal.Decimal("0.1"), Fraction(1, 10)),
+        (sympy.Rational(2, 3), Fraction(2, 3)),
+        (QQ(5, 7), Fraction(5, 7)),
+        ("1/3", Fraction(1, 3)),
+    ],
+)
+def test_exact_accepts_exact_values(value, expected):
+    assert exact(value) == expected
+
+
+def test_exact_refuses_nan_decimal():
+    with pytest.raises(NotANumberError):
+        exact(decimal.Decimal("NaN"))
+
+
+@given(st.fractions())
+def test_exact_str_round_trips(value):
+    assert parse_number(exact_str(value)) == value
+
+
+@given(st.decimals(allow_nan=False, allow_infinity=False, places=6))
+def test_decimal_strings_are_read_exactly(value):
+    assert parse_number(str(value)) == Fraction(value)
