@@ -114,16 +114,14 @@ def tightest_eps_exp(channel: Channel, adjacency: nx.Graph | None = None) -> Pri
         for y, (top, bottom) in enumerate(zip(rows[i], rows[j])):
             if top == 0:
                 continue
-            ratio = math.inf if bottom == 0 else top / bottom
+            if bottom == 0:
+                return PrivacyBound(math.inf, channel.secrets[i], channel.secrets[j], channel.outputs[y])
+            ratio = top / bottom
             if witness is None or ratio > best:
                 best, witness = ratio, (i, j, y)
-            if ratio == math.inf:
-                break
-        if best == math.inf:
-            break
     if witness is None:
         return PrivacyBound(Fraction(1) if channel.kind is NumberKind.EXACT else 1.0, None, None, None)
-    if channel.kind is NumberKind.EXACT and best != math.inf:
+    if channel.kind is NumberKind.EXACT:
         best = public_value(channel.matrix.domain, best)
     i, j, y = witness
     return PrivacyBound(best, channel.secrets[i], channel.secrets[j], channel.outputs[y])

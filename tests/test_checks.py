@@ -1,0 +1,101 @@
+"""The registered claim checks: each passes with the paper's values and fails with a wrong one."""
+
+import pytest
+
+from proofs_checks import alvim2023, cormode2018
+from proofs_checks import alvim2023_values as paper
+from proofs_checks.registry import Outcome, Status, claim, registry, run_check
+
+FOUNDATION_IDS = {
+    "alvim23.def11-rr", "alvim23.def12-gd", "alvim23.eq9-eq10", "alvim23.kron-laws", "alvim23.appd1",
+    "alvim23.appf", "cormode18.gm-structure", "cormode18.example1", "cormode18.gm-l0", "cormode18.fig7",
+}
+EXPECTED_STATUS = {
+    "alvim23.def12-gd": Status.ERRATUM, "alvim23.appf": Status.ERRATUM, "cormode18.fig7": Status.ERRATUM,
+    "alvim23.eq9-eq10": Status.REPRODUCED, "alvim23.appd1": Status.REPRODUCED, "cormode18.example1": Status.REPRODUCED,
+}
+
+
+def test_foundation_checks_are_registered_with_descriptions():
+    checks = registry()
+    assert FOUNDATION_IDS <= set(checks)
+    for check in checks.values():
+        assert check.source and check.statement and check.method and check.assumptions
+
+
+@pytest.mark.parametrize("claim_id", sorted(FOUNDATION_IDS))
+def test_check_passes_with_the_papers_values(claim_id):
+    result = run_check(registry()[claim_id])
+    assert result.outcome.status is EXPECTED_STATUS.get(claim_id, Status.CONFIRMED), result.outcome.summary
+
+
+def _wrong(table, row=0, column=0, value="1/3"):
+    """The printed table with one entry changed."""
+    rows = [list(r) for r in table]
+    rows[row][column] = value
+    return tuple(tuple(r) for r in rows)
+
+
+MUTATIONS = {
+    "alvim23.def11-rr": lambda: alvim2023.def11_rr(r2=_wrong(paper.R2)),
+    "alvim23.def12-gd": lambda: alvim2023.def12_gd(eq20=_wrong(paper.EQ20, 3, 3, "5/8")),
+    "alvim23.eq9-eq10": lambda: alvim2023.eq9_eq10(eq10=_wrong(paper.EQ10, 0, 2, 0)),
+    "alvim23.appd1 (channel)": lambda: alvim2023.appd1(eq21=_wrong(paper.EQ21, 0, 0, "197/6561")),
+    "alvim23.appd1 (loss)": lambda: alvim2023.appd1(loss_low="1276949536001/771895089"),
+    "alvim23.appd1 (order)": lambda: alvim2023.appd1(loss_low=paper.APPD1_LOSS_HIGH, loss_high=paper.APPD1_LOSS_LOW),
+    "alvim23.appf": lambda: alvim2023.appf(sizes=(1,)),
+    "cormode18.example1": lambda: cormode2018.example1(one_given_one="1/18"),
+    "cormode18.fig7": lambda: cormode2018.fig7(em_true="121/540"),
+    "cormode18.fig7 (rounding)": lambda: cormode2018.fig7(printed_gm="0.242"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUTATIONS))
+def test_check_fails_when_fed_a_wrong_value(name):
+    assert MUTATIONS[name]().status is Status.FAILED
+
+
+def test_kron_laws_fails_on_a_wrong_kronecker(monkeypatch):
+    from sympy.polys.domains import QQ
+
+    from qifkit import matrices
+
+    monkeypatch.setattr(alvim2023, "kron", lambda a, b: matrices.kron(a, b) * QQ(2))
+    assert alvim2023.kron_laws(trials=5).status is Status.FAILED
+
+
+def test_gm_checks_fail_on_a_wrong_mechanism(monkeypatch):
+    from qifkit import randomized_response
+
+    def not_gm(n, alpha):  # randomised response in place of GM
+        return randomized_response(n + 1, alpha=alpha)
+
+    monkeypatch.setattr(cormode2018, "geometric_mechanism", not_gm)
+    assert cormode2018.gm_structure(sizes=range(2, 4)).status is Status.FAILED
+    assert cormode2018.gm_l0(sizes=range(2, 4)).status is Status.FAILED
+
+
+def test_a_crashing_check_is_reported_failed():
+    def explode() -> Outcome:
+        """Crash.
+
+        Source: test. Statement: none. Method: raise. Assumptions: none.
+        """
+        raise RuntimeError("boom")
+
+    check = registry()["alvim23.appd1"]
+    broken = type(check)("test.crash", explode, "s", "t", "m", "a")
+    result = run_check(broken)
+    assert result.outcome.status is Status.FAILED and "boom" in result.outcome.summary
+
+
+def test_registration_needs_a_described_docstring():
+    with pytest.raises(ValueError, match="lacks"):
+        @claim("test.undocumented")
+        def undocumented() -> Outcome:
+            """No labelled paragraphs."""
+
+
+def test_claim_ids_are_checked():
+    with pytest.raises(ValueError, match="not of the form"):
+        claim("Not An Id")

@@ -1,0 +1,87 @@
+"""The console command: `qifkit check` as a user runs it."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from proofs_checks.cli import main
+
+
+def test_only_appd1_reports_both_exact_losses(tmp_path, capsys):
+    out = tmp_path / "out.json"
+    assert main(["check", "--only", "alvim23.appd1", "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    (entry,) = document["checks"]
+    assert entry["id"] == "alvim23.appd1" and entry["status"] == "reproduced"
+    assert entry["evidence"]["loss_at_7_over_2"] == "1276949536000/771895089"
+    assert entry["evidence"]["loss_at_351_over_100"] == "2552438666271995640492212000/1542907143753726048154857"
+    assert set(entry) >= {"id", "status", "source", "statement", "seconds", "evidence"}
+    assert document["summary"]["reproduced"] == 1 and document["summary"]["failed"] == 0
+    assert "1 checks: 0 confirmed, 1 reproduced, 0 erratum, 0 failed" in capsys.readouterr().out
+
+
+def test_list_prints_every_id_with_its_source(capsys):
+    assert main(["check", "--list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("cormode18.fig7") and "Cormode" in line for line in lines)
+
+
+def test_unknown_only_is_an_error_with_near_matches(capsys):
+    assert main(["check", "--only", "alvim23.appd"]) == 2
+    error = capsys.readouterr().err
+    assert "no check id matches alvim23.appd" in error and "alvim23.appd1" in error
+
+
+def test_unwritable_json_path_fails_before_running(tmp_path, capsys):
+    target = tmp_path / "missing" / "out.json"
+    assert main(["check", "--only", "cormode18.example1", "--json", str(target)]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert not target.exists()
+
+
+def test_failed_check_gives_exit_status_one(monkeypatch, tmp_path):
+    from proofs_checks import registry as registry_module
+    from proofs_checks.registry import Outcome, Status
+
+    original = registry_module.registry()
+
+    def failing() -> Outcome:
+        return Outcome(Status.FAILED, "FAILED: on purpose")
+
+    check = original["cormode18.example1"]
+    monkeypatch.setattr("proofs_checks.cli.registry", lambda: {check.id: type(check)(check.id, failing, "s", "t", "m", "a")})
+    out = tmp_path / "r.json"
+    assert main(["check", "--json", str(out)]) == 1
+    assert json.loads(out.read_text())["summary"]["failed"] == 1
+
+
+def test_interrupted_run_still_writes_what_finished(monkeypatch, tmp_path):
+    from proofs_checks import cli
+
+    real = cli.run_check
+    finished = []
+
+    def interrupt_second(check):
+        if finished:
+            raise KeyboardInterrupt
+        finished.append(check.id)
+        return real(check)
+
+    monkeypatch.setattr(cli, "run_check", interrupt_second)
+    out = tmp_path / "partial.json"
+    assert main(["check", "--only", "cormode18.*", "--json", str(out)]) == 130
+    document = json.loads(out.read_text())
+    assert len(document["checks"]) == 1 and len(document["not_run"]) == 3
+
+
+@pytest.mark.skipif(shutil.which("qifkit") is None and not os.path.exists(os.path.join(os.path.dirname(sys.executable), "qifkit")),
+                    reason="console script not installed")
+def test_console_script_runs(tmp_path):
+    script = shutil.which("qifkit") or os.path.join(os.path.dirname(sys.executable), "qifkit")
+    done = subprocess.run([script, "check", "--only", "cormode18.example1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "cormode18.example1" in done.stdout and "reproduced" in done.stdout
