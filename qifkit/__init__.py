@@ -54,6 +54,7 @@ from qifkit.privacy import (
     tightest_d_privacy,
     tightest_eps_exp,
 )
+from qifkit.refinement import Refinement, refines, verify_certificate
 
 __version__ = "0.1.0"
 
@@ -66,6 +67,7 @@ __all__ = [
     "NumberKind",
     "Posterior",
     "Prior",
+    "Refinement",
     "QifError",
     "additive_leakage",
     "argmax",
@@ -97,6 +99,7 @@ __all__ = [
     "prior_uncertainty",
     "prior_vulnerability",
     "randomized_response",
+    "refines",
     "satisfies_dp",
     "squared_error",
     "tightest_d_privacy",
@@ -104,4 +107,5 @@ __all__ = [
     "truncated_geometric",
     "uniform_mechanism",
     "uniform_prior",
+    "verify_certificate",
 ]

@@ -1,0 +1,154 @@
+"""Refinement certificates: the papers' counterexamples, laws, a second exact route, bad input."""
+
+import random
+from dataclasses import replace
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from qifkit import Channel, randomized_response, truncated_geometric
+from qifkit import refinement
+from qifkit.errors import LabelError, NumberKindError, ShapeError
+from qifkit.refinement import refines, verify_certificate
+
+
+def _sum_query(power: Channel) -> Channel:
+    top = max(sum(label) for label in power.outputs)
+    return Channel.from_rows([[1 if sum(label) == k else 0 for k in range(top + 1)] for label in power.outputs],
+                             secrets=power.outputs)
+
+
+def _count_zeros(power: Channel) -> Channel:
+    return Channel.from_rows([[1 if label.count(0) == k else 0 for k in range(len(label) + 1)] for label in power.outputs],
+                             secrets=power.outputs)
+
+
+def test_sec62_sum_of_randomized_responses_does_not_refine():
+    """Alvim et al. §6.2 and App. E: (R3⊗R3)·S ⋢ (R2⊗R2)·S, certified with an exact gap."""
+    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    s = _sum_query(r3.power(2))
+    a, b = r3.power(2) @ s, r2.power(2) @ s
+    assert a.rows()[0] == [F(9, 25), F(6, 25), F(7, 25), F(2, 25), F(1, 25)]  # App. E, row 00
+    assert b.rows()[0] == [F(1, 4), F(1, 4), F(5, 16), F(1, 8), F(1, 16)]
+    result = refines(a, b)
+    assert not result.holds and result.gap > 0
+    assert verify_certificate(a, b, result)
+    assert all(0 <= v <= 1 for row in result.loss.rows() for v in row)
+    assert refines(r3.power(2), r2.power(2)).holds  # the perturbers themselves do refine
+
+
+@pytest.mark.parametrize("query", [_count_zeros, _sum_query])
+def test_sec71_geometric_pipelines_do_not_refine(query):
+    """Alvim et al. §7.1: G3^{⊗2}·P ⋢ G2^{⊗2}·P for the count of zeros and for the sum."""
+    g2, g3 = truncated_geometric(3, alpha="1/2"), truncated_geometric(3, alpha="1/3")
+    p = query(g3.power(2))
+    result = refines(g3.power(2) @ p, g2.power(2) @ p)
+    assert not result.holds and verify_certificate(g3.power(2) @ p, g2.power(2) @ p, result)
+
+
+def test_geometric_witness_is_the_unique_inverse_product():
+    """G3 is invertible, so the witness of G3 ⊑ G2 is G3⁻¹·G2 (middle row 5/24, 7/12, 5/24)."""
+    g2, g3 = truncated_geometric(3, alpha="1/2"), truncated_geometric(3, alpha="1/3")
+    result = refines(g3, g2)
+    assert result.witness.rows()[1] == [F(5, 24), F(7, 12), F(5, 24)]
+
+
+def test_corrupted_certificates_are_rejected():
+    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    good = refines(r3, r2)
+    rows = good.witness.rows()
+    rows[0][0], rows[0][1] = rows[0][0] + F(1, 100), rows[0][1] - F(1, 100)
+    bent = replace(good, witness=Channel.from_rows(rows, good.witness.secrets, good.witness.outputs))
+    assert not verify_certificate(r3, r2, bent)
+    bad = refines(r2, r3)
+    assert not verify_certificate(r2, r3, replace(bad, gap=bad.gap + F(1, 10**9)))
+    assert not verify_certificate(r2, r3, replace(bad, uncertainty_a=bad.uncertainty_b))
+    assert not verify_certificate(r3, r2, replace(bad, holds=True))
+
+
+def test_certificate_for_other_channels_is_rejected():
+    r2, r3, r5 = (randomized_response(3, e) for e in ("2", "3", "5"))
+    assert not verify_certificate(r5, r2, refines(r3, r2))
+    assert not verify_certificate(r2, r5, refines(r2, r3))
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ShapeError, match="3 secrets and B has 2"):
+        refines(randomized_response(3, "2"), randomized_response(2, "2"))
+    with pytest.raises(NumberKindError, match="float"):
+        refines(randomized_response(2, "2").to_float(), randomized_response(2, "2"))
+    with pytest.raises(LabelError):
+        refines(randomized_response(2, "2"), randomized_response(2, "2", labels=("a", "b")))
+
+
+def test_zero_duplicate_and_proportional_columns_and_rank_deficiency():
+    a = Channel.from_rows([["1/2", "1/4", "1/4", 0], ["1/2", "1/4", "1/4", 0], [0, "1/2", 0, "1/2"]])
+    b = Channel.from_rows([["3/4", "1/4"], ["3/4", "1/4"], ["1/2", "1/2"]])
+    result = refines(a, b)
+    assert result.holds and verify_certificate(a, b, result)
+    assert not refines(b, Channel.from_rows([[1, 0], [0, 1], [1, 0]])).holds
+
+
+def _random_channel(rng, rows, columns, zeros=False):
+    matrix = []
+    for _ in range(rows):
+        weights = [rng.randint(0 if zeros else 1, 10) for _ in range(columns)]
+        weights[rng.randrange(columns)] += 1
+        matrix.append([F(w, sum(weights)) for w in weights])
+    return Channel.from_rows(matrix)
+
+
+def test_agrees_with_the_exact_lp_route_on_random_pairs():
+    """A second exact route (cddlib GMP LPs only) gives the same verdict on 150 random pairs."""
+    rng = random.Random(7)
+    disagreements, holding = 0, 0
+    for trial in range(150):
+        a = _random_channel(rng, 4, rng.randint(2, 4), zeros=True)
+        b = a @ _random_channel(rng, a.shape[1], 3, zeros=True) if trial % 2 else _random_channel(rng, 4, 3, zeros=True)
+        fast, exact_route = refines(a, b), refinement._exact_lp(a, b)
+        assert verify_certificate(a, b, exact_route)
+        disagreements += fast.holds != exact_route.holds
+        holding += fast.holds
+    assert disagreements == 0 and holding >= 75
+
+
+def test_exact_fallback_when_floats_cannot_decide(monkeypatch):
+    monkeypatch.setattr(refinement, "_float_witness", lambda a, b: None)
+    monkeypatch.setattr(refinement, "_float_separation", lambda a, b: None)
+    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    assert refines(r3, r2).method.startswith("exact LP")
+    negative = refines(r2, r3)
+    assert not negative.holds and negative.method.startswith("exact LP") and verify_certificate(r2, r3, negative)
+
+
+@st.composite
+def channel_and_post(draw):
+    x, y, z = (draw(st.integers(1, 4)) for _ in range(3))
+    def rows(m, n):
+        out = []
+        for _ in range(m):
+            w = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n).filter(any))
+            out.append([F(v, sum(w)) for v in w])
+        return out
+    return Channel.from_rows(rows(x, y)), Channel.from_rows(rows(y, z))
+
+
+@given(channel_and_post())
+def test_a_channel_refines_any_post_processing_of_itself(case):
+    a, w = case
+    result = refines(a, a @ w)
+    assert result.holds and verify_certificate(a, a @ w, result)
+    assert refines(a, a).holds
+
+
+@given(channel_and_post(), channel_and_post())
+def test_transitivity_by_composing_witnesses(first, second):
+    a, w = first
+    _, v = second
+    v = v if v.shape[0] == w.shape[1] else Channel.from_rows([[F(1, v.shape[1])] * v.shape[1]] * w.shape[1])
+    b, c = a @ w, a @ w @ v
+    ab, bc = refines(a, b), refines(b, c)
+    composed = replace(ab, witness=ab.witness @ bc.witness)
+    assert verify_certificate(a, c, composed)
