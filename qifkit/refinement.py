@@ -20,9 +20,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import cdd
+import cdd.gmp
 import numpy as np
 import scipy.optimize
 import scipy.sparse
+from sympy.polys.domains import QQ
+from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
 from qifkit.errors import LabelError, NumberKindError, QifError, ShapeError
@@ -151,9 +155,6 @@ def _float_separation(a_rows: np.ndarray, b_rows: np.ndarray) -> np.ndarray | No
 # ------------------------------------------------------------------------------- exact certificates
 def _exact_witness_on_support(a: Channel, b: Channel, candidate: np.ndarray) -> Refinement | None:
     """Solve A·W = B, W·1 = 1 exactly with W zero off the float vertex's support."""
-    from sympy.polys.domains import QQ
-    from sympy.polys.matrices import DomainMatrix
-
     support = [(y, z) for y, z in zip(*np.nonzero(candidate > 1e-12))]
     if not support:
         return None
@@ -218,8 +219,6 @@ def _refutation_from_loss(a: Channel, b: Channel, table: list[list[Fraction]], m
 
 def _exact_lp(a: Channel, b: Channel) -> Refinement:
     """Exact GMP LPs (pycddlib): the witness LP, and if it is infeasible its Farkas dual."""
-    import cdd.gmp
-
     a_rows, b_rows = a.rows(), b.rows()
     secrets, outputs_a, outputs_b = a.shape[0], a.shape[1], b.shape[1]
     size = outputs_a * outputs_b
@@ -252,8 +251,6 @@ def _exact_lp(a: Channel, b: Channel) -> Refinement:
 
 def _exact_separation(a: Channel, b: Channel) -> Refinement:
     """The Farkas dual as an exact LP: maximise −(⟨M,B⟩ + Σv) with AᵀM + v1ᵀ ≥ 0, −1 ≤ M ≤ 1."""
-    import cdd.gmp
-
     a_rows, b_rows = a.rows(), b.rows()
     secrets, outputs_a, outputs_b = a.shape[0], a.shape[1], b.shape[1]
     m_size, size = secrets * outputs_b, secrets * outputs_b + outputs_a
