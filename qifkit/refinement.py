@@ -100,7 +100,7 @@ def refines(a: Channel, b: Channel) -> Refinement:
     candidate = _float_witness(a_rows, b_rows)
     result = None
     if candidate is not None:
-        result = _exact_witness_on_support(a, b, candidate)
+        result = _unique_witness(a, b) or _exact_witness_on_support(a, b, candidate)
     else:
         multipliers = _float_separation(a_rows, b_rows)
         if multipliers is not None:
@@ -153,6 +153,18 @@ def _float_separation(a_rows: np.ndarray, b_rows: np.ndarray) -> np.ndarray | No
 
 
 # ------------------------------------------------------------------------------- exact certificates
+def _unique_witness(a: Channel, b: Channel) -> Refinement | None:
+    """When A has full column rank the witness is unique: solve it on |Y| independent rows of A."""
+    columns = a.shape[1]
+    _, pivots = a.matrix.transpose().rref()
+    if len(pivots) != columns:
+        return None
+    rows = list(pivots)
+    solution = a.matrix.extract(rows, range(columns)).lu_solve(b.matrix.extract(rows, range(b.shape[1])))
+    witness = [[Fraction(int(QQ.numer(v)), int(QQ.denom(v))) for v in row] for row in solution.to_list()]
+    return _witness_result(a, b, witness, "exact solve (A has full column rank, so W is unique)")
+
+
 def _exact_witness_on_support(a: Channel, b: Channel, candidate: np.ndarray) -> Refinement | None:
     """Solve A·W = B, W·1 = 1 exactly with W zero off the float vertex's support."""
     support = [(y, z) for y, z in zip(*np.nonzero(candidate > 1e-12))]
