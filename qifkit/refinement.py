@@ -23,10 +23,12 @@ from typing import Any
 import cdd
 import cdd.gmp
 import numpy as np
+import scipy.linalg
 import scipy.optimize
 import scipy.sparse
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
+from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 
 from qifkit.channel import Channel
 from qifkit.errors import LabelError, NumberKindError, QifError, ShapeError
@@ -97,14 +99,15 @@ def refines(a: Channel, b: Channel) -> Refinement:
     """
     _check_pair(a, b)
     a_rows, b_rows = np.array(a.to_float().matrix), np.array(b.to_float().matrix)
-    candidate = _float_witness(a_rows, b_rows)
-    result = None
-    if candidate is not None:
-        result = _unique_witness(a, b) or _exact_witness_on_support(a, b, candidate)
-    else:
-        multipliers = _float_separation(a_rows, b_rows)
-        if multipliers is not None:
-            result = _refutation(a, b, multipliers, "float Farkas dual + exact re-check")
+    result = _full_column_rank_verdict(a, b, a_rows)
+    if result is None:
+        candidate = _float_witness(a_rows, b_rows)
+        if candidate is not None:
+            result = _exact_witness_on_support(a, b, a_rows, candidate)
+        else:
+            multipliers = _float_separation(a_rows, b_rows)
+            if multipliers is not None:
+                result = _refutation(a, b, multipliers, "float Farkas dual + exact re-check")
     if result is None:
         result = _exact_lp(a, b)
     if not verify_certificate(a, b, result):  # pragma: no cover - a bug, never a verdict
@@ -153,47 +156,141 @@ def _float_separation(a_rows: np.ndarray, b_rows: np.ndarray) -> np.ndarray | No
 
 
 # ------------------------------------------------------------------------------- exact certificates
-def _unique_witness(a: Channel, b: Channel) -> Refinement | None:
-    """When A has full column rank the witness is unique: solve it on |Y| independent rows of A."""
-    columns = a.shape[1]
-    _, pivots = a.matrix.transpose().rref()
-    if len(pivots) != columns:
+def _independent_rows(float_matrix: np.ndarray) -> list[int] | None:
+    """Indices of rank-many rows that floats suggest are independent (pivoted QR of the transpose),
+    or None when the float rank is below the number of columns. Exactness is checked later."""
+    columns = float_matrix.shape[1]
+    if float_matrix.shape[0] < columns:
         return None
-    rows = list(pivots)
-    solution = a.matrix.extract(rows, range(columns)).lu_solve(b.matrix.extract(rows, range(b.shape[1])))
-    witness = [[Fraction(int(QQ.numer(v)), int(QQ.denom(v))) for v in row] for row in solution.to_list()]
-    return _witness_result(a, b, witness, "exact solve (A has full column rank, so W is unique)")
+    _, triangular, pivots = scipy.linalg.qr(float_matrix.T, mode="economic", pivoting=True)
+    diagonal = np.abs(np.diag(triangular))
+    if diagonal.size < columns or diagonal[columns - 1] <= 1e-12 * max(diagonal[0], 1.0):
+        return None
+    return sorted(int(i) for i in pivots[:columns])
 
 
-def _exact_witness_on_support(a: Channel, b: Channel, candidate: np.ndarray) -> Refinement | None:
-    """Solve A·W = B, W·1 = 1 exactly with W zero off the float vertex's support."""
-    support = [(y, z) for y, z in zip(*np.nonzero(candidate > 1e-12))]
-    if not support:
+def _solve_square(system: DomainMatrix, rows: list[int], rhs: DomainMatrix) -> DomainMatrix | None:
+    """Exact solution of system[rows]·X = rhs[rows], or None if that square block is singular."""
+    columns = system.shape[1]
+    try:
+        return system.extract(rows, range(columns)).lu_solve(rhs.extract(rows, range(rhs.shape[1])))
+    except (DMNonInvertibleMatrixError, ZeroDivisionError):
         return None
-    a_rows, b_rows = a.matrix.to_list(), b.matrix.to_list()
-    equations, right = [], []
-    for x, b_row in enumerate(b_rows):
-        for z in range(b.shape[1]):
-            equations.append([a_rows[x][y] if zz == z else QQ(0) for y, zz in support])
-            right.append(b_row[z])
-    for y in range(a.shape[1]):
-        equations.append([QQ(1) if yy == y else QQ(0) for yy, _ in support])
-        right.append(QQ(1))
-    system = DomainMatrix(equations, (len(equations), len(support)), QQ)
-    augmented = system.hstack(DomainMatrix([[r] for r in right], (len(right), 1), QQ))
-    reduced, pivots = augmented.rref()
-    if len(support) in pivots:
-        return None  # inconsistent on this support
-    values = [QQ(0)] * len(support)
-    rows = reduced.to_list()
-    for row_index, column in enumerate(pivots):
-        values[column] = rows[row_index][-1]
-    if any(value < 0 for value in values):
+
+
+def _full_column_rank_verdict(a: Channel, b: Channel, a_rows: np.ndarray) -> Refinement | None:
+    """Decide A ⊑ B without an LP when A has full column rank (then a witness is unique).
+
+    With rows R where A_R is invertible, W0 = A_R⁻¹·B_R is the only candidate. If A·W0 = B and
+    W0 ≥ 0 it is the witness (its rows sum to 1 because A's and B's do). Otherwise Farkas
+    multipliers are explicit: for W0[y, z] < 0, column z of M is A_R^{-T}·e_y on the rows R; for
+    (A·W0)[x, z] ≠ B[x, z], it is ±(e_x − A_R^{-T}·A_xᵀ). Both satisfy AᵀM ≥ 0 and ⟨M, B⟩ < 0.
+    Returns None when A is not (or not visibly) of full column rank.
+    """
+    rows = _independent_rows(a_rows)
+    if rows is None:
         return None
-    witness = [[Fraction(0)] * b.shape[1] for _ in range(a.shape[1])]
-    for (y, z), value in zip(support, values):
-        witness[y][z] = Fraction(int(QQ.numer(value)), int(QQ.denom(value)))
+    w0 = _solve_square(a.matrix, rows, b.matrix)
+    if w0 is None:
+        return None
+    secrets, columns, outputs = a.shape[0], a.shape[1], b.shape[1]
+    multipliers = None
+    residual = (b.matrix - a.matrix * w0).to_list()
+    offending = next(((x, z) for x, row in enumerate(residual) for z, d in enumerate(row) if d != 0), None)
+    if offending is not None:
+        x, z = offending
+        block = a.matrix.extract(rows, range(columns)).transpose()
+        u_r = block.lu_solve(a.matrix.extract([x], range(columns)).transpose()).to_list()
+        sign = -1 if residual[x][z] > 0 else 1
+        multipliers = [[Fraction(0)] * outputs for _ in range(secrets)]
+        multipliers[x][z] = Fraction(sign)
+        for index, r in enumerate(rows):
+            multipliers[r][z] = -sign * _fraction(u_r[index][0])
+    else:
+        values = w0.to_list()
+        negative = next(((y, z) for y, row in enumerate(values) for z, v in enumerate(row) if v < 0), None)
+        if negative is None:
+            witness = [[_fraction(v) for v in row] for row in values]
+            return _witness_result(a, b, witness, "exact solve (A has full column rank, so W is unique)")
+        y, z = negative
+        block = a.matrix.extract(rows, range(columns)).transpose()
+        unit = DomainMatrix([[QQ(1) if k == y else QQ(0)] for k in range(columns)], (columns, 1), QQ)
+        m_r = block.lu_solve(unit).to_list()
+        multipliers = [[Fraction(0)] * outputs for _ in range(secrets)]
+        for index, r in enumerate(rows):
+            multipliers[r][z] = _fraction(m_r[index][0])
+    return _refutation(a, b, multipliers, "exact Farkas multipliers (A has full column rank)")
+
+
+def _exact_witness_on_support(a: Channel, b: Channel, a_rows: np.ndarray, candidate: np.ndarray) -> Refinement | None:
+    """An exact witness with the support of a float LP vertex.
+
+    First column by column: the entries of column z on the support solve A[:, S_z]·w = B[:, z],
+    uniquely when A[:, S_z] has full column rank. If some block is rank-deficient, the whole
+    system on the support (A·W = B and W·1 = 1; its columns are independent at a vertex) is solved
+    on independent rows that floats pick. The result is then checked exactly (A·W = B, rows sum
+    to 1, W ≥ 0). Returns None when this fails; the exact LP then decides.
+    """
+    support = [(int(y), int(z)) for y, z in zip(*np.nonzero(candidate > 1e-12))]
+    return _witness_by_columns(a, b, a_rows, support) or _witness_by_whole_system(a, b, a_rows, support)
+
+
+def _witness_by_columns(a: Channel, b: Channel, a_rows: np.ndarray, support: list[tuple[int, int]]) -> Refinement | None:
+    secrets, columns, outputs = a.shape[0], a.shape[1], b.shape[1]
+    witness = [[Fraction(0)] * outputs for _ in range(columns)]
+    for z in range(outputs):
+        rows_of_w = [y for y, zz in support if zz == z]
+        if not rows_of_w:
+            continue
+        rows = _independent_rows(a_rows[:, rows_of_w])
+        if rows is None:
+            return None
+        solution = _solve_square(a.matrix.extract(range(secrets), rows_of_w), rows, b.matrix.extract(range(secrets), [z]))
+        if solution is None:
+            return None
+        for y, (value,) in zip(rows_of_w, solution.to_list()):
+            witness[y][z] = _fraction(value)
     return _witness_result(a, b, witness, "float LP vertex + exact solve on its support")
+
+
+_DENSE_LIMIT = 5_000_000
+
+
+def _witness_by_whole_system(a: Channel, b: Channel, a_rows: np.ndarray, support: list[tuple[int, int]]) -> Refinement | None:
+    secrets, columns, outputs = a.shape[0], a.shape[1], b.shape[1]
+    equations = secrets * outputs + columns
+    if not support or equations * len(support) > _DENSE_LIMIT:
+        return None
+    system = np.zeros((equations, len(support)))
+    for k, (y, z) in enumerate(support):
+        system[z::outputs, k][:secrets] = a_rows[:, y]
+        system[secrets * outputs + y, k] = 1.0
+    rows = _independent_rows(system)
+    if rows is None:
+        return None
+    a_exact, b_exact = a.matrix.to_list(), b.matrix.to_list()
+
+    def exact_row(index: int) -> tuple[list[Any], Any]:
+        if index < secrets * outputs:
+            x, z = divmod(index, outputs)
+            return [a_exact[x][y] if zz == z else QQ(0) for y, zz in support], b_exact[x][z]
+        y = index - secrets * outputs
+        return [QQ(1) if yy == y else QQ(0) for yy, _ in support], QQ(1)
+
+    chosen = [exact_row(index) for index in rows]
+    square = DomainMatrix([row for row, _ in chosen], (len(rows), len(support)), QQ)
+    right = DomainMatrix([[value] for _, value in chosen], (len(rows), 1), QQ)
+    solution = _solve_square(square, list(range(len(rows))), right)
+    if solution is None:
+        return None
+    witness = [[Fraction(0)] * outputs for _ in range(columns)]
+    for (y, z), (value,) in zip(support, solution.to_list()):
+        witness[y][z] = _fraction(value)
+    return _witness_result(a, b, witness, "float LP vertex + exact solve on its support")
+
+
+def _fraction(value: Any) -> Fraction:
+    return Fraction(int(QQ.numer(value)), int(QQ.denom(value)))
 
 
 def _witness_result(a: Channel, b: Channel, witness: list[list[Fraction]], method: str) -> Refinement | None:

@@ -114,7 +114,27 @@ def test_agrees_with_the_exact_lp_route_on_random_pairs():
     assert disagreements == 0 and holding >= 75
 
 
+def test_full_column_rank_routes_need_no_lp():
+    """Invertible or tall full-rank A: the unique candidate W0 = A_R⁻¹·B_R decides all three cases."""
+    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    assert refines(r3, r2).method.startswith("exact solve")
+    negative_entry = refines(r2, r3)  # W0 = R2⁻¹·R3 has negative entries
+    assert not negative_entry.holds and negative_entry.method.startswith("exact Farkas")
+    tall = Channel.from_rows([[1, 0], ["1/2", "1/2"], [0, 1]])
+    outside = Channel.from_rows([[1, 0], [1, 0], [0, 1]])  # not A·W for any W: the middle row differs
+    result = refines(tall, outside)
+    assert not result.holds and result.method.startswith("exact Farkas") and verify_certificate(tall, outside, result)
+
+
+def test_rank_deficient_a_uses_the_float_vertex_support():
+    a = Channel.from_rows([["1/2", "1/2", 0], ["1/2", "1/2", 0], [0, "1/2", "1/2"]])
+    b = a @ Channel.from_rows([[1, 0], [0, 1], ["1/3", "2/3"]])
+    result = refines(a, b)
+    assert result.holds and result.method.startswith("float LP vertex") and verify_certificate(a, b, result)
+
+
 def test_exact_fallback_when_floats_cannot_decide(monkeypatch):
+    monkeypatch.setattr(refinement, "_full_column_rank_verdict", lambda a, b, rows: None)
     monkeypatch.setattr(refinement, "_float_witness", lambda a, b: None)
     monkeypatch.setattr(refinement, "_float_separation", lambda a, b: None)
     r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
