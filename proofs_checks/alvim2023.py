@@ -32,6 +32,7 @@ from qifkit import (
     uniform_prior,
 )
 from qifkit.matrices import equal, kron, matmul
+from qifkit.postprocess import count_query
 
 RR_GRID = ("11/10", "2", "3", "7/2", "100")
 
@@ -124,15 +125,6 @@ def def12_gd(g2: Any = paper.G2, g3: Any = paper.G3, eq20: Any = paper.EQ20, eq2
     )
 
 
-def _counting_matrix(outputs: tuple, count_of: Any) -> Channel:
-    """The deterministic channel from tuples of answers to the number of answers equal to `count_of`."""
-    top = len(outputs[0])
-    return Channel.from_rows(
-        [[1 if sum(1 for v in label if v == count_of) == k else 0 for k in range(top + 1)] for label in outputs],
-        secrets=outputs, outputs=range(top + 1),
-    )
-
-
 @claim("alvim23.eq9-eq10")
 def eq9_eq10(
     eq8: Any = paper.EQ8, eq9_factors: Any = paper.EQ9_FACTORS, eq10: Any = paper.EQ10,
@@ -153,7 +145,7 @@ def eq9_eq10(
     r = Channel.from_rows(eq8, labels, labels)
     square = r.power(2)
     printed9 = [[exact(a) * exact(b) for a, b in row] for row in eq9_factors]
-    t = _counting_matrix(square.outputs, "yes")
+    t = count_query(square.outputs, counted={"yes"})
     pipeline = square @ t
     convolution = []
     for first, second in square.secrets:
@@ -238,7 +230,7 @@ def _known_then_fourth(perturber: Channel, known: tuple[int, ...]) -> Channel:
         combined = person if combined is None else combined.kron(person)
     combined = combined.kron(per_person) if combined is not None else per_person
     flat_outputs = tuple(_flatten(label) for label in combined.outputs)
-    tally = _counting_matrix(flat_outputs, "zero")
+    tally = count_query(flat_outputs, counted={"zero"})
     return combined.relabel(secrets=values, outputs=flat_outputs) @ tally
 
 

@@ -1,8 +1,14 @@
 """The ``qifkit`` console command.
 
-``qifkit check [--only GLOB ...] [--json FILE] [--list]`` runs the registered claim checks, prints a
-line per check as it finishes and a summary, writes the JSON report atomically, and exits 1 if any
-check failed (130 if interrupted, after writing what finished).
+- ``qifkit check [--only GLOB ...] [--json FILE] [--list]`` runs the registered claim checks,
+  prints a line per check as it finishes and a summary, writes the JSON report atomically, and
+  exits 1 if any check failed (130 if interrupted, after writing what finished).
+- ``qifkit refine A.csv B.csv [--json FILE]`` decides A ⊑ B exactly and prints the verdict with
+  its certificate (exit 0 either way; the certificate JSON is written atomically).
+- ``qifkit verify A.csv B.csv CERT.json`` re-checks a certificate with exact arithmetic only and
+  exits 0 exactly when it is valid (1 when it is not).
+
+Usage errors (unreadable files, malformed CSV or JSON, unknown ids) exit 2 with one line on stderr.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import fnmatch
+import json
 import os
 import sys
 import tempfile
@@ -18,8 +25,10 @@ from pathlib import Path
 
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import progress_line, report_document, summary_line
+from qifkit import Channel
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_text
+from qifkit.refinement import certificate_document, certificate_from_document, refines, verify_certificate
 
 __all__ = ["main"]
 
@@ -79,6 +88,51 @@ def _run_check_command(arguments: argparse.Namespace) -> int:
     return 1 if any(r.outcome.status is Status.FAILED for r in results) else 0
 
 
+def _read_channel(path: str) -> Channel:
+    try:
+        return Channel.read_csv(path)
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _run_refine_command(arguments: argparse.Namespace) -> int:
+    a, b = _read_channel(arguments.a), _read_channel(arguments.b)
+    if arguments.json:
+        _check_writable(arguments.json)
+    result = refines(a, b)
+    document = certificate_document(result)
+    print(f"A ⊑ B: {'holds' if result.holds else 'does not hold'} ({result.method}); certificate re-verified exactly")
+    if result.holds:
+        print("witness W with A·W = B (rows are A's outputs, columns B's outputs):")
+        for label, row in zip(a.outputs, document["witness"]):
+            print(f"  {label}: " + ", ".join(row))
+    else:
+        print("prior: " + ", ".join(document["prior"]))
+        print("loss (rows are secrets, columns are actions):")
+        for label, row in zip(a.secrets, document["loss"]):
+            print(f"  {label}: " + ", ".join(row))
+        print(f"U(prior, A) = {document['uncertainty_a']} > U(prior, B) = {document['uncertainty_b']}; gap {document['gap']}")
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(document, indent=2) + "\n")
+        print(f"certificate written to {arguments.json}")
+    return 0
+
+
+def _run_verify_command(arguments: argparse.Namespace) -> int:
+    a, b = _read_channel(arguments.a), _read_channel(arguments.b)
+    try:
+        with open(arguments.certificate, encoding="utf-8") as stream:
+            document = json.load(stream)
+    except OSError as error:
+        raise UsageError(f"cannot read {arguments.certificate}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{arguments.certificate} is not JSON: {error}") from None
+    valid = verify_certificate(a, b, certificate_from_document(document, a, b))
+    claim = "A ⊑ B" if document["refines"] else "A ⋢ B"
+    print(f"certificate for {claim}: {'valid' if valid else 'INVALID'} (exact re-check)")
+    return 0 if valid else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qifkit", description="Exact verification of privacy mechanisms.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -87,6 +141,16 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     check.add_argument("--list", action="store_true", help="list every registered id with its source")
     check.set_defaults(handler=_run_check_command)
+    refine = commands.add_parser("refine", help="decide A ⊑ B exactly, with a certificate")
+    refine.add_argument("a", metavar="A.csv", help="channel A (one row per secret, exact numbers)")
+    refine.add_argument("b", metavar="B.csv", help="channel B on the same secrets")
+    refine.add_argument("--json", metavar="FILE", help="write the certificate as JSON (atomically)")
+    refine.set_defaults(handler=_run_refine_command)
+    verify = commands.add_parser("verify", help="re-check a refinement certificate exactly")
+    verify.add_argument("a", metavar="A.csv")
+    verify.add_argument("b", metavar="B.csv")
+    verify.add_argument("certificate", metavar="CERT.json")
+    verify.set_defaults(handler=_run_verify_command)
     return parser
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "DistributionError",
     "PrivacyParameterError",
     "UndecidableError",
+    "CertificateError",
 ]
 
 
@@ -70,3 +71,7 @@ class PrivacyParameterError(QifError, ValueError):
 
 class UndecidableError(QifError, TypeError):
     """A comparison (a minimum, a maximum) cannot be decided for symbolic entries."""
+
+
+class CertificateError(QifError, ValueError):
+    """A certificate document is malformed (missing keys, wrong shapes, bad number strings)."""

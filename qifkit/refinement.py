@@ -31,11 +31,20 @@ from sympy.polys.matrices import DomainMatrix
 from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 
 from qifkit.channel import Channel
-from qifkit.errors import LabelError, NumberKindError, QifError, ShapeError
+from qifkit.errors import CertificateError, LabelError, NumberKindError, QifError, ShapeError
 from qifkit.matrices import NumberKind
 from qifkit.measures import Loss, Prior, posterior_uncertainty, uniform_prior
+from qifkit.numbers import exact_str, parse_number
 
-__all__ = ["Refinement", "refines", "verify_certificate"]
+__all__ = [
+    "Refinement",
+    "Equivalence",
+    "refines",
+    "equivalent",
+    "verify_certificate",
+    "certificate_document",
+    "certificate_from_document",
+]
 
 
 @dataclass(frozen=True)
@@ -424,3 +433,91 @@ def verify_certificate(a: Channel, b: Channel, result: Refinement) -> bool:
     except QifError:
         return False
     return (u_a, u_b, u_a - u_b) == (result.uncertainty_a, result.uncertainty_b, result.gap) and result.gap > 0
+
+
+@dataclass(frozen=True)
+class Equivalence:
+    """A ≡ B: both A ⊑ B and B ⊑ A, each with its certificate."""
+
+    holds: bool
+    forward: Refinement
+    backward: Refinement
+
+
+def equivalent(a: Channel, b: Channel) -> Equivalence:
+    """Decide A ≡ B (each refines the other), with both certificates."""
+    forward, backward = refines(a, b), refines(b, a)
+    return Equivalence(forward.holds and backward.holds, forward, backward)
+
+
+# ------------------------------------------------------------------------------- JSON documents
+def certificate_document(result: Refinement) -> dict[str, Any]:
+    """The certificate as JSON data: ``{"refines", "witness", "prior", "loss", "uncertainty_a",
+    "uncertainty_b", "gap", "method"}`` with exact numbers as strings."""
+
+    def table(rows: Any) -> Any:
+        return None if rows is None else [[exact_str(v) for v in row] for row in rows]
+
+    return {
+        "refines": result.holds,
+        "witness": table(result.witness.rows()) if result.witness is not None else None,
+        "prior": [exact_str(v) for v in result.prior.probabilities()] if result.prior is not None else None,
+        "loss": table(result.loss.rows()) if result.loss is not None else None,
+        "uncertainty_a": None if result.uncertainty_a is None else exact_str(result.uncertainty_a),
+        "uncertainty_b": None if result.uncertainty_b is None else exact_str(result.uncertainty_b),
+        "gap": None if result.gap is None else exact_str(result.gap),
+        "method": result.method,
+    }
+
+
+def certificate_from_document(document: Any, a: Channel, b: Channel) -> Refinement:
+    """Read a certificate document for channels A and B (labels are taken from them).
+
+    Raises
+    ------
+    CertificateError
+        For a document that is not of the form :func:`certificate_document` writes, naming the
+        key and why. A well-formed but wrong certificate is not an error: it fails
+        :func:`verify_certificate`.
+    """
+    if not isinstance(document, dict) or not isinstance(document.get("refines"), bool):
+        raise CertificateError('a certificate is a JSON object with a boolean "refines"')
+
+    def number(value: Any, key: str) -> Fraction:
+        if not isinstance(value, str):
+            raise CertificateError(f'"{key}": {value!r} is not a number string')
+        try:
+            return parse_number(value)
+        except QifError as error:
+            raise CertificateError(f'"{key}": {error}') from None
+
+    def table(key: str) -> list[list[Fraction]]:
+        rows = document.get(key)
+        if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
+            raise CertificateError(f'"{key}" must be a non-empty list of rows')
+        return [[number(v, key) for v in row] for row in rows]
+
+    try:
+        if document["refines"]:
+            witness = table("witness")
+            if len(witness) != a.shape[1] or any(len(row) != b.shape[1] for row in witness):
+                raise CertificateError(f'"witness" must be {a.shape[1]} x {b.shape[1]} (A\'s outputs x B\'s outputs)')
+            return Refinement(True, witness=Channel(_exact_unchecked(witness), a.outputs, b.outputs))
+        prior_values = document.get("prior")
+        if not isinstance(prior_values, list) or len(prior_values) != a.shape[0]:
+            raise CertificateError(f'"prior" must list {a.shape[0]} probabilities')
+        loss = table("loss")
+        if len(loss) != a.shape[0] or any(len(row) != len(loss[0]) for row in loss):
+            raise CertificateError(f'"loss" must have {a.shape[0]} rows of equal length')
+        prior = Prior(_exact_unchecked([[number(v, "prior") for v in prior_values]]), a.secrets)
+        loss_table = Loss(_exact_unchecked(loss), a.secrets, tuple(range(len(loss[0]))))
+        values = [number(document.get(key), key) for key in ("uncertainty_a", "uncertainty_b", "gap")]
+    except KeyError as error:
+        raise CertificateError(f"missing key {error}") from None
+    return Refinement(False, prior=prior, loss=loss_table, uncertainty_a=values[0], uncertainty_b=values[1], gap=values[2])
+
+
+def _exact_unchecked(rows: list[list[Fraction]]) -> DomainMatrix:
+    """An exact matrix without validation: a certificate is judged by verify_certificate."""
+    flat = [QQ(v.numerator, v.denominator) for row in rows for v in row]
+    return DomainMatrix.from_list_flat(flat, (len(rows), len(rows[0])), QQ)

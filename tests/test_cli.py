@@ -85,3 +85,58 @@ def test_console_script_runs(tmp_path):
     done = subprocess.run([script, "check", "--only", "cormode18.example1"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "cormode18.example1" in done.stdout and "reproduced" in done.stdout
+
+
+def _write(path, rows):
+    path.write_text("\n".join(",".join(row) for row in rows) + "\n")
+    return str(path)
+
+
+R2 = [["1/2", "1/4", "1/4"], ["1/4", "1/2", "1/4"], ["1/4", "1/4", "1/2"]]
+R3 = [["3/5", "1/5", "1/5"], ["1/5", "3/5", "1/5"], ["1/5", "1/5", "3/5"]]
+
+
+def test_refine_then_verify_both_ways(tmp_path, capsys):
+    r2, r3 = _write(tmp_path / "r2.csv", R2), _write(tmp_path / "r3.csv", R3)
+    holds, fails = tmp_path / "holds.json", tmp_path / "fails.json"
+    assert main(["refine", r3, r2, "--json", str(holds)]) == 0
+    assert main(["refine", r2, r3, "--json", str(fails)]) == 0
+    out = capsys.readouterr().out
+    assert "A ⊑ B: holds" in out and "does not hold" in out and "gap" in out
+    document = json.loads(fails.read_text())
+    assert document["refines"] is False and document["witness"] is None and document["gap"]
+    assert main(["verify", r3, r2, str(holds)]) == 0
+    assert main(["verify", r2, r3, str(fails)]) == 0
+    assert main(["verify", r2, r3, str(holds)]) == 1  # a certificate for other channels
+
+
+def test_verify_rejects_a_corrupted_certificate(tmp_path):
+    r2, r3 = _write(tmp_path / "r2.csv", R2), _write(tmp_path / "r3.csv", R3)
+    cert = tmp_path / "c.json"
+    assert main(["refine", r2, r3, "--json", str(cert)]) == 0
+    original = json.loads(cert.read_text())
+    for key, value in (("gap", "1/2"), ("uncertainty_b", "0"), ("prior", ["1/2", "1/2", "0"])):
+        cert.write_text(json.dumps(dict(original, **{key: value})))
+        assert main(["verify", r2, r3, str(cert)]) == 1, key
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("not json", "is not JSON"), ('{"refines": "yes"}', "boolean"), ('{"refines": true, "witness": [["1/0"]]}', "witness"),
+     ('{"refines": false, "prior": ["1"], "loss": [[0]]}', "prior")],
+)
+def test_verify_refuses_malformed_certificates(tmp_path, capsys, content, message):
+    r2, r3 = _write(tmp_path / "r2.csv", R2), _write(tmp_path / "r3.csv", R3)
+    cert = tmp_path / "bad.json"
+    cert.write_text(content)
+    assert main(["verify", r2, r3, str(cert)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_refine_refuses_channels_on_different_secrets_and_missing_files(tmp_path, capsys):
+    r2 = _write(tmp_path / "r2.csv", R2)
+    small = _write(tmp_path / "small.csv", [["1/2", "1/2"], ["1", "0"]])
+    assert main(["refine", r2, small]) == 2
+    assert "3 secrets and B has 2" in capsys.readouterr().err
+    assert main(["refine", r2, str(tmp_path / "missing.csv")]) == 2
+    assert "cannot read" in capsys.readouterr().err

@@ -11,18 +11,16 @@ from hypothesis import strategies as st
 from qifkit import Channel, randomized_response, truncated_geometric
 from qifkit import refinement
 from qifkit.errors import LabelError, NumberKindError, ShapeError
+from qifkit.postprocess import count_query, sum_query
 from qifkit.refinement import refines, verify_certificate
 
 
 def _sum_query(power: Channel) -> Channel:
-    top = max(sum(label) for label in power.outputs)
-    return Channel.from_rows([[1 if sum(label) == k else 0 for k in range(top + 1)] for label in power.outputs],
-                             secrets=power.outputs)
+    return sum_query(power.outputs)
 
 
 def _count_zeros(power: Channel) -> Channel:
-    return Channel.from_rows([[1 if label.count(0) == k else 0 for k in range(len(label) + 1)] for label in power.outputs],
-                             secrets=power.outputs)
+    return count_query(power.outputs, counted={0})
 
 
 def test_sec62_sum_of_randomized_responses_does_not_refine():
