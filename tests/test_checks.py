@@ -10,20 +10,26 @@ FOUNDATION_IDS = {
     "alvim23.def11-rr", "alvim23.def12-gd", "alvim23.eq9-eq10", "alvim23.kron-laws", "alvim23.appd1",
     "alvim23.appf", "cormode18.gm-structure", "cormode18.example1", "cormode18.gm-l0", "cormode18.fig7",
 }
+REFINEMENT_IDS = {
+    "alvim23.lemma5", "alvim23.rr-family", "alvim23.gd-family", "alvim23.lemma17", "alvim23.sec62-sum-rr",
+    "alvim23.appe-loss", "alvim23.sec71-zeros", "alvim23.sec71-sum-gd",
+}
 EXPECTED_STATUS = {
     "alvim23.def12-gd": Status.ERRATUM, "alvim23.appf": Status.ERRATUM, "cormode18.fig7": Status.ERRATUM,
     "alvim23.eq9-eq10": Status.REPRODUCED, "alvim23.appd1": Status.REPRODUCED, "cormode18.example1": Status.REPRODUCED,
+    "alvim23.sec62-sum-rr": Status.REPRODUCED, "alvim23.appe-loss": Status.REPRODUCED,
+    "alvim23.sec71-zeros": Status.REPRODUCED, "alvim23.sec71-sum-gd": Status.REPRODUCED,
 }
 
 
-def test_foundation_checks_are_registered_with_descriptions():
+def test_checks_are_registered_with_descriptions():
     checks = registry()
-    assert FOUNDATION_IDS <= set(checks)
+    assert FOUNDATION_IDS | REFINEMENT_IDS <= set(checks)
     for check in checks.values():
         assert check.source and check.statement and check.method and check.assumptions
 
 
-@pytest.mark.parametrize("claim_id", sorted(FOUNDATION_IDS))
+@pytest.mark.parametrize("claim_id", sorted(FOUNDATION_IDS | REFINEMENT_IDS))
 def test_check_passes_with_the_papers_values(claim_id):
     result = run_check(registry()[claim_id])
     assert result.outcome.status is EXPECTED_STATUS.get(claim_id, Status.CONFIRMED), result.outcome.summary
@@ -47,6 +53,10 @@ MUTATIONS = {
     "cormode18.example1": lambda: cormode2018.example1(one_given_one="1/18"),
     "cormode18.fig7": lambda: cormode2018.fig7(em_true="121/540"),
     "cormode18.fig7 (rounding)": lambda: cormode2018.fig7(printed_gm="0.242"),
+    "alvim23.sec62-sum-rr": lambda: alvim2023.sec62_sum_rr(r3_table=_wrong(paper.APPE_R3_SUM, 4, 2, "0.45")),
+    "alvim23.appe-loss": lambda: alvim2023.appe_loss(loss_table=(("1",) * 5,) * 9),
+    "alvim23.sec71-zeros": lambda: alvim2023.sec71_zeros(alphas=("1/2", "1/3")),
+    "alvim23.sec71-sum-gd": lambda: alvim2023.sec71_sum_gd(alphas=("1/2", "1/2")),
 }
 
 
@@ -99,3 +109,45 @@ def test_registration_needs_a_described_docstring():
 def test_claim_ids_are_checked():
     with pytest.raises(ValueError, match="not of the form"):
         claim("Not An Id")
+
+
+def _skewed_kron(monkeypatch, module):
+    """Replace a module's Kronecker product by one that adds 1/1000 at entry (0, 0)."""
+    from sympy.polys.domains import QQ
+    from sympy.polys.matrices import DomainMatrix
+
+    from qifkit import matrices
+
+    def skewed(a, b):
+        product = matrices.kron(a, b)
+        bump = DomainMatrix.zeros(product.shape, product.domain)
+        bump[0, 0] = QQ(1, 1000)
+        return product + bump
+
+    monkeypatch.setattr(module, "kron", skewed)
+
+
+def test_lemma17_fails_on_a_wrong_kronecker_power(monkeypatch):
+    from qifkit import channel
+
+    _skewed_kron(monkeypatch, channel)
+    assert alvim2023.lemma17(trials=3).status is Status.FAILED
+
+
+def test_lemma5_fails_when_refinement_is_not_certified(monkeypatch):
+    from qifkit.refinement import Refinement
+
+    monkeypatch.setattr(alvim2023, "refines", lambda a, b: Refinement(False))
+    assert alvim2023.lemma5(trials=3).status is Status.FAILED
+
+
+def test_family_checks_fail_on_the_wrong_family(monkeypatch):
+    from fractions import Fraction
+
+    from qifkit import truncated_geometric
+
+    monkeypatch.setattr(alvim2023, "randomized_response", lambda n, e: truncated_geometric(n, e))
+    assert alvim2023.rr_family(values=range(2, 4)).status is Status.FAILED
+    reversed_order = lambda n, alpha: truncated_geometric(n, alpha=1 - Fraction(alpha))  # noqa: E731
+    monkeypatch.setattr(alvim2023, "truncated_geometric", reversed_order)
+    assert alvim2023.gd_family(sizes=range(3, 6)).status is Status.FAILED
