@@ -107,6 +107,17 @@ def refines(a: Channel, b: Channel) -> Refinement:
     True
     """
     _check_pair(a, b)
+    abstract_a, abstract_b = _abstract(a), _abstract(b)
+    result = _decide(abstract_a, abstract_b)
+    if abstract_a is not a or abstract_b is not b:
+        result = _lift(result, a, abstract_a, b, abstract_b)
+    if not verify_certificate(a, b, result):  # pragma: no cover - a bug, never a verdict
+        raise QifError("internal error: a refinement certificate failed its exact re-check")
+    return result
+
+
+def _decide(a: Channel, b: Channel) -> Refinement:
+    """The verdict for abstract channels (no zero columns, no two proportional columns)."""
     a_rows, b_rows = np.array(a.to_float().matrix), np.array(b.to_float().matrix)
     result = _full_column_rank_verdict(a, b, a_rows)
     if result is None:
@@ -117,11 +128,47 @@ def refines(a: Channel, b: Channel) -> Refinement:
             multipliers = _float_separation(a_rows, b_rows)
             if multipliers is not None:
                 result = _refutation(a, b, multipliers, "float Farkas dual + exact re-check")
-    if result is None:
-        result = _exact_lp(a, b)
-    if not verify_certificate(a, b, result):  # pragma: no cover - a bug, never a verdict
-        raise QifError("internal error: a refinement certificate failed its exact re-check")
-    return result
+    return result if result is not None else _exact_lp(a, b)
+
+
+def _abstract(channel: Channel) -> Channel:
+    """The abstract channel when floats suggest a zero or proportional column, else `channel`
+    itself (an exactly proportional pair has equal normalised float columns, so none is missed)."""
+    columns = np.array(channel.to_float().matrix).T
+    totals = columns.sum(axis=1)
+    if np.any(totals == 0):
+        return channel.reduced()
+    keys = {tuple(float(f"{v:.9g}") for v in column / total) for column, total in zip(columns, totals)}
+    return channel.reduced() if len(keys) < len(columns) else channel
+
+
+def _lift(result: Refinement, a: Channel, abstract_a: Channel, b: Channel, abstract_b: Channel) -> Refinement:
+    """Carry a certificate for the abstract channels back to A and B.
+
+    A refutation carries over unchanged (a channel and its abstract channel have the same
+    posterior uncertainty for every prior and loss). A witness W' for abstract A' ⊑ B' becomes
+    W = E·W'·S: E sends each output of A to its group (an all-zero output to the first group, it
+    never occurs), S splits each group of B back into its outputs in their fixed proportions.
+    """
+    if not result.holds:
+        return result
+    witness = result.witness
+    if abstract_a is not a:
+        group_of = {label: k for k, group in enumerate(abstract_a.outputs) for label in group}
+        expand = Channel.from_rows(
+            [[1 if group_of.get(label, 0) == k else 0 for k in range(abstract_a.shape[1])] for label in a.outputs],
+            secrets=a.outputs, outputs=abstract_a.outputs,
+        )
+        witness = expand @ witness
+    if abstract_b is not b:
+        b_rows, abstract_rows = b.rows(), abstract_b.rows()
+        split = []
+        for k, group in enumerate(abstract_b.outputs):
+            x = next(i for i, row in enumerate(abstract_rows) if row[k] != 0)
+            members = {label: b_rows[x][b.outputs.index(label)] / abstract_rows[x][k] for label in group}
+            split.append([members.get(label, 0) for label in b.outputs])
+        witness = witness @ Channel.from_rows(split, secrets=abstract_b.outputs, outputs=b.outputs)
+    return Refinement(True, witness=witness, method=result.method + ", on the abstract channels")
 
 
 # ------------------------------------------------------------------------------- float proposals
@@ -314,7 +361,7 @@ def _refutation(a: Channel, b: Channel, multipliers: Any, method: str) -> Refine
     """Turn Farkas multipliers into a loss in [0, 1] under the uniform prior; None if the exact
     gap is not positive."""
     rows = [[Fraction(v).limit_denominator(10**6) if isinstance(v, float) else Fraction(v) for v in row] for row in multipliers]
-    shifted = [[v - min(row) for v in row] for row in rows]
+    shifted = [[v - low for v in row] for row, low in zip(rows, map(min, rows))]
     top = max(max(row) for row in shifted)
     if top <= 0:
         return None

@@ -140,3 +140,23 @@ def test_refine_refuses_channels_on_different_secrets_and_missing_files(tmp_path
     assert "3 secrets and B has 2" in capsys.readouterr().err
     assert main(["refine", r2, str(tmp_path / "missing.csv")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("case", ["sec62-sum-rr", "sec71-zeros", "sec71-sum-gd"])
+def test_papers_counterexamples_verify_from_the_command_line(tmp_path, case):
+    """Alvim et al. §6.2 and §7.1: each counterexample, written as CSV, refined and verified by the CLI."""
+    from qifkit import randomized_response, truncated_geometric
+    from qifkit.postprocess import count_query, sum_query
+
+    if case == "sec62-sum-rr":
+        strong, weak = randomized_response(3, "3"), randomized_response(3, "2")
+    else:
+        strong, weak = truncated_geometric(3, alpha="1/3"), truncated_geometric(3, alpha="1/2")
+    outputs = strong.power(2).outputs
+    query = count_query(outputs, counted={0}) if case == "sec71-zeros" else sum_query(outputs)
+    a, b, cert = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "cert.json"
+    (strong.power(2) @ query).to_csv(a)
+    (weak.power(2) @ query).to_csv(b)
+    assert main(["refine", str(a), str(b), "--json", str(cert)]) == 0
+    assert json.loads(cert.read_text())["refines"] is False
+    assert main(["verify", str(a), str(b), str(cert)]) == 0

@@ -99,17 +99,17 @@ def _random_channel(rng, rows, columns, zeros=False):
 
 
 def test_agrees_with_the_exact_lp_route_on_random_pairs():
-    """A second exact route (cddlib GMP LPs only) gives the same verdict on 150 random pairs."""
+    """A second exact route (cddlib GMP LPs only) gives the same verdict on 300 random pairs."""
     rng = random.Random(7)
     disagreements, holding = 0, 0
-    for trial in range(150):
+    for trial in range(300):
         a = _random_channel(rng, 4, rng.randint(2, 4), zeros=True)
         b = a @ _random_channel(rng, a.shape[1], 3, zeros=True) if trial % 2 else _random_channel(rng, 4, 3, zeros=True)
         fast, exact_route = refines(a, b), refinement._exact_lp(a, b)
         assert verify_certificate(a, b, exact_route)
         disagreements += fast.holds != exact_route.holds
         holding += fast.holds
-    assert disagreements == 0 and holding >= 75
+    assert disagreements == 0 and holding >= 150
 
 
 def test_full_column_rank_routes_need_no_lp():
@@ -170,3 +170,21 @@ def test_transitivity_by_composing_witnesses(first, second):
     ab, bc = refines(a, b), refines(b, c)
     composed = replace(ab, witness=ab.witness @ bc.witness)
     assert verify_certificate(a, c, composed)
+
+
+def test_agrees_with_libqif_on_300_random_pairs():
+    """libqif (the peer, exact rational mode) gives the same verdict on 300 random pairs."""
+    qif = pytest.importorskip("qif")
+    import numpy as np
+
+    rng = random.Random(300)
+    disagreements, holding = [], 0
+    for trial in range(300):
+        a = _random_channel(rng, rng.randint(2, 5), rng.randint(2, 4), zeros=True)
+        b = a @ _random_channel(rng, a.shape[1], rng.randint(2, 4), zeros=True) if trial % 2 else _random_channel(rng, a.shape[0], rng.randint(2, 4), zeros=True)
+        ours = refines(a, b).holds
+        theirs = bool(qif.refinement.refined_by(np.array(a.rows(), dtype=object), np.array(b.rows(), dtype=object)))
+        holding += ours
+        if ours != theirs:
+            disagreements.append(trial)
+    assert disagreements == [] and holding >= 150
