@@ -36,6 +36,7 @@ from qifkit import (
     verify_certificate,
 )
 from qifkit.matrices import equal, kron, matmul
+from qifkit.pipelines import count_pipeline
 from qifkit.postprocess import count_query, deterministic, sum_query
 
 RR_GRID = ("11/10", "2", "3", "7/2", "100")
@@ -218,32 +219,6 @@ def kron_laws(trials: int = 25, seed: int = 2023) -> Outcome:
     )
 
 
-def _known_then_fourth(perturber: Channel, known: tuple[int, ...]) -> Channel:
-    """App. D.1 pipeline by the Kronecker algebra: each person's GD·Z first, then the tally.
-
-    (GD⊗GD⊗GD⊗GD)·(Z⊗Z⊗Z⊗Z)·Y = (GD·Z)^{⊗4}·Y (mixed product), so only 2^4 = 16 columns appear.
-    The known respondents enter as one-row channels (their rows of GD·Z).
-    """
-    values = perturber.secrets
-    is_zero = Channel.from_rows([[1, 0] if v == 0 else [0, 1] for v in values], values, ("zero", "other"))
-    per_person = perturber @ is_zero
-    combined = None
-    for value in known:
-        pick = Channel.from_rows([[1 if v == value else 0 for v in values]], ("known",), values)
-        person = pick @ per_person
-        combined = person if combined is None else combined.kron(person)
-    combined = combined.kron(per_person) if combined is not None else per_person
-    flat_outputs = tuple(_flatten(label) for label in combined.outputs)
-    tally = count_query(flat_outputs, counted={"zero"})
-    return combined.relabel(secrets=values, outputs=flat_outputs) @ tally
-
-
-def _flatten(label: Any) -> tuple:
-    if isinstance(label, tuple):
-        return tuple(item for part in label for item in _flatten(part))
-    return (label,)
-
-
 def _brute_force_counts(perturber: Channel, known: tuple[int, ...]) -> list[list[Fraction]]:
     """The same channel by summing over all 7^4 output tuples (an independent route)."""
     rows = perturber.rows()
@@ -274,9 +249,9 @@ def appd1(
     e^ε = 7/2 the channel is (21) and the expected loss 1276949536000/771895089; at the less private
     e^ε = 351/100 it is (23) with the larger loss 2552438666271995640492212000/1542907143753726048154857.
     More privacy gave more utility: the pipeline is unstable.
-    Method: GD from the corrected Def. 12 (compared with (20) and (22)); the pipeline by the
-    Kronecker algebra (GD·Z)^{⊗4}·Y with the known respondents as one-row channels; the same channel
-    by brute force over all 7^4 output tuples; exact posterior uncertainty (Def. 2).
+    Method: GD from the corrected Def. 12 (compared with (20) and (22)); the pipeline by the lazy
+    pipeline algebra (a product of generating functions, the known respondents as fixed factors);
+    the same channel by brute force over all 7^4 output tuples; exact posterior uncertainty (Def. 2).
     Assumptions: the scenario of App. D.1 exactly as printed.
     """
     known = (0, 1, 1)
@@ -286,7 +261,7 @@ def appd1(
     for name, eps_exp, gd_table, channel_table in (("e^ε = 7/2", "7/2", eq20, eq21),
                                                    ("e^ε = 351/100", "351/100", eq22, eq23)):
         perturber = truncated_geometric(7, eps_exp)
-        channel = _known_then_fourth(perturber, known)
+        channel = count_pipeline(perturber, respondents=4, counted={0}, known=known)
         found[name] = posterior_uncertainty(uniform_prior(7), channel, loss)
         problems[name] = {
             "perturber": table_mismatches(perturber.rows(), gd_table),

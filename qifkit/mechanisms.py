@@ -27,7 +27,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
 from qifkit.errors import NotExactError, PrivacyParameterError, ShapeError
-from qifkit.numbers import exact, parse_eps_exp, parse_number
+from qifkit.numbers import exact, exact_eps_exp, parse_number
 
 __all__ = [
     "privacy_alpha",
@@ -61,7 +61,7 @@ def privacy_alpha(eps_exp: Any = None, alpha: Any = None) -> tuple[Any, Any]:
     if isinstance(given, sympy.Basic) and not given.is_Rational:
         raise NotExactError(f"privacy parameter {given} is neither a Symbol nor an exact rational")
     if alpha is None:
-        value = parse_eps_exp(eps_exp) if isinstance(eps_exp, str) else exact(eps_exp)
+        value = exact_eps_exp(eps_exp)
         if value <= 1:
             raise PrivacyParameterError(f"e^ε = {value} is not above 1, so ε = ln({value}) is not > 0")
         value = 1 / value

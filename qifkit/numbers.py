@@ -37,6 +37,7 @@ __all__ = [
     "parse_number",
     "parse_eps_exp",
     "exact",
+    "exact_eps_exp",
     "exact_str",
 ]
 
@@ -204,6 +205,11 @@ def exact(value: ExactInput) -> Fraction:
     if numerator is not None and denominator is not None and getattr(value, "is_Rational", True):
         return Fraction(int(numerator), int(denominator))
     raise NotExactError(f"{value!r} of type {type(value).__name__} is not an exact rational number")
+
+
+def exact_eps_exp(value: Any) -> Fraction:
+    """e^ε from a number string, ``"ln(x)"``, or an exact number (see :func:`parse_eps_exp`)."""
+    return parse_eps_exp(value) if isinstance(value, str) else exact(value)
 
 
 def exact_str(value: Any) -> str:

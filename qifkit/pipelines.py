@@ -1,0 +1,287 @@
+"""Privacy pipelines at scale: N respondents, a perturber each, then a query, without K^N rows.
+
+The Kronecker algebra of Alvim et al. (2023) makes these channels small:
+
+* a tally after a Kronecker power is a product of probability generating functions (App. A):
+  respondent i with value v contributes the polynomial Σ_y C[v, y]·t^{f(y)}, where f(y) is what y
+  adds to the query (1 if y is counted, else 0, for a count; y itself for a sum);
+* the rows of an exchangeable pipeline depend only on the histogram of the unknown values, so
+  they are lumped by histogram (identical rows carry identical information: refinement and every
+  posterior uncertainty are unchanged once the prior is summed over each histogram);
+* respondents whose values the analyst knows (App. D.1, §9.2) enter as fixed factors.
+
+Exact pipelines multiply polynomials with python-flint (``fmpq_poly``), float pipelines with
+numpy (binomial factors through scipy's binomial pmf), symbolic ones naively over the field.
+
+Examples
+--------
+>>> from qifkit import truncated_geometric
+>>> gd = truncated_geometric(7, "7/2")
+>>> count_pipeline(gd, respondents=4, counted={0}, known=(0, 1, 1)).rows()[0][0]
+Fraction(196, 6561)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from collections.abc import Collection, Hashable, Sequence
+from typing import Any
+
+import flint
+import numpy as np
+import scipy.signal
+import scipy.stats
+from sympy.polys.domains import QQ
+from sympy.polys.matrices import DomainMatrix
+
+from qifkit.channel import Channel
+from qifkit.errors import LabelError, ShapeError
+from qifkit.matrices import NumberKind, float_matrix
+
+__all__ = [
+    "histograms",
+    "count_pipeline",
+    "sum_pipeline",
+    "argmax_pipeline",
+    "histogram_prior_weights",
+]
+
+
+def histograms(values: int, respondents: int) -> list[tuple[int, ...]]:
+    """All histograms of `respondents` choices among `values` categories, in lexicographic order
+    of the choice multisets (for 2 values: (2, 0), (1, 1), (0, 2))."""
+    if values < 1 or respondents < 0:
+        raise ShapeError(f"histograms need values >= 1 and respondents >= 0, got {values}, {respondents}")
+    result = []
+    for choice in itertools.combinations_with_replacement(range(values), respondents):
+        counts = Counter(choice)
+        result.append(tuple(counts.get(v, 0) for v in range(values)))
+    return result
+
+
+def histogram_prior_weights(histogram_list: Sequence[Sequence[int]]) -> list[int]:
+    """Number of tuples with each histogram (multinomial coefficients): the weights that lump a
+    uniform prior on tuples onto histograms."""
+    return [math.factorial(sum(h)) // math.prod(math.factorial(c) for c in h) for h in histogram_list]
+
+
+# ------------------------------------------------------------------------------ generating functions
+class _Algebra:
+    """Polynomials with coefficients of one number kind."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.kind = channel.kind
+        self.domain = None if self.kind is NumberKind.FLOAT else channel.matrix.domain
+
+    def poly(self, coefficients: Sequence[Any]) -> Any:
+        if self.kind is NumberKind.EXACT:
+            return flint.fmpq_poly([flint.fmpq(int(QQ.numer(c)), int(QQ.denom(c))) for c in coefficients])
+        if self.kind is NumberKind.FLOAT:
+            return np.asarray(coefficients, dtype=np.float64)
+        return list(coefficients)
+
+    def one(self) -> Any:
+        return self.poly([_one(self)])
+
+    def mul(self, left: Any, right: Any) -> Any:
+        if self.kind is NumberKind.EXACT:
+            return left * right
+        if self.kind is NumberKind.FLOAT:
+            if min(len(left), len(right)) > 64:
+                return np.clip(scipy.signal.fftconvolve(left, right), 0.0, None)
+            return np.convolve(left, right)
+        result = [self.domain.zero] * (len(left) + len(right) - 1)
+        for i, a in enumerate(left):
+            for j, b in enumerate(right):
+                result[i + j] += a * b
+        return result
+
+    def power(self, base: Any, exponent: int) -> Any:
+        if exponent == 0:
+            return self.one()
+        if self.kind is NumberKind.EXACT:
+            return base**exponent
+        if self.kind is NumberKind.FLOAT and len(base) == 2:  # a Bernoulli: the binomial pmf, stably
+            return scipy.stats.binom.pmf(np.arange(exponent + 1), exponent, base[1] / (base[0] + base[1]))
+        result, square = self.one(), base
+        while exponent:
+            if exponent & 1:
+                result = self.mul(result, square)
+            exponent >>= 1
+            if exponent:
+                square = self.mul(square, square)
+        return result
+
+    def coefficients(self, poly: Any, length: int) -> list[Any]:
+        """The first `length` coefficients as domain elements (or floats), zero-padded."""
+        if self.kind is NumberKind.EXACT:
+            values = [QQ(int(c.p), int(c.q)) for c in poly.coeffs()]
+            return (values + [QQ(0)] * length)[:length]
+        if self.kind is NumberKind.FLOAT:
+            return (list(map(float, poly)) + [0.0] * length)[:length]
+        return (list(poly) + [self.domain.zero] * length)[:length]
+
+
+def _channel_from_rows(algebra: _Algebra, rows: list[list[Any]], secrets: Sequence[Hashable], outputs: Sequence[Hashable]) -> Channel:
+    if algebra.kind is NumberKind.FLOAT:
+        matrix: Any = float_matrix(rows, "pipeline")
+    else:
+        matrix = DomainMatrix(rows, (len(rows), len(rows[0])), algebra.domain)
+    return Channel(matrix, tuple(secrets), tuple(outputs))
+
+
+def _check_population(perturber: Channel, respondents: int, known: Sequence[Hashable]) -> int:
+    if isinstance(respondents, bool) or not isinstance(respondents, int) or respondents < 1:
+        raise ShapeError(f"respondents must be a whole number >= 1, got {respondents!r}")
+    if len(known) > respondents - 1:
+        raise ShapeError(
+            f"{len(known)} known values for {respondents} respondents: at least one respondent must be unknown"
+        )
+    for value in known:
+        if value not in perturber.secrets:
+            raise LabelError(f"known value {value!r} is not one of the perturber's values {perturber.secrets}")
+    return respondents - len(known)
+
+
+def _lumped(algebra: _Algebra, perturber: Channel, factors: dict[Hashable, Any], respondents: int,
+            known: Sequence[Hashable], length: int, outputs: Sequence[Hashable]) -> Channel:
+    """Rows of Π_i factor(value_i): fixed factors for the known values, then one row per value of
+    a single unknown respondent, or per histogram of several."""
+    base = algebra.one()
+    for value, count in Counter(known).items():
+        base = algebra.mul(base, algebra.power(factors[value], count))
+    unknown = respondents - len(known)
+    values = perturber.secrets
+    if unknown == 1:
+        rows = [algebra.coefficients(algebra.mul(base, factors[v]), length) for v in values]
+        return _channel_from_rows(algebra, rows, values, outputs)
+    rows, secrets = [], []
+    for histogram in histograms(len(values), unknown):
+        poly = base
+        for value, count in zip(values, histogram):
+            if count:
+                poly = algebra.mul(poly, algebra.power(factors[value], count))
+        rows.append(algebra.coefficients(poly, length))
+        secrets.append(histogram)
+    return _channel_from_rows(algebra, rows, secrets, outputs)
+
+
+def count_pipeline(perturber: Channel, respondents: int, counted: Collection[Hashable],
+                   known: Sequence[Hashable] = ()) -> Channel:
+    """C^{⊗N}·T for the counting query T = B^{⊗N}·Y with B = "the output is in `counted`" (Def. 21).
+
+    Parameters
+    ----------
+    perturber : Channel
+        The single-respondent perturber C (rows: values, columns: perturbed values).
+    respondents : int
+        N.
+    counted : collection
+        The perturbed values the query counts.
+    known : sequence, optional
+        Values of respondents the analyst knows; the others are the secret.
+
+    Returns
+    -------
+    Channel
+        Outputs are the counts 0..N. Secrets are the values of the one unknown respondent, or the
+        histograms (tuples of counts per value) of the unknown respondents.
+
+    Complexity: with u unknown respondents, C(u+K−1, K−1) rows, each a product of at most K+1
+    binomial polynomials of degree ≤ N; nothing of size K^N is formed.
+    """
+    _check_population(perturber, respondents, known)
+    unknown_outputs = [y for y in counted if y not in perturber.outputs]
+    if unknown_outputs:
+        raise LabelError(f"counted value {unknown_outputs[0]!r} is not an output of the perturber")
+    algebra = _Algebra(perturber)
+    columns = [j for j, y in enumerate(perturber.outputs) if y in counted]
+    factors = {}
+    for value, row in zip(perturber.secrets, _rows(perturber)):
+        hit = sum((row[j] for j in columns), _zero(algebra))
+        factors[value] = algebra.poly([_one(algebra) - hit, hit])
+    return _lumped(algebra, perturber, factors, respondents, known, respondents + 1, range(respondents + 1))
+
+
+def sum_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable] = ()) -> Channel:
+    """C^{⊗N}·S for the sum query S of eq. (16); the perturber's outputs must be integers ≥ 0.
+
+    Outputs are the sums 0..N·max(output). Secrets as in :func:`count_pipeline`.
+    """
+    _check_population(perturber, respondents, known)
+    if not all(isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in perturber.outputs):
+        raise LabelError("a sum query needs perturber outputs that are whole numbers >= 0")
+    algebra = _Algebra(perturber)
+    top = max(perturber.outputs)
+    factors = {}
+    for value, row in zip(perturber.secrets, _rows(perturber)):
+        coefficients = [_zero(algebra)] * (top + 1)
+        for y, probability in zip(perturber.outputs, row):
+            coefficients[y] = probability
+        factors[value] = algebra.poly(coefficients)
+    length = respondents * top + 1
+    return _lumped(algebra, perturber, factors, respondents, known, length, range(length))
+
+
+def argmax_pipeline(perturber: Channel, bars: int, histogram_list: Sequence[Sequence[int]] | None = None) -> Channel:
+    """Noisy ArgMax (Alvim et al. §8, Alg. 3): H·(GD)^{⊗K}·ArgMax, rows lumped to histograms.
+
+    Each of the K = `bars` bars of an input histogram is perturbed independently by `perturber`
+    (whose values are the bar heights 0..N); the output is the index of a tallest perturbed bar,
+    the lowest index on ties. Row h, column k is
+    Σ_v P(Y_k = v)·Π_{j<k} P(Y_j < v)·Π_{j>k} P(Y_j ≤ v) with Y_j distributed as perturber row h_j.
+
+    Parameters
+    ----------
+    histogram_list : sequence of histograms, optional
+        The secrets; by default all histograms of N = max(value) respondents over `bars` choices.
+    """
+    heights = perturber.secrets
+    if list(heights) != list(range(len(heights))) or list(perturber.outputs) != list(heights):
+        raise LabelError("argmax_pipeline needs a perturber on bar heights 0..N (secrets and outputs)")
+    if isinstance(bars, bool) or not isinstance(bars, int) or bars < 1:
+        raise ShapeError(f"bars must be a whole number >= 1, got {bars!r}")
+    rows_of = _rows(perturber)
+    algebra = _Algebra(perturber)
+    if histogram_list is None:
+        histogram_list = histograms(bars, len(heights) - 1)
+    histogram_list = [tuple(h) for h in histogram_list]
+    for histogram in histogram_list:
+        if len(histogram) != bars or any(c not in range(len(heights)) for c in histogram):
+            raise LabelError(f"histogram {histogram} does not have {bars} bars of heights 0..{len(heights) - 1}")
+    below = {}  # height value -> (P(Y < v), P(Y <= v)) for each input height
+    for height, row in zip(heights, rows_of):
+        strictly, running = [], _zero(algebra)
+        for probability in row:
+            strictly.append(running)
+            running = running + probability
+        below[height] = (strictly, [s + p for s, p in zip(strictly, row)])
+    table = []
+    for histogram in histogram_list:
+        row = []
+        for k in range(bars):
+            total = _zero(algebra)
+            for v, probability in enumerate(rows_of[histogram[k]]):
+                term = probability
+                for j in range(bars):
+                    if j != k:
+                        term = term * (below[histogram[j]][0][v] if j < k else below[histogram[j]][1][v])
+                total = total + term
+            row.append(total)
+        table.append(row)
+    return _channel_from_rows(algebra, table, histogram_list, range(bars))
+
+
+def _rows(channel: Channel) -> list[list[Any]]:
+    """Rows as domain elements (exact, symbolic) or floats."""
+    return channel.matrix.tolist() if channel.kind is NumberKind.FLOAT else channel.matrix.to_list()
+
+
+def _zero(algebra: _Algebra) -> Any:
+    return 0.0 if algebra.kind is NumberKind.FLOAT else algebra.domain.zero
+
+
+def _one(algebra: _Algebra) -> Any:
+    return 1.0 if algebra.kind is NumberKind.FLOAT else algebra.domain.one
