@@ -2,7 +2,7 @@
 
 import pytest
 
-from proofs_checks import alvim2023, cormode2018
+from proofs_checks import alvim2023, alvim2023_stability, beyond, cormode2018
 from proofs_checks import alvim2023_values as paper
 from proofs_checks.registry import Outcome, Status, claim, registry, run_check
 
@@ -22,14 +22,22 @@ EXPECTED_STATUS = {
 }
 
 
+STABILITY_IDS = {
+    "alvim23.lemma14", "alvim23.thm15", "alvim23.thm20", "alvim23.lemma23", "alvim23.thm24",
+    "alvim23.appb-outliers", "alvim23.lemma25", "alvim23.appc", "alvim23.lemma26", "alvim23.fig3-ama",
+    "beyond.argmax-smallest",
+}
+EXPECTED_STATUS.update({"alvim23.appb-outliers": Status.ERRATUM, "alvim23.fig3-ama": Status.ERRATUM})
+
+
 def test_checks_are_registered_with_descriptions():
     checks = registry()
-    assert FOUNDATION_IDS | REFINEMENT_IDS <= set(checks)
+    assert FOUNDATION_IDS | REFINEMENT_IDS | STABILITY_IDS <= set(checks)
     for check in checks.values():
         assert check.source and check.statement and check.method and check.assumptions
 
 
-@pytest.mark.parametrize("claim_id", sorted(FOUNDATION_IDS | REFINEMENT_IDS))
+@pytest.mark.parametrize("claim_id", sorted(FOUNDATION_IDS | REFINEMENT_IDS | STABILITY_IDS))
 def test_check_passes_with_the_papers_values(claim_id):
     result = run_check(registry()[claim_id])
     assert result.outcome.status is EXPECTED_STATUS.get(claim_id, Status.CONFIRMED), result.outcome.summary
@@ -57,6 +65,11 @@ MUTATIONS = {
     "alvim23.appe-loss": lambda: alvim2023.appe_loss(loss_table=(("1",) * 5,) * 9),
     "alvim23.sec71-zeros": lambda: alvim2023.sec71_zeros(alphas=("1/2", "1/3")),
     "alvim23.sec71-sum-gd": lambda: alvim2023.sec71_sum_gd(alphas=("1/2", "1/2")),
+    "alvim23.appb-outliers": lambda: alvim2023_stability.appb_outliers(
+        printed_witness=(("5/6", "1/12", "1/12"), ("5/24", "7/12", "5/24"), ("1/12", "1/12", "5/6"))),
+    "alvim23.fig3-ama": lambda: alvim2023_stability.fig3_ama(printed_count=231),
+    "alvim23.lemma26": lambda: alvim2023_stability.lemma26(eps_exp_low="3"),
+    "beyond.argmax-smallest": lambda: beyond.argmax_smallest(sizes=((2, 1), (3, 1), (3, 2))),
 }
 
 
@@ -151,3 +164,49 @@ def test_family_checks_fail_on_the_wrong_family(monkeypatch):
     reversed_order = lambda n, alpha: truncated_geometric(n, alpha=1 - Fraction(alpha))  # noqa: E731
     monkeypatch.setattr(alvim2023, "truncated_geometric", reversed_order)
     assert alvim2023.gd_family(sizes=range(3, 6)).status is Status.FAILED
+
+
+_SYMBOLIC_RR = alvim2023_stability._symbolic_rr
+
+
+def _not_rr(size, a, b):
+    """a·I + b·U plus a·E[0, 1]: not a randomised-response witness."""
+    from sympy.polys.matrices import DomainMatrix
+
+    rr = _SYMBOLIC_RR(size, a, b)
+    matrix = rr.to_list()
+    matrix[0][1] += rr.domain.from_sympy(a)
+    return DomainMatrix(matrix, (size, size), rr.domain)
+
+
+def test_rr_commutation_checks_fail_for_a_non_rr_witness(monkeypatch):
+    monkeypatch.setattr(alvim2023_stability, "_symbolic_rr", _not_rr)
+    assert alvim2023_stability.lemma14(sizes=range(3, 4)).status is Status.FAILED
+    assert alvim2023_stability.thm24(sizes=(3,), powers=(2,)).status is Status.FAILED
+
+
+def test_thm15_fails_with_a_wrong_left_inverse(monkeypatch):
+    from qifkit import Channel
+
+    monkeypatch.setattr(alvim2023_stability, "left_inverse",
+                        lambda post: Channel.from_rows([[1] + [0] * (post.shape[0] - 1)] * post.shape[1]))
+    assert alvim2023_stability.thm15(sizes=range(3, 4)).status is Status.FAILED
+
+
+def test_thm20_fails_when_the_equality_test_is_wrong(monkeypatch):
+    monkeypatch.setattr(alvim2023_stability, "condition_11", lambda post, witness: True)
+    assert alvim2023_stability.thm20(trials=20).status is Status.FAILED
+
+
+def test_lemma23_fails_with_a_wrong_tally(monkeypatch):
+    original = alvim2023_stability.count_query
+    monkeypatch.setattr(alvim2023_stability, "count_query", lambda inputs, counted: original(inputs, {False}))
+    assert alvim2023_stability.lemma23(powers=range(2, 4)).status is Status.FAILED
+
+
+def test_privacy_checks_fail_with_a_leakier_mechanism(monkeypatch):
+    from qifkit import exact, truncated_geometric
+
+    monkeypatch.setattr(alvim2023_stability, "truncated_geometric", lambda n, e: truncated_geometric(n, exact(e) ** 2))
+    assert alvim2023_stability.lemma25(cases=((1, 2),), grid=("2",)).status is Status.FAILED
+    assert alvim2023_stability.appc(sizes=(3,), powers=(2,), grid=("2",)).status is Status.FAILED

@@ -1,0 +1,112 @@
+"""Lazy pipelines equal the materialised Kronecker pipelines exactly on every small case."""
+
+import itertools
+from collections import Counter
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+
+from qifkit import Channel, argmax, randomized_response, truncated_geometric
+from qifkit.errors import LabelError, ShapeError
+from qifkit.pipelines import argmax_pipeline, count_pipeline, histogram_prior_weights, histograms, sum_pipeline
+from qifkit.postprocess import count_query, deterministic, sum_query
+
+PERTURBERS = {
+    "RR K=2": randomized_response(2, "3"),
+    "RR K=3": randomized_response(3, "2"),
+    "GD K=3": truncated_geometric(3, "7/2"),
+    "GD K=4": truncated_geometric(4, "2"),
+}
+
+
+def _histogram(values, tuple_):
+    """The lazy pipeline's secret for a tuple of unknown values: the value itself when there is
+    one unknown respondent, else the histogram."""
+    if len(tuple_) == 1:
+        return tuple_[0]
+    counts = Counter(tuple_)
+    return tuple(counts.get(v, 0) for v in values)
+
+
+@pytest.mark.parametrize("name", sorted(PERTURBERS))
+@pytest.mark.parametrize("respondents", [1, 2, 3, 4])
+def test_count_pipeline_equals_materialised(name, respondents):
+    perturber = PERTURBERS[name]
+    if len(perturber.secrets) ** respondents > 256:
+        pytest.skip("materialised side too large for the default run")
+    counted = {perturber.outputs[0]}
+    lazy = count_pipeline(perturber, respondents, counted)
+    materialised = perturber.power(respondents) @ count_query(perturber.power(respondents).outputs, counted)
+    for label, row in zip(materialised.secrets, materialised.rows()):
+        assert lazy.rows()[lazy.secrets.index(_histogram(perturber.secrets, label))] == row
+
+
+@pytest.mark.parametrize("name", sorted(PERTURBERS))
+def test_count_pipeline_with_known_respondents_equals_materialised(name):
+    perturber = PERTURBERS[name]
+    known = (perturber.secrets[0], perturber.secrets[-1])
+    lazy = count_pipeline(perturber, 3, {perturber.outputs[1]}, known)
+    people = [Channel.from_rows([[1 if v == k else 0 for v in perturber.secrets]], secrets=("known",),
+                                outputs=perturber.secrets) @ perturber for k in known]
+    everyone = people[0].kron(people[1]).kron(perturber)
+    flat = [(a, b, c) for (a, b), c in everyone.outputs]
+    query = count_query(flat, {perturber.outputs[1]}).relabel(secrets=everyone.outputs)
+    assert (everyone @ query).rows() == lazy.rows()
+
+
+@pytest.mark.parametrize("respondents", [1, 2, 3])
+def test_sum_pipeline_equals_materialised(respondents):
+    perturber = truncated_geometric(3, "2")
+    lazy = sum_pipeline(perturber, respondents)
+    power = perturber.power(respondents)
+    materialised = power @ sum_query(power.outputs)
+    assert lazy.outputs == materialised.outputs
+    for label, row in zip(materialised.secrets, materialised.rows()):
+        assert lazy.rows()[lazy.secrets.index(_histogram(perturber.secrets, label))] == row
+
+
+@pytest.mark.parametrize(("bars", "respondents"), [(2, 1), (2, 2), (3, 2), (2, 3), (3, 3), (4, 2)])
+def test_argmax_pipeline_equals_materialised(bars, respondents):
+    """H·(GD)^{⊗K}·ArgMax materialised over all (N+1)^K perturbed histograms (Alg. 3)."""
+    perturber = truncated_geometric(respondents + 1, "3")
+    secrets = histograms(bars, respondents)
+    power = perturber.power(bars)
+    pick = Channel.from_rows([[1 if label == h else 0 for label in power.secrets] for h in secrets],
+                             secrets=secrets, outputs=power.secrets)
+    materialised = pick @ power @ deterministic(argmax, power.outputs, range(bars))
+    assert argmax_pipeline(perturber, bars, secrets).rows() == materialised.rows()
+
+
+def test_histograms_and_weights():
+    assert histograms(2, 2) == [(2, 0), (1, 1), (0, 2)]
+    assert len(histograms(3, 20)) == 231
+    assert histogram_prior_weights(histograms(2, 2)) == [1, 2, 1]
+
+
+def test_float_pipeline_is_close_to_exact():
+    exact = count_pipeline(truncated_geometric(6, "3"), 30, {0}, known=(1,) * 29)
+    floats = count_pipeline(truncated_geometric(6, "3").to_float(), 30, {0}, known=(1,) * 29)
+    assert np.allclose(np.array(floats.matrix), np.array([[float(v) for v in row] for row in exact.rows()]), atol=1e-14)
+
+
+def test_census_scale_float_rows_are_distributions():
+    pipeline = count_pipeline(truncated_geometric(6, "2").to_float(), 11710, {0}, known=tuple(i % 6 for i in range(11709)))
+    assert pipeline.shape == (6, 11711)
+    assert np.allclose(np.array(pipeline.matrix).sum(axis=1), 1.0, atol=1e-9)
+
+
+def test_bad_populations_are_refused():
+    gd = truncated_geometric(3, "2")
+    with pytest.raises(ShapeError, match="at least one respondent must be unknown"):
+        count_pipeline(gd, 2, {0}, known=(0, 1))
+    with pytest.raises(LabelError, match="known value 7"):
+        count_pipeline(gd, 3, {0}, known=(7,))
+    with pytest.raises(ShapeError):
+        count_pipeline(gd, 0, {0})
+    with pytest.raises(LabelError, match="counted value 9"):
+        count_pipeline(gd, 2, {9})
+    with pytest.raises(LabelError, match="whole numbers"):
+        sum_pipeline(randomized_response(2, "2", labels=("a", "b")), 2)
+    with pytest.raises(LabelError, match="bar heights"):
+        argmax_pipeline(randomized_response(2, "2", labels=("a", "b")), 2)
