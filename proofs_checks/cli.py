@@ -7,6 +7,9 @@
   its certificate (exit 0 either way; the certificate JSON is written atomically).
 - ``qifkit verify A.csv B.csv CERT.json`` re-checks a certificate with exact arithmetic only and
   exits 0 exactly when it is valid (1 when it is not).
+- ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a sweep
+  of e^ε (see :mod:`qifkit.stability_spec`); with ``--certificate`` an instability is written as
+  ``DIR/a.csv``, ``DIR/b.csv`` and ``DIR/cert.json`` for ``qifkit verify`` (exit 0 either way).
 
 Usage errors (unreadable files, malformed CSV or JSON, unknown ids) exit 2 with one line on stderr.
 """
@@ -29,6 +32,7 @@ from qifkit import Channel
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_text
 from qifkit.refinement import certificate_document, certificate_from_document, refines, verify_certificate
+from qifkit.stability_spec import evaluate_spec, read_spec
 
 __all__ = ["main"]
 
@@ -133,6 +137,38 @@ def _run_verify_command(arguments: argparse.Namespace) -> int:
     return 0 if valid else 1
 
 
+def _run_stability_command(arguments: argparse.Namespace) -> int:
+    try:
+        spec = read_spec(arguments.spec)
+    except OSError as error:
+        raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
+    if arguments.json:
+        _check_writable(arguments.json)
+    if arguments.certificate and not Path(arguments.certificate).is_dir():
+        raise UsageError(f"--certificate {arguments.certificate}: no such folder")
+    report, certified = evaluate_spec(spec)
+    print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
+    for point in report["points"]:
+        print(f"{point['eps_exp']:>14}  {point['loss']}")
+    stable = {True: "stable (every consecutive pair certified)", False: "NOT stable", None: "not decided (float sweep)"}
+    print(f"monotone: {report['monotone']}; family on this grid: {stable[report['stable']]}")
+    instability = report["instability"]
+    if instability:
+        print(f"instability ({instability['found_by']}): e^ε {instability['eps_exp_low']} → {instability['eps_exp_high']}, "
+              f"loss rises by {instability['gap']}")
+    if arguments.certificate and certified:
+        folder = Path(arguments.certificate)
+        less_private, more_private, certificate = certified
+        less_private.to_csv(folder / "a.csv")
+        more_private.to_csv(folder / "b.csv")
+        atomic_write_text(folder / "cert.json", json.dumps(certificate_document(certificate), indent=2) + "\n")
+        print(f"certificate written: qifkit verify {folder / 'a.csv'} {folder / 'b.csv'} {folder / 'cert.json'}")
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        print(f"report written to {arguments.json}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qifkit", description="Exact verification of privacy mechanisms.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -151,6 +187,11 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("b", metavar="B.csv")
     verify.add_argument("certificate", metavar="CERT.json")
     verify.set_defaults(handler=_run_verify_command)
+    stability = commands.add_parser("stability", help="evaluate a pipeline's stability over a sweep of e^ε")
+    stability.add_argument("spec", metavar="SPEC.toml")
+    stability.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
+    stability.add_argument("--certificate", metavar="DIR", help="write an instability for qifkit verify into DIR")
+    stability.set_defaults(handler=_run_stability_command)
     return parser
 
 

@@ -1,0 +1,85 @@
+"""`qifkit stability SPEC.toml`: App. D.1, stable and unstable families, and refused specs."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from proofs_checks.cli import main
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def _spec(tmp_path, family="geometric", values=3, respondents=2, known=None, kind="count", of=(0,),
+          prior="uniform", loss="bayes", eps=("2", "3"), exact=True, extra=""):
+    lines = ["[perturber]", f'family = "{family}"', f"values = {values}", "[population]", f"respondents = {respondents}"]
+    if known is not None:
+        lines.append(f"known = {list(known)}")
+    lines += ["[query]", f'kind = "{kind}"'] + ([f"of = {list(of)}"] if kind == "count" else [])
+    lines += ["[analyst]", f'prior = "{prior}"', f'loss = "{loss}"', "[sweep]",
+              "eps_exp = [" + ", ".join(f'"{e}"' for e in eps) + "]", f"exact = {'true' if exact else 'false'}", extra]
+    path = tmp_path / "spec.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_appd1_spec_gives_both_printed_losses_and_no_monotonicity(tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["stability", str(EXAMPLES / "appd1.toml"), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert [p["loss"] for p in report["points"]] == [
+        "1276949536000/771895089", "2552438666271995640492212000/1542907143753726048154857"]
+    assert report["monotone"] is False and report["instability"]["found_by"] == "analyst"
+
+
+@pytest.mark.parametrize(("values", "respondents", "of"), [(2, 3, (0,)), (3, 2, (0, 2)), (3, 3, (1,)), (4, 2, (0,))])
+def test_randomized_response_with_counting_is_reported_stable(tmp_path, values, respondents, of):
+    """Thm. 24: every grid tried is stable and monotone."""
+    out = tmp_path / "r.json"
+    spec = _spec(tmp_path, family="randomized_response", values=values, respondents=respondents, of=of,
+                 eps=("11/10", "3/2", "2", "ln(3)", "10"))
+    assert main(["stability", spec, "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["stable"] is True and report["monotone"] is True and report["instability"] is None
+
+
+@pytest.mark.parametrize("kind", ["sum", "count", "argmax"])
+def test_unstable_pipelines_come_with_verifiable_certificates(tmp_path, kind):
+    """§6.2/§7.1 sums and zero counts, and noisy ArgMax (Lemma 26): certificates `qifkit verify` accepts."""
+    family = "randomized_response" if kind == "sum" else "geometric"
+    loss = "ama" if kind == "argmax" else "bayes"
+    spec = _spec(tmp_path, family=family, values=3 if kind != "argmax" else 2, respondents=2, kind=kind, loss=loss)
+    folder = tmp_path / "cert"
+    folder.mkdir()
+    out = tmp_path / "r.json"
+    assert main(["stability", spec, "--json", str(out), "--certificate", str(folder)]) == 0
+    assert json.loads(out.read_text())["stable"] is False
+    assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
+
+
+def test_float_sweep_is_labelled_float(tmp_path):
+    out = tmp_path / "r.json"
+    assert main(["stability", _spec(tmp_path, exact=False, eps=("2", "3", "5")), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["arithmetic"] == "float" and report["stable"] is None
+    assert "/" not in report["points"][0]["loss"]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"family": "laplace"}, "unknown perturber family 'laplace'"),
+        ({"extra": "colour = 1"}, "unknown key 'colour' in [sweep]"),
+        ({"known": (0, 1)}, "respondents − 1"),
+        ({"known": (5,)}, "known value 5 is out of range"),
+        ({"of": (3,)}, "counted value 3 is out of range"),
+        ({"eps": ("1",)}, "≤ 1"),
+        ({"eps": ("0.5",)}, "ε < 0"),
+        ({"kind": "median"}, "unknown query kind"),
+        ({"loss": "linear", "respondents": 3}, "one unknown respondent"),
+        ({"values": 7, "respondents": 11710}, "list more respondents as known"),
+    ],
+)
+def test_bad_specs_are_refused_with_the_reason(tmp_path, capsys, arguments, message):
+    assert main(["stability", _spec(tmp_path, **arguments)]) == 2
+    assert message in capsys.readouterr().err
