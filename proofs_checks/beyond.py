@@ -8,17 +8,10 @@ from typing import Any
 from proofs_checks.registry import Outcome, Status, claim
 from qifkit import truncated_geometric, verify_certificate
 from qifkit.pipelines import argmax_pipeline, histograms
-from qifkit.stability import Instability, instabilities
+from qifkit.stability import Instability, smallest_instability
 
 ARGMAX_GRID = ("11/10", "6/5", "3/2", "2", "3", "5", "10")
 ARGMAX_SIZES = ((2, 1), (3, 1), (2, 2), (2, 3), (3, 2), (4, 1))
-
-
-def argmax_instabilities(bars: int, respondents: int, grid: tuple[str, ...] = ARGMAX_GRID) -> list[Instability]:
-    """Every certified instability of noisy ArgMax with `bars` categories and `respondents` voters
-    over the pairs of `grid` (secrets: all histograms; GD on bar heights 0..N)."""
-    secrets = histograms(bars, respondents)
-    return instabilities(lambda e: argmax_pipeline(truncated_geometric(respondents + 1, e), bars, secrets), grid)
 
 
 def smallest_argmax_instability(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES,
@@ -26,13 +19,13 @@ def smallest_argmax_instability(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZE
     """Search (K, N) in order of the number of histograms C(N+K−1, K−1), then K: for each, how many
     grid pairs are unstable; the first (K, N) with one, and its instabilities."""
     ordered = sorted(sizes, key=lambda s: (math.comb(s[1] + s[0] - 1, s[0] - 1), s[0], s[1]))
-    table, first, found_there = {}, None, []
-    for bars, respondents in ordered:
-        found = argmax_instabilities(bars, respondents, grid)
-        table[f"K={bars}, N={respondents}"] = len(found)
-        if found and first is None:
-            first, found_there = (bars, respondents), found
-    return table, first, found_there
+
+    def builder(bars: int, respondents: int) -> Any:
+        secrets = histograms(bars, respondents)
+        return lambda e: argmax_pipeline(truncated_geometric(respondents + 1, e), bars, secrets)
+
+    table, first, found = smallest_instability(((size, builder(*size)) for size in ordered), grid)
+    return {f"K={k}, N={n}": count for (k, n), count in table.items()}, first, found
 
 
 def instability_evidence(instability: Instability) -> dict[str, Any]:

@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Collection, Hashable, Sequence
 from typing import Any
 
@@ -20,9 +21,16 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel, _labels
-from qifkit.errors import LabelError, ShapeError
+from qifkit.errors import LabelError, NotStochasticError, ShapeError
 
-__all__ = ["deterministic", "count_query", "sum_query"]
+__all__ = [
+    "deterministic",
+    "left_inverse",
+    "count_query",
+    "sum_query",
+    "histogram_preprocessor",
+    "argmax_postprocessor",
+]
 
 
 def deterministic(
@@ -85,3 +93,46 @@ def count_query(inputs: Sequence[Sequence[Any]], counted: Collection[Hashable]) 
 def sum_query(inputs: Sequence[Sequence[int]]) -> Channel:
     """The sum query S of eq. (16): a tuple of numbers -> their sum (outputs: the sums that occur)."""
     return deterministic(lambda x: sum(x), [tuple(x) for x in inputs])
+
+
+def _deterministic_rows(post: Channel) -> list[int]:
+    """For each row of a deterministic post-processor, the column of its single 1."""
+    targets = []
+    for i, row in enumerate(post.rows()):
+        ones = [j for j, v in enumerate(row) if v == 1]
+        if len(ones) != 1 or any(v not in (0, 1) for v in row):
+            raise NotStochasticError(f"row {i} of the post-processor is not a single 1 among 0s (Def. 13)")
+        targets.append(ones[0])
+    missing = set(range(post.shape[1])) - set(targets)
+    if missing:
+        raise ShapeError(f"post-processor column {min(missing)} is never reached, so it has no left inverse")
+    return targets
+
+
+def left_inverse(post: Channel) -> Channel:
+    """A left inverse ⁻¹P of a deterministic post-processor (Alvim et al. eq. (7)): for every
+    output z it picks the first input mapped to z, so ⁻¹P·P = I."""
+    targets = _deterministic_rows(post)
+    first = {z: targets.index(z) for z in range(post.shape[1])}
+    rows = [[1 if first[z] == y else 0 for y in range(post.shape[0])] for z in range(post.shape[1])]
+    return Channel.from_rows(rows, secrets=post.outputs, outputs=post.secrets)
+
+
+def histogram_preprocessor(values: Sequence[Hashable], respondents: int) -> Channel:
+    """H of Alvim et al. §8: every tuple of `respondents` choices among `values` to its histogram
+    (counts per value, in the order of `values`). It has values^respondents rows."""
+    values = tuple(values)
+    tuples = list(itertools.product(values, repeat=respondents))
+    return deterministic(lambda t: tuple(t.count(v) for v in values), tuples)
+
+
+def argmax_postprocessor(histograms: Sequence[Sequence[int]]) -> Channel:
+    """The ArgMax post-processor A (Alvim et al. Alg. 3): a histogram to the index of a tallest
+    bar, the lowest index on ties; outputs are all bar indices."""
+    histograms = [tuple(h) for h in histograms]
+    bars = len(histograms[0]) if histograms else 0
+
+    def tallest(histogram: tuple[int, ...]) -> int:
+        return histogram.index(max(histogram))
+
+    return deterministic(tallest, histograms, range(bars))

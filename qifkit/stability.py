@@ -19,42 +19,28 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 
 from qifkit.channel import Channel
-from qifkit.errors import NotStochasticError, ShapeError
+from qifkit.errors import ShapeError
 from qifkit.matrices import Matrix, equal, matmul
 from qifkit.measures import Loss, Prior, posterior_uncertainty
 from qifkit.numbers import exact_eps_exp
+from qifkit.postprocess import left_inverse
 from qifkit.refinement import Refinement, refines
 
-__all__ = ["left_inverse", "condition_11", "pipeline_refinement", "Instability", "instabilities", "LossCurve", "loss_curve"]
-
-
-def _deterministic_rows(post: Channel) -> list[int]:
-    """For each row of a deterministic post-processor, the column of its single 1."""
-    targets = []
-    for i, row in enumerate(post.rows()):
-        ones = [j for j, v in enumerate(row) if v == 1]
-        if len(ones) != 1 or any(v not in (0, 1) for v in row):
-            raise NotStochasticError(f"row {i} of the post-processor is not a single 1 among 0s (Def. 13)")
-        targets.append(ones[0])
-    missing = set(range(post.shape[1])) - set(targets)
-    if missing:
-        raise ShapeError(f"post-processor column {min(missing)} is never reached, so it has no left inverse")
-    return targets
-
-
-def left_inverse(post: Channel) -> Channel:
-    """A left inverse ⁻¹P of a deterministic post-processor (Alvim et al. eq. (7)): for every
-    output z it picks the first input mapped to z, so ⁻¹P·P = I."""
-    targets = _deterministic_rows(post)
-    first = {z: targets.index(z) for z in range(post.shape[1])}
-    rows = [[1 if first[z] == y else 0 for y in range(post.shape[0])] for z in range(post.shape[1])]
-    return Channel.from_rows(rows, secrets=post.outputs, outputs=post.secrets)
+__all__ = [
+    "condition_11",
+    "pipeline_refinement",
+    "Instability",
+    "instabilities",
+    "smallest_instability",
+    "LossCurve",
+    "loss_curve",
+]
 
 
 def condition_11(post: Channel, witness: Channel | Matrix) -> bool:
@@ -104,6 +90,24 @@ def instabilities(build: Callable[[Any], Channel], eps_grid: Sequence[Any]) -> l
             if not result.holds:
                 found.append(Instability(low, high, result))
     return found
+
+
+def smallest_instability(candidates: Iterable[tuple[Any, Callable[[Any], Channel]]],
+                         eps_grid: Sequence[Any]) -> tuple[dict[Any, int], Any, list[Instability]]:
+    """Search pipelines in the given order (smallest first) for certified instabilities.
+
+    `candidates` yields ``(parameters, build)`` pairs; for each, every pair of `eps_grid` is
+    decided. Returns the number of unstable pairs per parameters, the first parameters with an
+    instability (None if there is none) and that candidate's instabilities.
+    """
+    table: dict[Any, int] = {}
+    first, found_there = None, []
+    for parameters, build in candidates:
+        found = instabilities(build, eps_grid)
+        table[parameters] = len(found)
+        if found and first is None:
+            first, found_there = parameters, found
+    return table, first, found_there
 
 
 @dataclass(frozen=True)

@@ -35,3 +35,31 @@ def test_post_processing_composes_with_channels():
     c = Channel.from_rows([["1/2", "1/2", 0], [0, "1/2", "1/2"]])
     parity = deterministic(lambda y: y % 2, c.outputs)
     assert (c @ parity).rows() == [[F(1, 2), F(1, 2)], [F(1, 2), F(1, 2)]]
+
+
+def test_histogram_preprocessor_and_argmax_post_processor():
+    """Alvim et al. §8: H sends a tuple of choices to its histogram; ArgMax takes the lowest tallest bar."""
+    from qifkit.postprocess import argmax_postprocessor, histogram_preprocessor
+
+    h = histogram_preprocessor(range(3), 2)
+    assert h.shape == (9, 6)
+    assert h.outputs[h.rows()[h.secrets.index((2, 0))].index(1)] == (1, 0, 1)
+    a = argmax_postprocessor([(1, 1, 0), (0, 2, 0), (0, 1, 1), (0, 0, 2)])
+    assert [row.index(1) for row in a.rows()] == [0, 1, 1, 2]
+
+
+def test_three_stage_argmax_pipeline_lumps_tuples_to_histograms():
+    """H·(GD)^{⊗K}·ArgMax on all K^N tuples equals H followed by the lazy histogram pipeline."""
+    from qifkit import truncated_geometric
+    from qifkit.pipelines import argmax_pipeline
+    from qifkit.postprocess import argmax_postprocessor, histogram_preprocessor
+
+    bars, voters = 2, 3
+    h = histogram_preprocessor(range(bars), voters)
+    gd = truncated_geometric(voters + 1, "2")
+    power = gd.power(bars)
+    embed = Channel.from_rows([[1 if label == hist else 0 for label in power.secrets] for hist in h.outputs],
+                              secrets=h.outputs, outputs=power.secrets)
+    materialised = h @ embed @ power @ argmax_postprocessor(power.outputs)
+    lazy = h @ argmax_pipeline(gd, bars, h.outputs).relabel(outputs=range(bars))
+    assert materialised.rows() == lazy.rows()

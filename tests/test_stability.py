@@ -7,7 +7,8 @@ import pytest
 from qifkit import Channel, linear_error, randomized_response, refines, truncated_geometric, uniform_prior
 from qifkit.errors import NotStochasticError, ShapeError
 from qifkit.pipelines import count_pipeline
-from qifkit.stability import condition_11, instabilities, left_inverse, loss_curve, pipeline_refinement
+from qifkit.postprocess import left_inverse
+from qifkit.stability import condition_11, instabilities, loss_curve, pipeline_refinement
 
 PARITY = Channel.from_rows([[1, 0], [0, 1], [1, 0], [0, 1]])
 
