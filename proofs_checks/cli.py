@@ -7,6 +7,8 @@
   its certificate (exit 0 either way; the certificate JSON is written atomically).
 - ``qifkit verify A.csv B.csv CERT.json`` re-checks a certificate with exact arithmetic only and
   exits 0 exactly when it is valid (1 when it is not).
+- ``qifkit enumerate LDP --n N --eps-exp E [--orbits] [--json FILE] [--ine FILE] [--ext FILE]``
+  enumerates the vertices of a polytope exactly (cddlib GMP), with orbits under its symmetry group.
 - ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a sweep
   of e^ε (see :mod:`qifkit.stability_spec`); with ``--certificate`` an instability is written as
   ``DIR/a.csv``, ``DIR/b.csv`` and ``DIR/cert.json`` for ``qifkit verify`` (exit 0 either way).
@@ -28,6 +30,8 @@ from pathlib import Path
 
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import progress_line, report_document, summary_line
+from polytopes.enumerate import enumerate_vertices, orbits, to_ext, vertices_document
+from polytopes.spaces import ldp_polytope
 from qifkit import Channel
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_text
@@ -169,6 +173,31 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
     return 0
 
 
+_POLYTOPES = {"LDP": ldp_polytope}
+_LATER = ("U", "F", "RU", "RF")
+
+
+def _run_enumerate_command(arguments: argparse.Namespace) -> int:
+    if arguments.polytope in _LATER:
+        raise UsageError(f"polytope {arguments.polytope} (Kohli et al.) is not available yet; available: LDP")
+    for path in (arguments.json, arguments.ine, arguments.ext):
+        if path:
+            _check_writable(path)
+    polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp)
+    if arguments.ine:
+        atomic_write_text(arguments.ine, polytope.to_ine())
+    enumeration = enumerate_vertices(polytope)
+    orbit_count = len(orbits(enumeration.vertices, polytope.symmetries)) if arguments.orbits else None
+    print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {len(enumeration.vertices)} vertices"
+          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({enumeration.seconds:.2f} s, exact)")
+    if arguments.ext:
+        atomic_write_text(arguments.ext, to_ext(enumeration))
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count), indent=1) + "\n")
+        print(f"vertices written to {arguments.json}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qifkit", description="Exact verification of privacy mechanisms.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -192,6 +221,15 @@ def _parser() -> argparse.ArgumentParser:
     stability.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     stability.add_argument("--certificate", metavar="DIR", help="write an instability for qifkit verify into DIR")
     stability.set_defaults(handler=_run_stability_command)
+    enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
+    enumerate_.add_argument("polytope", choices=sorted(_POLYTOPES) + list(_LATER))
+    enumerate_.add_argument("--n", type=int, required=True, help="number of values (n >= 2)")
+    enumerate_.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
+    enumerate_.add_argument("--orbits", action="store_true", help="count the orbits under the symmetry group")
+    enumerate_.add_argument("--json", metavar="FILE", help="write the vertices as JSON (atomically)")
+    enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")
+    enumerate_.add_argument("--ext", metavar="FILE", help="write the vertices (cdd .ext)")
+    enumerate_.set_defaults(handler=_run_enumerate_command)
     return parser
 
 

@@ -10,7 +10,7 @@ python=${PYTHON:-python3}
 # --- system packages (Debian/Ubuntu), installed only where missing --------------------------
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
-    for package in libcdd-dev libgmp-dev; do
+    for package in libcdd-dev libgmp-dev lrslib; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
     done
     command -v gcc >/dev/null 2>&1 || missing+=(gcc)

@@ -1,0 +1,129 @@
+"""Exact vertex enumeration (pycddlib, GMP arithmetic) and vertex orbits under a symmetry group.
+
+Floating-point enumeration loses vertices of degenerate polytopes (cddlib issue 67, pycddlib
+issue 15); these polytopes are highly degenerate, so only GMP rationals are used here.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import cdd
+import cdd.gmp
+
+from qifkit.errors import QifError
+from qifkit.files import atomic_write_text
+
+from polytopes.hrep import Polytope
+
+__all__ = ["Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "write_json"]
+
+
+@dataclass(frozen=True)
+class Vertex:
+    """A vertex: exact coordinates (the matrix entries, row-major) and its tight inequalities."""
+
+    coordinates: tuple[Fraction, ...]
+    tight: frozenset[int]
+
+    def matrix(self, shape: tuple[int, int]) -> list[list[Fraction]]:
+        """The vertex as a matrix of the given shape."""
+        rows, columns = shape
+        return [list(self.coordinates[i * columns:(i + 1) * columns]) for i in range(rows)]
+
+
+@dataclass(frozen=True)
+class Enumeration:
+    """The vertices of a polytope and how long cdd took."""
+
+    polytope: Polytope
+    vertices: tuple[Vertex, ...]
+    seconds: float
+
+
+def enumerate_vertices(polytope: Polytope) -> Enumeration:
+    """All vertices of a bounded polytope, exactly, each with the inequalities tight on it.
+
+    Raises
+    ------
+    QifError
+        If cdd finds rays or lines (the set is not a polytope).
+    """
+    start = time.perf_counter()
+    body = cdd.gmp.polyhedron_from_matrix(polytope.cdd_matrix())
+    generators = cdd.gmp.copy_generators(body)
+    incidence = cdd.gmp.copy_incidence(body)
+    seconds = time.perf_counter() - start
+    if generators.lin_set or any(row[0] == 0 for row in generators.array):
+        raise QifError(f"{polytope.name} is not bounded: cdd found rays or lines")
+    offset = len(polytope.equalities)
+    vertices = tuple(
+        Vertex(tuple(Fraction(v) for v in row[1:]), frozenset(k - offset for k in tight if k >= offset))
+        for row, tight in zip(generators.array, incidence)
+    )
+    return Enumeration(polytope, vertices, seconds)
+
+
+def orbits(vertices: Sequence[Vertex], symmetries: Sequence[Sequence[int]]) -> list[list[Vertex]]:
+    """The orbits of a vertex set closed under the group the permutations generate.
+
+    A generator maps a point x to y with y[g[k]] = x[k]. The vertex set must be complete (closed
+    under the group); a missing image raises, since then it was not.
+    """
+    position = {v.coordinates: k for k, v in enumerate(vertices)}
+    parent = list(range(len(vertices)))
+
+    def find(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for k, vertex in enumerate(vertices):
+        for generator in symmetries:
+            image = [Fraction(0)] * len(vertex.coordinates)
+            for source, target in enumerate(generator):
+                image[target] = vertex.coordinates[source]
+            other = position.get(tuple(image))
+            if other is None:
+                raise QifError("the vertex set is not closed under the symmetry group")
+            parent[find(k)] = find(other)
+    groups: dict[int, list[Vertex]] = {}
+    for k, vertex in enumerate(vertices):
+        groups.setdefault(find(k), []).append(vertex)
+    return list(groups.values())
+
+
+def vertices_document(enumeration: Enumeration, orbit_count: int | None = None) -> dict[str, Any]:
+    """The JSON report: polytope, n, eps_exp, z, count, orbits, vertices (row-major strings), seconds."""
+    polytope = enumeration.polytope
+    return {
+        "polytope": polytope.name,
+        "n": polytope.shape[0],
+        "eps_exp": str(polytope.eps_exp),
+        "z": None,
+        "count": len(enumeration.vertices),
+        "orbits": orbit_count,
+        "vertices": [[str(v) for v in vertex.coordinates] for vertex in enumeration.vertices],
+        "seconds": round(enumeration.seconds, 4),
+    }
+
+
+def to_ext(enumeration: Enumeration) -> str:
+    """The vertices in cdd's ``.ext`` format (exact rationals)."""
+    d = enumeration.polytope.dimension_of_space
+    lines = [f"* {enumeration.polytope.name} n={enumeration.polytope.shape[0]} e^eps={enumeration.polytope.eps_exp}",
+             "V-representation", "begin", f"{len(enumeration.vertices)} {d + 1} rational"]
+    lines += ["1 " + " ".join(str(v) for v in vertex.coordinates) for vertex in enumeration.vertices]
+    lines.append("end")
+    return "\n".join(lines) + "\n"
+
+
+def write_json(path: str, document: dict[str, Any]) -> None:
+    """Write a report atomically."""
+    atomic_write_text(path, json.dumps(document, indent=1) + "\n")

@@ -1,0 +1,119 @@
+"""Polytopes: exact enumeration against brute force and lrs, orbits, classification, bad input."""
+
+import itertools
+from fractions import Fraction as F
+
+import numpy as np
+import pytest
+from sympy import Matrix, Rational
+
+from polytopes.classify import gamma, in_d_tilde_prime, loose_entries, rank, tight_constraint_rank, tilde
+from polytopes.enumerate import enumerate_vertices, orbits, to_ext
+from polytopes.lrs import lrs_available, lrs_vertices
+from polytopes.spaces import ldp_polytope
+from proofs_checks.cli import main
+from qifkit.errors import PrivacyParameterError, ShapeError
+
+
+@pytest.mark.parametrize(("n", "count"), [(2, 4), (3, 33), (4, 904)])
+def test_ldp_vertex_counts(n, count):
+    """Holohan et al. §5 (and the issue's measurements): |ex(D)| = 4, 33, 904 at e^ε = 2."""
+    assert len(enumerate_vertices(ldp_polytope(n, "2")).vertices) == count
+
+
+def _brute_force_vertices(polytope):
+    """Every basis of tight constraints solved: candidates from floats, confirmed exactly."""
+    d = polytope.dimension_of_space
+    rows = list(polytope.equalities) + list(polytope.inequalities)
+    coefficients = np.array([[float(v) for v in row[1:]] for row in rows])
+    constants = np.array([float(row[0]) for row in rows])
+    equalities = len(polytope.equalities)
+    found, seen = set(), set()
+    for chosen in itertools.combinations(range(equalities, len(rows)), d - equalities):
+        basis = list(range(equalities)) + list(chosen)
+        a = coefficients[basis]
+        if abs(np.linalg.det(a)) < 1e-12:
+            continue
+        x = np.linalg.solve(a, -constants[basis])
+        if np.any(constants[equalities:] + coefficients[equalities:] @ x < -1e-9):
+            continue  # infeasible in floats: no exact check needed
+        key = tuple(np.round(x, 9))
+        if key in seen:
+            continue
+        seen.add(key)
+        exact = Matrix([[Rational(v.numerator, v.denominator) for v in rows[k][1:]] for k in basis]).LUsolve(
+            Matrix([-Rational(rows[k][0].numerator, rows[k][0].denominator) for k in basis]))
+        point = tuple(F(int(v.p), int(v.q)) for v in exact)
+        if polytope.contains(point):
+            found.add(point)
+    return found
+
+
+@pytest.mark.parametrize(("n", "eps_exp"), [(2, "2"), (2, "3/2"), (3, "2")])
+def test_enumeration_equals_brute_force(n, eps_exp):
+    """Without the redundant rows a_ij ≥ 0 (Lemma 1) the brute force is small enough for n ≤ 3."""
+    polytope = ldp_polytope(n, eps_exp, nonnegativity=False)
+    cdd_vertices = {v.coordinates for v in enumerate_vertices(ldp_polytope(n, eps_exp)).vertices}
+    assert _brute_force_vertices(polytope) == cdd_vertices
+
+
+@pytest.mark.skipif(not lrs_available(), reason="lrs (Debian lrslib) is not installed")
+@pytest.mark.parametrize(("n", "eps_exp"), [(3, "2"), (4, "3")])
+def test_lrs_agrees(n, eps_exp):
+    polytope = ldp_polytope(n, eps_exp)
+    assert lrs_vertices(polytope) == {v.coordinates for v in enumerate_vertices(polytope).vertices}
+
+
+def test_orbits_partition_the_vertices():
+    polytope = ldp_polytope(4, "2")
+    groups = orbits(enumerate_vertices(polytope).vertices, polytope.symmetries)
+    assert len(groups) == 10 and sum(map(len, groups)) == 904
+    assert all((24 * 24) % len(group) == 0 for group in groups)  # orbit sizes divide |S4 × S4|
+
+
+def test_vertices_carry_their_tight_constraints():
+    polytope = ldp_polytope(3, "2")
+    for vertex in enumerate_vertices(polytope).vertices:
+        assert vertex.tight == polytope.tight(vertex.coordinates)
+
+
+def test_classification_of_the_printed_examples():
+    """Holohan et al. Example 1 (λ), and the n = 5 example at e^ε = 2 (λ = {(5,3)}, rank 4, 25 tight)."""
+    example1 = [[F(4, 7), F(1, 7), F(2, 7)], [F(3, 7), F(2, 7), F(2, 7)], [F(2, 7), F(1, 7), F(4, 7)]]
+    assert loose_entries(example1, 2) == [(1, 0)]
+    e = F(2)
+    raw = [[1, 1, 2 * e, 1, 0], [e, 1, 2, e, 0], [e, e, 2, 1, 0], [1, e, 2, e, 0], [1, 1, 1 + e, e, 0]]
+    a = [[F(v) / (3 + 2 * e) for v in row] for row in raw]
+    assert loose_entries(a, e) == [(4, 2)] and rank(a) == 4 and gamma(a) == [0, 1, 2, 3]
+    assert tight_constraint_rank(a, e) == 25
+    assert tilde([[F(1, 3), F(2, 3)], [F(2, 3), F(1, 3)]]) == [[1, 2], [2, 1]]
+    assert in_d_tilde_prime([[0, 1], [0, 1]])
+
+
+def test_exports(tmp_path):
+    polytope = ldp_polytope(2, "2")
+    ine = polytope.to_ine()
+    assert "linearity 2 1 2" in ine and "rational" in ine
+    ext = to_ext(enumerate_vertices(polytope))
+    assert ext.count("\n1 ") == 4
+
+
+def test_bad_input_is_refused(tmp_path, capsys):
+    with pytest.raises(ShapeError, match="n must be"):
+        ldp_polytope(1, "2")
+    with pytest.raises(PrivacyParameterError):
+        ldp_polytope(3, "1/2")
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "abc"]) == 2
+    assert "not a number" in capsys.readouterr().err
+    assert main(["enumerate", "RF", "--n", "3", "--eps-exp", "2"]) == 2
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--json", str(tmp_path / "no" / "v.json")]) == 2
+
+
+def test_enumerate_command_writes_json(tmp_path):
+    import json
+
+    out = tmp_path / "v.json"
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "ln(2)", "--orbits", "--json", str(out)]) == 0
+    document = json.loads(out.read_text())
+    assert (document["count"], document["orbits"], document["eps_exp"]) == (33, 4, "2")
+    assert len(document["vertices"][0]) == 9
