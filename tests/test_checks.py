@@ -210,3 +210,80 @@ def test_privacy_checks_fail_with_a_leakier_mechanism(monkeypatch):
     monkeypatch.setattr(alvim2023_stability, "truncated_geometric", lambda n, e: truncated_geometric(n, exact(e) ** 2))
     assert alvim2023_stability.lemma25(cases=((1, 2),), grid=("2",)).status is Status.FAILED
     assert alvim2023_stability.appc(sizes=(3,), powers=(2,), grid=("2",)).status is Status.FAILED
+
+
+# ------------------------------------------------------------------ holohan17
+from fractions import Fraction as _F  # noqa: E402
+
+from proofs_checks import holohan2017  # noqa: E402
+
+HOLOHAN_IDS = {
+    "holohan17.lemma1", "holohan17.thm2", "holohan17.thm3", "holohan17.example1", "holohan17.thm5",
+    "holohan17.lemma3", "holohan17.thm6", "holohan17.thm7", "holohan17.thm8", "holohan17.thm9",
+    "holohan17.conj-n4", "holohan17.n5-example", "holohan17.example2",
+}
+
+
+def test_holohan_checks_are_registered():
+    assert HOLOHAN_IDS <= set(registry())
+
+
+def _with_extra_vertex(monkeypatch, extra_for):
+    original = holohan2017._vertices
+
+    def patched(n, e):
+        extra = extra_for(n)
+        return original(n, e) + ((extra,) if extra else ())
+
+    monkeypatch.setattr(holohan2017, "_vertices", patched)
+
+
+def test_vertex_theorems_fail_on_a_non_extreme_point(monkeypatch):
+    """The uniform matrix (rank 1, three non-zero columns) fed in as a 'vertex' makes them fail."""
+    def uniform(n):
+        return tuple(tuple(_F(1, n) for _ in range(n)) for _ in range(n))
+
+    _with_extra_vertex(monkeypatch, uniform)
+    assert holohan2017.thm2(sizes=(3,), grid=("2",)).status is Status.FAILED
+    assert holohan2017.thm9(sizes=(3,), grid=("2",)).status is Status.FAILED
+    assert holohan2017.thm6(sizes=(3,), grid=("2",)).status is Status.FAILED
+
+
+def test_loose_entry_checks_fail_on_a_loose_matrix(monkeypatch):
+    """A point of D with two loose entries in its first row, fed in as a 'vertex'."""
+    loose_rows = ((_F(3, 10), _F(3, 10), _F(4, 10)), (_F(4, 10), _F(4, 10), _F(2, 10)), (_F(35, 100), _F(25, 100), _F(40, 100)))
+    _with_extra_vertex(monkeypatch, lambda n: loose_rows if n == 3 else None)
+    assert holohan2017.lemma3(sizes=(3,), grid=("2",)).status is Status.FAILED
+    assert holohan2017.thm5(sizes=(3,), grid=("2",)).status is Status.FAILED
+
+
+def test_thm3_fails_when_a_vertex_is_missing(monkeypatch):
+    from polytopes.enumerate import Enumeration
+
+    original = holohan2017.enumerate_vertices
+    monkeypatch.setattr(holohan2017, "enumerate_vertices",
+                        lambda p: Enumeration(p, original(p).vertices[1:], 0.0))
+    assert holohan2017.thm3(sizes=(3,), grid=("2",)).status is Status.FAILED
+
+
+def test_thm8_fails_when_d_tilde_holds_a_non_vertex(monkeypatch):
+    original = holohan2017._d_tilde
+    bad = ((_F(1, 2), _F(1, 2)), (_F(1, 2), _F(1, 2)))
+    monkeypatch.setattr(holohan2017, "_d_tilde", lambda n, e: original(n, e) | {bad})
+    assert holohan2017.thm8(sizes=(2,), grid=("2",)).status is Status.FAILED
+
+
+HOLOHAN_MUTATIONS = {
+    "lemma1 at ε = 0": lambda: holohan2017.lemma1(sizes=(2,), grid=("1",)),
+    "example1": lambda: holohan2017.example1(printed=((1, 1),)),
+    "thm9 count": lambda: holohan2017.thm9(sizes=(3,), grid=("2",), expected={2: 4, 3: 34}),
+    "conj-n4 count": lambda: holohan2017.conj_n4(grid=("2",), expected=903),
+    "n5-example loose": lambda: holohan2017.n5_example(printed_loose=((5, 2),)),
+    "n5-example rank": lambda: holohan2017.n5_example(printed_rank=5),
+    "example2": lambda: holohan2017.example2(grid=("2",), pattern=(("1", "0", "e", "0"),) * 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOLOHAN_MUTATIONS))
+def test_holohan_check_fails_when_fed_a_wrong_value(name):
+    assert HOLOHAN_MUTATIONS[name]().status is Status.FAILED
