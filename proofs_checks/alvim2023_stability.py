@@ -8,6 +8,7 @@ registry imports both.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from fractions import Fraction
 from typing import Any
@@ -330,7 +331,7 @@ def appc(sizes: tuple[int, ...] = (3, 4), powers: tuple[int, ...] = (2, 3), grid
 
 @claim("alvim23.fig3-ama")
 def fig3_ama(respondents: int = 20, bars: int = 3, grid: tuple[str, ...] = ("11/10", "3/2", "2", "3", "5", "10"),
-             printed_count: int = 105) -> Outcome:
+             printed_count: int = 105, full: bool = False) -> Outcome:
     """Noisy ArgMax looks ama-stable (Fig. 3); the histogram count in the text is wrong.
 
     Source: Alvim et al. 2023, §9.1, Fig. 3 and Def. 27.
@@ -340,8 +341,11 @@ def fig3_ama(respondents: int = 20, bars: int = 3, grid: tuple[str, ...] = ("11/
     Method: the exact noisy-ArgMax channel (231 × 3) at each e^ε of the grid; ama loss (eq. (17));
     exact posterior uncertainty; the curve must be strictly decreasing.
     Assumptions: the finite grid e^ε in {11/10, 3/2, 2, 3, 5, 10} (ε from 0.095 to 2.3, the range
-    of Fig. 3b); monotonicity between grid points is not claimed.
+    of Fig. 3b); with --full, 30 values of e^ε from 21/20 to e^20 (rounded rationals), the range of
+    Fig. 3a. Monotonicity between grid points is not claimed.
     """
+    if full:
+        grid = tuple(str(Fraction(math.exp(k * 20 / 30)).limit_denominator(1000)) for k in range(1, 31))
     secrets = histograms(bars, respondents)
     loss = argmax_accuracy(secrets)
     curve = loss_curve(lambda e: argmax_pipeline(truncated_geometric(respondents + 1, e), bars, secrets),

@@ -1,7 +1,7 @@
 """The ``qifkit`` console command.
 
-- ``qifkit check [--only GLOB ...] [--json FILE] [--list]`` runs the registered claim checks,
-  prints a line per check as it finishes and a summary, writes the JSON report atomically, and
+- ``qifkit check [--only GLOB ...] [--json FILE] [--markdown FILE] [--full] [--list]`` runs the
+  registered claim checks, prints a line per check as it finishes and a summary, writes the JSON report atomically, and
   exits 1 if any check failed (130 if interrupted, after writing what finished).
 - ``qifkit refine A.csv B.csv [--json FILE]`` decides A ⊑ B exactly and prints the verdict with
   its certificate (exit 0 either way; the certificate JSON is written atomically).
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from proofs_checks.registry import Check, Result, Status, registry, run_check
-from proofs_checks.report import progress_line, report_document, summary_line
+from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import enumerate_vertices, orbits, to_ext, vertices_document
 from polytopes.spaces import ldp_polytope
 from qifkit import Channel
@@ -75,13 +75,14 @@ def _run_check_command(arguments: argparse.Namespace) -> int:
             print(f"{check.id:<28} {check.source}")
         return 0
     selected = _select(checks, arguments.only)
-    if arguments.json:
-        _check_writable(arguments.json)
+    for path in (arguments.json, arguments.markdown):
+        if path:
+            _check_writable(path)
     results: list[Result] = []
     interrupted = False
     try:
         for index, check in enumerate(selected, start=1):
-            result = run_check(check)
+            result = run_check(check, full=arguments.full)
             results.append(result)
             print(progress_line(index, len(selected), result), flush=True)
     except KeyboardInterrupt:
@@ -91,6 +92,9 @@ def _run_check_command(arguments: argparse.Namespace) -> int:
     if arguments.json:
         atomic_write_text(arguments.json, report_document(results, not_run))
         print(f"report written to {arguments.json}")
+    if arguments.markdown:
+        atomic_write_text(arguments.markdown, markdown_report(results, not_run))
+        print(f"markdown report written to {arguments.markdown}")
     if interrupted:
         return 130
     return 1 if any(r.outcome.status is Status.FAILED for r in results) else 0
@@ -205,6 +209,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--only", nargs="+", metavar="GLOB", help="run only the ids matching these globs")
     check.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     check.add_argument("--list", action="store_true", help="list every registered id with its source")
+    check.add_argument("--markdown", metavar="FILE", help="write a browsable report, errata first (atomically)")
+    check.add_argument("--full", action="store_true", help="run the long variants (wider grids, larger n)")
     check.set_defaults(handler=_run_check_command)
     refine = commands.add_parser("refine", help="decide A ⊑ B exactly, with a certificate")
     refine.add_argument("a", metavar="A.csv", help="channel A (one row per secret, exact numbers)")

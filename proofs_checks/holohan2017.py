@@ -295,15 +295,18 @@ def thm9(sizes: tuple[int, ...] = (2, 3), grid: tuple[str, ...] = GRID, expected
 
 
 @claim("holohan17.conj-n4")
-def conj_n4(grid: tuple[str, ...] = GRID, expected: int = 904) -> Outcome:
+def conj_n4(grid: tuple[str, ...] = GRID, expected: int = 904, full: bool = False) -> Outcome:
     """The n = 4 conjecture, on a grid of ε.
 
     Source: Holohan et al., §5 (the conjecture after Thm. 9).
     Statement: for n = 4, ex(D) = D̃' ∪ D̃; there are 904 extreme points.
     Method: exact enumeration (cddlib GMP) at each e^ε, compared as a set with D̃' ∪ D̃ built
     from the definitions.
-    Assumptions: e^ε in {2, 3, 3/2} only; the claim for every ε > 0 is beyond.ldp-n4-all-eps.
+    Assumptions: e^ε in {2, 3, 3/2} only (with --full also 11/10, 5/4, 5, 10, 100); the claim for
+    every ε > 0 is beyond.ldp-n4-all-eps.
     """
+    if full:
+        grid = (*grid, "11/10", "5/4", "5", "10", "100")
     found, failures = {}, []
     for e in grid:
         equal, count, _ = _characterised(4, e)

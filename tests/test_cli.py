@@ -65,11 +65,11 @@ def test_interrupted_run_still_writes_what_finished(monkeypatch, tmp_path):
     real = cli.run_check
     finished = []
 
-    def interrupt_second(check):
+    def interrupt_second(check, **options):
         if finished:
             raise KeyboardInterrupt
         finished.append(check.id)
-        return real(check)
+        return real(check, **options)
 
     monkeypatch.setattr(cli, "run_check", interrupt_second)
     out = tmp_path / "partial.json"
@@ -160,3 +160,16 @@ def test_papers_counterexamples_verify_from_the_command_line(tmp_path, case):
     assert main(["refine", str(a), str(b), "--json", str(cert)]) == 0
     assert json.loads(cert.read_text())["refines"] is False
     assert main(["verify", str(a), str(b), str(cert)]) == 0
+
+
+def test_markdown_report_lists_errata_first(tmp_path):
+    out = tmp_path / "report.md"
+    assert main(["check", "--only", "cormode18.*", "--markdown", str(out)]) == 0
+    text = out.read_text()
+    assert text.index("## Errata") < text.index("## Cormode")
+    assert "cormode18.fig7" in text and "The paper says" in text
+
+
+def test_full_tier_runs_the_long_variant(capsys):
+    assert main(["check", "--only", "alvim23.fig3-ama", "--full"]) == 0
+    assert "erratum" in capsys.readouterr().out
