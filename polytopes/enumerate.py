@@ -106,7 +106,7 @@ def vertices_document(enumeration: Enumeration, orbit_count: int | None = None) 
         "polytope": polytope.name,
         "n": polytope.shape[0],
         "eps_exp": str(polytope.eps_exp),
-        "z": None,
+        "z": None if polytope.z is None else [str(v) for v in polytope.z],
         "count": len(enumeration.vertices),
         "orbits": orbit_count,
         "vertices": [[str(v) for v in vertex.coordinates] for vertex in enumeration.vertices],

@@ -38,6 +38,8 @@ class Polytope:
         Rows ``(b, a_1, ..., a_d)`` of exact Fractions.
     symmetries : tuple of permutations
         Generators of a group of variable permutations that map the polytope onto itself.
+    z : tuple of Fraction or None
+        The fixed point, for polytopes that have one (F, R_F).
     """
 
     name: str
@@ -46,6 +48,7 @@ class Polytope:
     equalities: tuple[tuple[Fraction, ...], ...]
     inequalities: tuple[tuple[Fraction, ...], ...]
     symmetries: tuple[tuple[int, ...], ...] = ()
+    z: tuple[Fraction, ...] | None = None
 
     @property
     def dimension_of_space(self) -> int:

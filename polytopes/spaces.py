@@ -3,6 +3,14 @@
 * :func:`ldp_polytope`: Holohan, Leith and Mason's local-DP polytope D (Def. 4): n×n stochastic
   matrices with a_ij ≤ e^ε·a_kj for all i, j, k (and a_ij ≥ 0, which is implied when ε > 0,
   Lemma 1). Its symmetry group is all row × column permutations (Thm. 3).
+* :func:`count_polytope`: Kohli and Laskowski's U_ε (Def. 4) and, with a fixed point z, F_ε[z]
+  (Def. 5): n×n row-stochastic count mechanisms T (rows are true counts) whose columns are
+  ε-neighbour indistinguishable, e^−ε·T[i+1,j] ≤ T[i,j] ≤ e^ε·T[i+1,j], and z·T = z for F.
+* :func:`representation_polytope`: R_U (Def. 18) and R_F (Def. 7): B ≥ 0 (scales × columns) with
+  Ψ·B·1 = 1, and z·Ψ·B = z for R_F; Ψ maps it onto U or F (Thms. 3, 10).
+
+Symmetries: U (and F, R_U, R_F when z is symmetric) are invariant under the reversal i → n−1−i
+of rows and columns (for R_U, R_F: of the scales and the columns).
 """
 
 from __future__ import annotations
@@ -10,12 +18,15 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from qifkit.errors import PrivacyParameterError, ShapeError
-from qifkit.numbers import exact_eps_exp
+from collections.abc import Sequence
+
+from qifkit.errors import DistributionError, PrivacyParameterError, ShapeError
+from qifkit.numbers import exact, exact_eps_exp
 
 from polytopes.hrep import Polytope
+from polytopes.scales import psi, scales
 
-__all__ = ["ldp_polytope", "row_column_symmetries"]
+__all__ = ["ldp_polytope", "row_column_symmetries", "count_polytope", "representation_polytope", "check_distribution"]
 
 
 def _size(n: Any) -> int:
@@ -96,3 +107,77 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True) -> Polytope:
                     row[index(i, j)] = Fraction(-1)
                     inequalities.append(tuple(row))
     return Polytope("LDP", (size, size), e, tuple(equalities), tuple(inequalities), row_column_symmetries(size, size))
+
+
+def check_distribution(z: Sequence[Any] | None, n: int) -> tuple[Fraction, ...]:
+    """A fixed point z: n exact non-negative numbers summing to 1 (default: uniform)."""
+    if z is None:
+        return tuple(Fraction(1, n) for _ in range(n))
+    values = tuple(exact(v) for v in z)
+    if len(values) != n:
+        raise DistributionError(f"z has {len(values)} entries, n = {n}")
+    negative = [v for v in values if v < 0]
+    if negative:
+        raise DistributionError(f"z has a negative entry {negative[0]}")
+    if sum(values) != 1:
+        raise DistributionError(f"z sums to {sum(values)}, not 1")
+    return values
+
+
+def _row(d: int, constant: Fraction, entries: dict[int, Fraction]) -> tuple[Fraction, ...]:
+    row = [Fraction(0)] * (d + 1)
+    row[0] = constant
+    for k, v in entries.items():
+        row[1 + k] += v
+    return tuple(row)
+
+
+def _reversal(rows: int, columns: int, row_map: Sequence[int]) -> tuple[int, ...]:
+    """The permutation of row-major entries (i, j) -> (row_map[i], columns−1−j)."""
+    return tuple(row_map[i] * columns + (columns - 1 - j) for i in range(rows) for j in range(columns))
+
+
+def count_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
+    """U_ε (``fixed=False``) or F_ε[z] (``fixed=True``) of Kohli and Laskowski, exactly.
+
+    Examples
+    --------
+    >>> count_polytope(3, "2").name, count_polytope(3, "2", fixed=True).name
+    ('U', 'F')
+    """
+    size, e = _size(n), _eps_exp(eps_exp, allow_zero=False)
+    point = check_distribution(z, size)
+    d = size * size
+    cell = lambda i, j: i * size + j  # noqa: E731
+    equalities = [_row(d, Fraction(-1), {cell(i, j): Fraction(1) for j in range(size)}) for i in range(size)]
+    if fixed:
+        equalities += [_row(d, -point[j], {cell(i, j): point[i] for i in range(size)}) for j in range(size)]
+    inequalities = [_row(d, Fraction(0), {k: Fraction(1)}) for k in range(d)]
+    for j in range(size):
+        for i in range(size - 1):
+            inequalities.append(_row(d, Fraction(0), {cell(i + 1, j): e, cell(i, j): Fraction(-1)}))
+            inequalities.append(_row(d, Fraction(0), {cell(i, j): e, cell(i + 1, j): Fraction(-1)}))
+    symmetric = not fixed or point == point[::-1]
+    symmetries = (_reversal(size, size, [size - 1 - i for i in range(size)]),) if symmetric else ()
+    return Polytope("F" if fixed else "U", (size, size), e, tuple(equalities), tuple(inequalities), symmetries, point if fixed else None)
+
+
+def representation_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
+    """R_U (``fixed=False``, Def. 18) or R_F (``fixed=True``, Def. 7): representation matrices B
+    (rows: the 2^(n−1) scales in the order of :func:`polytopes.scales.scales`, columns: outputs)."""
+    size, e = _size(n), _eps_exp(eps_exp, allow_zero=False)
+    point = check_distribution(z, size)
+    matrix = psi(size, e)
+    k = len(matrix[0])
+    d = k * size
+    cell = lambda i, j: i * size + j  # noqa: E731
+    equalities = [_row(d, Fraction(-1), {cell(i, j): matrix[r][i] for i in range(k) for j in range(size)}) for r in range(size)]
+    if fixed:
+        weight = [sum(point[r] * matrix[r][i] for r in range(size)) for i in range(k)]
+        equalities += [_row(d, -point[j], {cell(i, j): weight[i] for i in range(k)}) for j in range(size)]
+    inequalities = [_row(d, Fraction(0), {c: Fraction(1)}) for c in range(d)]
+    all_scales = scales(size, e)
+    mirror = [all_scales.index(tuple(reversed(s))) for s in all_scales]
+    symmetric = not fixed or point == point[::-1]
+    symmetries = (_reversal(k, size, mirror),) if symmetric else ()
+    return Polytope("RF" if fixed else "RU", (k, size), e, tuple(equalities), tuple(inequalities), symmetries, point if fixed else None)

@@ -7,7 +7,8 @@
   its certificate (exit 0 either way; the certificate JSON is written atomically).
 - ``qifkit verify A.csv B.csv CERT.json`` re-checks a certificate with exact arithmetic only and
   exits 0 exactly when it is valid (1 when it is not).
-- ``qifkit enumerate LDP --n N --eps-exp E [--orbits] [--json FILE] [--ine FILE] [--ext FILE]``
+- ``qifkit enumerate {LDP,U,F,RU,RF} --n N --eps-exp E [--z Z] [--orbits] [--json FILE] [--ine FILE]
+  [--ext FILE]``
   enumerates the vertices of a polytope exactly (cddlib GMP), with orbits under its symmetry group.
 - ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a sweep
   of e^ε (see :mod:`qifkit.stability_spec`); with ``--certificate`` an instability is written as
@@ -31,7 +32,7 @@ from pathlib import Path
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import enumerate_vertices, orbits, to_ext, vertices_document
-from polytopes.spaces import ldp_polytope
+from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
 from qifkit import Channel
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_text
@@ -177,17 +178,23 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
     return 0
 
 
-_POLYTOPES = {"LDP": ldp_polytope}
-_LATER = ("U", "F", "RU", "RF")
+_POLYTOPES = {
+    "LDP": lambda n, e, z: ldp_polytope(n, e),
+    "U": lambda n, e, z: count_polytope(n, e),
+    "F": lambda n, e, z: count_polytope(n, e, z, fixed=True),
+    "RU": lambda n, e, z: representation_polytope(n, e),
+    "RF": lambda n, e, z: representation_polytope(n, e, z, fixed=True),
+}
 
 
 def _run_enumerate_command(arguments: argparse.Namespace) -> int:
-    if arguments.polytope in _LATER:
-        raise UsageError(f"polytope {arguments.polytope} (Kohli et al.) is not available yet; available: LDP")
     for path in (arguments.json, arguments.ine, arguments.ext):
         if path:
             _check_writable(path)
-    polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp)
+    if arguments.z is not None and arguments.polytope not in ("F", "RF"):
+        raise UsageError(f"--z is the fixed point of F and RF; {arguments.polytope} has none")
+    z = None if arguments.z is None else [part.strip() for part in arguments.z.split(",")]
+    polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
     enumeration = enumerate_vertices(polytope)
@@ -228,9 +235,10 @@ def _parser() -> argparse.ArgumentParser:
     stability.add_argument("--certificate", metavar="DIR", help="write an instability for qifkit verify into DIR")
     stability.set_defaults(handler=_run_stability_command)
     enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
-    enumerate_.add_argument("polytope", choices=sorted(_POLYTOPES) + list(_LATER))
+    enumerate_.add_argument("polytope", choices=sorted(_POLYTOPES))
     enumerate_.add_argument("--n", type=int, required=True, help="number of values (n >= 2)")
     enumerate_.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
+    enumerate_.add_argument("--z", help='the fixed point of F and RF, e.g. "1/3,1/3,1/3" (default uniform)')
     enumerate_.add_argument("--orbits", action="store_true", help="count the orbits under the symmetry group")
     enumerate_.add_argument("--json", metavar="FILE", help="write the vertices as JSON (atomically)")
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")

@@ -105,7 +105,11 @@ def test_bad_input_is_refused(tmp_path, capsys):
         ldp_polytope(3, "1/2")
     assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "abc"]) == 2
     assert "not a number" in capsys.readouterr().err
-    assert main(["enumerate", "RF", "--n", "3", "--eps-exp", "2"]) == 2
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--z", "1/3,1/3,1/3"]) == 2
+    assert main(["enumerate", "F", "--n", "3", "--eps-exp", "2", "--z", "1/2,1/2,1/2"]) == 2
+    assert "sums to 3/2" in capsys.readouterr().err
+    assert main(["enumerate", "RF", "--n", "3", "--eps-exp", "2", "--z=-1/3,2/3,2/3"]) == 2
+    assert main(["enumerate", "U", "--n", "3", "--eps-exp", "1"]) == 2
     assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--json", str(tmp_path / "no" / "v.json")]) == 2
 
 

@@ -1,0 +1,68 @@
+"""ε-scales (Kohli and Laskowski, §4.2): the building blocks of DP count mechanisms.
+
+An ε-scale is a probability vector on 0..n−1 in which every neighbouring pair is tight:
+s_i = e^ε·s_{i+1} (a step down) or s_i = e^−ε·s_{i+1} (a step up) (Def. 6). There are 2^(n−1) of
+them. Ψ is the n×2^(n−1) matrix of all scales as columns; here they are ordered by their step
+patterns read left to right, "down" before "up", which reproduces the paper's printed Ψ for n = 3.
+
+Examples
+--------
+>>> psi(3, "2")[0]
+[Fraction(4, 7), Fraction(2, 5), Fraction(1, 4), Fraction(1, 7)]
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import Any
+
+from qifkit.errors import PrivacyParameterError, ShapeError
+from qifkit.numbers import exact_eps_exp
+
+__all__ = ["scales", "psi", "single_peaked", "scale_pattern"]
+
+
+def _check(n: Any, eps_exp: Any) -> tuple[int, Fraction]:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+        raise ShapeError(f"n must be a whole number >= 2, got {n!r}")
+    e = exact_eps_exp(eps_exp)
+    if e <= 1:
+        raise PrivacyParameterError(f"e^ε = {e} must be > 1 for ε-scales")
+    return n, e
+
+
+def scales(n: int, eps_exp: Any) -> list[tuple[Fraction, ...]]:
+    """All 2^(n−1) ε-scales, each as a tuple (s_0, ..., s_{n−1})."""
+    n, e = _check(n, eps_exp)
+    result = []
+    for pattern in itertools.product((0, 1), repeat=n - 1):  # 0: s_i = e·s_{i+1}, 1: s_i = s_{i+1}/e
+        values = [Fraction(1)]
+        for step in reversed(pattern):
+            values.insert(0, values[0] * e if step == 0 else values[0] / e)
+        total = sum(values)
+        result.append(tuple(v / total for v in values))
+    return result
+
+
+def scale_pattern(scale: tuple[Fraction, ...]) -> tuple[int, ...]:
+    """The step pattern of a scale: 0 where s_i > s_{i+1} (down), 1 where s_i < s_{i+1} (up)."""
+    return tuple(0 if a > b else 1 for a, b in zip(scale, scale[1:]))
+
+
+def psi(n: int, eps_exp: Any) -> list[list[Fraction]]:
+    """Ψ: the n×2^(n−1) matrix whose columns are the ε-scales."""
+    columns = scales(n, eps_exp)
+    return [[column[i] for column in columns] for i in range(n)]
+
+
+def single_peaked(n: int, eps_exp: Any) -> list[list[Fraction]]:
+    """Σ: the n×n matrix whose column j is the single-peaked scale with its peak at j
+    (s_i ∝ e^−ε·|i−j|) (Kohli and Laskowski, Defs. 9-10)."""
+    n, e = _check(n, eps_exp)
+    columns = []
+    for j in range(n):
+        values = [1 / e ** abs(i - j) for i in range(n)]
+        total = sum(values)
+        columns.append([v / total for v in values])
+    return [[columns[j][i] for j in range(n)] for i in range(n)]
