@@ -123,7 +123,7 @@ def claim(claim_id: str, tier: str = "default") -> Callable[[Callable[..., Outco
 
 def registry() -> dict[str, Check]:
     """Every registered check, by id, after importing the paper modules."""
-    from proofs_checks import alvim2023, alvim2023_stability, beyond, cormode2018, holohan2017  # noqa: F401  (registration on import)
+    from proofs_checks import alvim2023, alvim2023_stability, beyond, cormode2018, holohan2017, kohli2026  # noqa: F401
 
     return dict(sorted(_REGISTRY.items()))
 

@@ -1,0 +1,370 @@
+"""Checks of Kohli and Laskowski, "Preserving target distributions with differentially private
+count mechanisms" (PETS 2026): ε-scales, the polytopes U, F, R_U, R_F and their extreme points.
+
+Count mechanisms have rows as true counts (the toolkit's convention and the paper's).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from fractions import Fraction
+from typing import Any
+
+import cdd
+import cdd.gmp
+
+from polytopes.enumerate import enumerate_vertices
+from polytopes.representation import affinely_simplified, apply_psi, linearly_simplified, positive_entries
+from polytopes.scales import psi, scale_pattern, scales
+from polytopes.spaces import count_polytope, representation_polytope
+from proofs_checks.evidence import table_mismatches
+from proofs_checks.registry import Outcome, Status, claim
+from qifkit import exact
+
+Matrix = tuple[tuple[Fraction, ...], ...]
+
+PRINTED_PSI = (("4/7", "2/5", "1/4", "1/7"), ("2/7", "1/5", "1/2", "2/7"), ("1/7", "2/5", "1/4", "4/7"))
+EXAMPLE1 = {
+    "B1": (("0", "0", "0"), ("1", "0", "2/3"), ("0", "1", "1/3"), ("0", "0", "0")),
+    "B2": (("0", "0", "14/30"), ("1", "0", "0"), ("0", "1", "2/30"), ("0", "0", "14/30")),
+    "T": (("2/5", "1/4", "7/20"), ("1/5", "1/2", "3/10"), ("2/5", "1/4", "7/20")),
+    "B3": (("5/6", "0", "1/3"), ("0", "0", "0"), ("0", "0", "2/3"), ("1/6", "1", "0")),
+}
+EXAMPLE2 = {
+    "B4": (("7/6", "0", "0"), ("0", "0", "0"), ("2/3", "0", "0"), ("7/6", "0", "0")),
+    "B5": (("0", "0", "0"), ("5/3", "0", "0"), ("4/3", "0", "0"), ("0", "0", "0")),
+    "T": (("1", "0", "0"), ("1", "0", "0"), ("1", "0", "0")),
+    "B6": (("7/6", "0", "0"), ("0", "0", "0"), ("0", "0", "2/3"), ("7/6", "0", "0")),
+    "PsiB6": (("5/6", "0", "1/6"), ("4/6", "0", "2/6"), ("5/6", "0", "1/6")),
+    "half1": (("11/12", "0", "1/12"), ("10/12", "0", "2/12"), ("11/12", "0", "1/12")),
+    "half2": (("9/12", "0", "3/12"), ("6/12", "0", "6/12"), ("9/12", "0", "3/12")),
+}
+Z_GRID = (("1/3", "1/3", "1/3"), ("1/2", "1/4", "1/4"), ("1/6", "1/3", "1/2"))
+EPS_GRID = ("2", "3")
+
+
+def _exact(table: Any) -> Matrix:
+    return tuple(tuple(exact(v) for v in row) for row in table)
+
+
+@functools.lru_cache(maxsize=None)
+def _vertices(name: str, n: int, eps_exp: str, z: tuple[str, ...] | None = None) -> tuple[Matrix, ...]:
+    """ex(U), ex(F), ex(R_U) or ex(R_F) as matrices (cached; several checks share them)."""
+    fixed = name in ("F", "RF")
+    build = count_polytope if name in ("U", "F") else representation_polytope
+    polytope = build(n, eps_exp, z, fixed=fixed)
+    return tuple(tuple(tuple(row) for row in v.matrix(polytope.shape)) for v in enumerate_vertices(polytope).vertices)
+
+
+@claim("kohli26.scales")
+def scales_check(sizes: range = range(2, 7), printed: Any = PRINTED_PSI) -> Outcome:
+    """ε-scales and the matrix Ψ.
+
+    Source: Kohli and Laskowski, Def. 6, §4.2 and Example 1 (the printed Ψ for n = 3, ε = ln 2).
+    Statement: there are 2^(n−1) ε-scales (probability vectors with every neighbouring pair tight);
+    for n = 3 and ε = ln 2, Ψ has columns (4/7,2/7,1/7), (2/5,1/5,2/5), (1/4,1/2,1/4), (1/7,2/7,4/7).
+    Method: the scales are built for every step pattern; each is checked to be a probability vector
+    with every pair tight, all patterns distinct; Ψ(3, ln 2) is compared with the printed matrix.
+    Assumptions: n = 2..6, e^ε in {2, 3}.
+    """
+    problems = []
+    for n in sizes:
+        for e in EPS_GRID:
+            value = exact(e)
+            found = scales(n, e)
+            patterns = {scale_pattern(s) for s in found}
+            tight = all(s[i] in (value * s[i + 1], s[i + 1] / value) for s in found for i in range(n - 1))
+            if len(found) != 2 ** (n - 1) or len(patterns) != len(found) or not tight or any(sum(s) != 1 for s in found):
+                problems.append(f"n={n}, e^ε={e}")
+    mismatches = table_mismatches(psi(3, "2"), printed)
+    return Outcome.decide(not problems and not mismatches, Status.CONFIRMED,
+                          "2^(n−1) distinct tight probability scales for n = 2..6; Ψ(3, ln 2) as printed",
+                          problems=problems, mismatches=mismatches)
+
+
+def _conic(psi_matrix: list[list[Fraction]], column: list[Fraction]) -> bool:
+    """Exact LP feasibility (cddlib GMP): is column = Ψ·b for some b ≥ 0?"""
+    k = len(psi_matrix[0])
+    rows = [[-column[r]] + list(psi_matrix[r]) for r in range(len(column))]
+    rows += [[Fraction(0)] + [Fraction(int(i == u)) for i in range(k)] for u in range(k)]
+    matrix = cdd.gmp.matrix_from_array(rows, lin_set=range(len(column)), rep_type=cdd.RepType.INEQUALITY,
+                                       obj_type=cdd.LPObjType.MAX, obj_func=[Fraction(0)] * (k + 1))
+    program = cdd.gmp.linprog_from_matrix(matrix)
+    cdd.gmp.linprog_solve(program)
+    return program.status == cdd.LPStatusType.OPTIMAL
+
+
+@claim("kohli26.lemma1")
+def lemma1(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID) -> Outcome:
+    """Columns of DP count mechanisms are conic combinations of scales.
+
+    Source: Kohli and Laskowski, Lemma 1 (and Cor. 1).
+    Statement: every column of every T ∈ U is Ψ·b for some b ≥ 0.
+    Method: every distinct column of every vertex of U (exact enumeration) is tested by an exact LP
+    (cddlib GMP); by convexity the vertices suffice.
+    Assumptions: n = 3, 4 and e^ε in {2, 3}.
+    """
+    failures, tested = [], 0
+    for n in sizes:
+        for e in grid:
+            matrix = psi(n, e)
+            columns = {tuple(row[j] for row in t) for t in _vertices("U", n, e) for j in range(n)}
+            for column in columns:
+                tested += 1
+                if not _conic(matrix, list(column)):
+                    failures.append(f"n={n}, e^ε={e}: {column}")
+    return Outcome.decide(not failures, Status.CONFIRMED, f"all {tested} distinct vertex columns are conic combinations of scales",
+                          columns=tested, failures=failures[:5])
+
+
+def _positive_scale_mechanisms(n: int, e: str) -> set[Matrix]:
+    """Every positive T ∈ U whose columns are linearly independent multiples of scales, built
+    directly: choose a scale per column, solve Σ_j c_j·scale_j = 1 exactly, keep c > 0."""
+    from polytopes.classify import _exact_solution, rank
+
+    found = set()
+    for choice in itertools.product(scales(n, e), repeat=n):
+        if rank([list(s) for s in choice]) < n:
+            continue
+        pattern = [[choice[j][i] for j in range(n)] for i in range(n)]
+        weights = _exact_solution(pattern, n)
+        if weights and min(weights) > 0:
+            found.add(tuple(tuple(choice[j][i] * weights[j] for j in range(n)) for i in range(n)))
+    return found
+
+
+@claim("kohli26.thm2")
+def thm2(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID) -> Outcome:
+    """Positive extreme points of U are independent multiples of scales.
+
+    Source: Kohli and Laskowski, Thm. 2.
+    Statement: for T ∈ U with all entries positive, T ∈ ex(U) iff the columns of T are linearly
+    independent multiples of ε-scales.
+    Method: the set of positive vertices (exact enumeration) is compared with the set of positive
+    mechanisms built directly from the condition (a scale per column, independent, weights solving
+    the row sums exactly and positive).
+    Assumptions: n = 3, 4 and e^ε in {2, 3}.
+    """
+    counts, failures = {}, []
+    for n in sizes:
+        for e in grid:
+            positive = {t for t in _vertices("U", n, e) if all(v > 0 for row in t for v in row)}
+            built = _positive_scale_mechanisms(n, e)
+            counts[f"n={n}, e^ε={e}"] = len(positive)
+            if positive != built:
+                failures.append(f"n={n}, e^ε={e}: {len(positive)} positive vertices, {len(built)} built")
+    return Outcome.decide(not failures, Status.CONFIRMED, f"positive vertices = scale-built mechanisms: {counts}",
+                          positive_vertices=counts, failures=failures)
+
+
+@claim("kohli26.thm3-prop1")
+def thm3_prop1(zs: tuple[tuple[str, ...], ...] = Z_GRID, grid: tuple[str, ...] = EPS_GRID) -> Outcome:
+    """Ψ maps R_F onto F, and every extreme point of F has an extreme preimage.
+
+    Source: Kohli and Laskowski, Thm. 3 and Prop. 1.
+    Statement: Ψ·R_F ⊆ F and ex(F) ⊆ Ψ·ex(R_F) (hence Ψ is an affine surjection of R_F onto F).
+    Method: every vertex of R_F is mapped by Ψ and must lie in F (exact membership); every vertex
+    of F must be the image of some vertex of R_F.
+    Assumptions: n = 3, z in {uniform, (1/2,1/4,1/4), (1/6,1/3,1/2)}, e^ε in {2, 3}.
+    """
+    failures, counts = [], {}
+    for z in zs:
+        for e in grid:
+            matrix = psi(3, e)
+            polytope = count_polytope(3, e, z, fixed=True)
+            images = {tuple(tuple(row) for row in apply_psi(matrix, b)) for b in _vertices("RF", 3, e, z)}
+            outside = [t for t in images if not polytope.contains([v for row in t for v in row])]
+            missing = [t for t in _vertices("F", 3, e, z) if t not in images]
+            counts[f"z={'/'.join(z)}, e^ε={e}"] = (len(_vertices("F", 3, e, z)), len(_vertices("RF", 3, e, z)))
+            if outside or missing:
+                failures.append(f"z={z}, e^ε={e}: {len(outside)} images outside F, {len(missing)} vertices without preimage")
+    return Outcome.decide(not failures, Status.CONFIRMED, "Ψ(ex R_F) ⊆ F and ex(F) ⊆ Ψ(ex R_F) on every case",
+                          counts_F_RF=counts, failures=failures)
+
+
+@claim("kohli26.example1")
+def example1(printed: Any = EXAMPLE1, counts: tuple[int, int] = (36, 78)) -> Outcome:
+    """Example 1: Ψ is not one-to-one from ex(R_F) to ex(F).
+
+    Source: Kohli and Laskowski, App. B.1, Example 1 (n = 3, z uniform, ε = ln 2).
+    Statement: |ex(F)| = 36 and |ex(R_F)| = 78; B(1), B(2) ∈ ex(R_F) both map to the printed
+    T ∈ ex(F); B(3) ∈ ex(R_F) maps to a point that is not extreme in F.
+    Method: exact enumerations of F and R_F; the printed matrices compared with them and mapped
+    by Ψ exactly.
+    Assumptions: none beyond the example's parameters.
+    """
+    z = ("1/3", "1/3", "1/3")
+    f, rf = set(_vertices("F", 3, "2", z)), set(_vertices("RF", 3, "2", z))
+    b1, b2, t, b3 = (_exact(printed[k]) for k in ("B1", "B2", "T", "B3"))
+    matrix = psi(3, "2")
+    image = lambda b: tuple(tuple(row) for row in apply_psi(matrix, b))  # noqa: E731
+    facts = {
+        "counts": (len(f), len(rf)) == tuple(counts),
+        "B1, B2 in ex(R_F)": b1 in rf and b2 in rf,
+        "Ψ·B1 = Ψ·B2 = T in ex(F)": image(b1) == image(b2) == t and t in f,
+        "B3 in ex(R_F), Ψ·B3 not in ex(F)": b3 in rf and image(b3) not in f,
+    }
+    return Outcome.decide(all(facts.values()), Status.REPRODUCED,
+                          f"|ex(F)| = {len(f)}, |ex(R_F)| = {len(rf)}; B(1), B(2) → T; Ψ·B(3) not extreme",
+                          facts=facts, psi_b3=[[str(v) for v in row] for row in image(b3)])
+
+
+@claim("kohli26.example2")
+def example2(printed: Any = EXAMPLE2, counts: tuple[int, int] = (27, 36)) -> Outcome:
+    """Example 2: Ψ is not one-to-one from ex(R_U) to ex(U).
+
+    Source: Kohli and Laskowski, App. D.1, Example 2 (n = 3, ε = ln 2).
+    Statement: |ex(U)| = 27 and |ex(R_U)| = 36; B(4), B(5) ∈ ex(R_U) map to the all-first-column T;
+    B(6) ∈ ex(R_U) maps to a non-extreme point, the printed ½–½ combination of two points of U.
+    Method: exact enumerations of U and R_U; the printed matrices compared and mapped by Ψ; the
+    two printed halves checked to lie in U, differ, and average to Ψ·B(6).
+    Assumptions: none beyond the example's parameters.
+    """
+    u, ru = set(_vertices("U", 3, "2")), set(_vertices("RU", 3, "2"))
+    b4, b5, t, b6, image6, half1, half2 = (_exact(printed[k]) for k in ("B4", "B5", "T", "B6", "PsiB6", "half1", "half2"))
+    matrix = psi(3, "2")
+    image = lambda b: tuple(tuple(row) for row in apply_psi(matrix, b))  # noqa: E731
+    polytope = count_polytope(3, "2")
+    inside = lambda m: polytope.contains([v for row in m for v in row])  # noqa: E731
+    average = tuple(tuple((a + b) / 2 for a, b in zip(r1, r2)) for r1, r2 in zip(half1, half2))
+    facts = {
+        "counts": (len(u), len(ru)) == tuple(counts),
+        "B4, B5 in ex(R_U) map to T in ex(U)": b4 in ru and b5 in ru and image(b4) == image(b5) == t and t in u,
+        "B6 in ex(R_U), Ψ·B6 as printed": b6 in ru and image(b6) == image6,
+        "Ψ·B6 = ½(half1 + half2), halves in U and distinct": average == image6 and inside(half1) and inside(half2) and half1 != half2,
+        "Ψ·B6 not in ex(U)": image6 not in u,
+    }
+    return Outcome.decide(all(facts.values()), Status.REPRODUCED,
+                          f"|ex(U)| = {len(u)}, |ex(R_U)| = {len(ru)}; B(4), B(5) → T; Ψ·B(6) = ½ + ½ is not extreme",
+                          facts=facts)
+
+
+def _midpoints(vertices: tuple[Matrix, ...], count: int) -> list[Matrix]:
+    """Midpoints of `count` pairs of distinct vertices (deterministic choice): never extreme."""
+    pairs = [(vertices[i], vertices[(i * 7 + 3) % len(vertices)]) for i in range(min(count, len(vertices)))]
+    return [tuple(tuple((a + b) / 2 for a, b in zip(r1, r2)) for r1, r2 in zip(x, y)) for x, y in pairs if x != y]
+
+
+@claim("kohli26.thm4")
+def thm4(zs: tuple[tuple[str, ...], ...] = Z_GRID, grid: tuple[str, ...] = EPS_GRID) -> Outcome:
+    """Extreme points of R_F are the Ψ-affinely simplified points.
+
+    Source: Kohli and Laskowski, Thm. 4 (with Def. 8 and Lemma 2).
+    Statement: B ∈ ex(R_F) iff B ∈ R_F is Ψ-affinely simplified.
+    Method: every vertex of the exact enumeration must be Ψ-affinely simplified; midpoints of pairs
+    of distinct vertices (points of R_F that are not extreme) must not be.
+    Assumptions: n = 3, z in {uniform, (1/2,1/4,1/4), (1/6,1/3,1/2)}, e^ε in {2, 3}; 30 midpoints each.
+    """
+    failures = []
+    for z in zs:
+        point = tuple(exact(v) for v in z)
+        for e in grid:
+            matrix = psi(3, e)
+            vertices = _vertices("RF", 3, e, z)
+            if not all(affinely_simplified(b, matrix, point) for b in vertices):
+                failures.append(f"z={z}, e^ε={e}: a vertex is not affinely simplified")
+            if any(affinely_simplified(m, matrix, point) for m in _midpoints(vertices, 30)):
+                failures.append(f"z={z}, e^ε={e}: a midpoint is affinely simplified")
+    return Outcome.decide(not failures, Status.CONFIRMED, "vertices of R_F are Ψ-affinely simplified; midpoints are not",
+                          failures=failures)
+
+
+@claim("kohli26.cor2")
+def cor2(zs: tuple[tuple[str, ...], ...] = Z_GRID + (("1/2", "0", "1/2"),), grid: tuple[str, ...] = EPS_GRID) -> Outcome:
+    """Extreme points of R_F use few scales.
+
+    Source: Kohli and Laskowski, Cor. 2.
+    Statement: with P the support of z, every B ∈ ex(R_F) has between |P| and |P| + n − 1 positive
+    entries.
+    Method: the positive entries of every vertex of the exact enumerations.
+    Assumptions: n = 3; z as for thm4 plus (1/2, 0, 1/2) (|P| = 2); e^ε in {2, 3}.
+    """
+    ranges, failures = {}, []
+    for z in zs:
+        support = sum(1 for v in z if exact(v) > 0)
+        for e in grid:
+            counts = [positive_entries(b) for b in _vertices("RF", 3, e, z)]
+            ranges[f"z={'/'.join(z)}, e^ε={e}"] = (min(counts), max(counts), support)
+            if min(counts) < support or max(counts) > support + 2:
+                failures.append(f"z={z}, e^ε={e}: {min(counts)}..{max(counts)}")
+    return Outcome.decide(not failures, Status.CONFIRMED, "positive entries within [|P|, |P| + n − 1] on every vertex",
+                          min_max_support=ranges, failures=failures)
+
+
+@claim("kohli26.thm11-cor5")
+def thm11_cor5(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID) -> Outcome:
+    """Extreme points of R_U are the Ψ-linearly simplified points; at most n positives.
+
+    Source: Kohli and Laskowski, Thm. 11 and Cor. 5.
+    Statement: B ∈ ex(R_U) iff B is Ψ-linearly simplified; such B have between 1 and n positive
+    entries, at most one in each row.
+    Method: every vertex of the exact enumerations of R_U is tested; midpoints of pairs of distinct
+    vertices must fail the test.
+    Assumptions: n = 3, 4 and e^ε in {2, 3}; 30 midpoints each.
+    """
+    failures = []
+    for n in sizes:
+        for e in grid:
+            matrix = psi(n, e)
+            vertices = _vertices("RU", n, e)
+            for b in vertices:
+                rows = [sum(1 for v in row if v > 0) for row in b]
+                if not linearly_simplified(b, matrix) or not 1 <= positive_entries(b) <= n or max(rows) > 1:
+                    failures.append(f"n={n}, e^ε={e}: vertex {b}")
+                    break
+            if any(linearly_simplified(m, matrix) for m in _midpoints(vertices, 30)):
+                failures.append(f"n={n}, e^ε={e}: a midpoint is linearly simplified")
+    return Outcome.decide(not failures, Status.CONFIRMED,
+                          "vertices of R_U are Ψ-linearly simplified with 1..n positives, ≤ 1 per row; midpoints are not",
+                          failures=failures)
+
+
+def _exposed(target: Matrix, others: set[Matrix]) -> bool:
+    """Is there W with ⟨W, target − T'⟩ ≥ 1 for every other image T'? (Thm. 9's condition with
+    D = Ψᵀ·W, restricted to vertices: an exact LP in W.)"""
+    if not others:
+        return True
+    size = len(target) * len(target[0])
+    flat = [v for row in target for v in row]
+    rows = []
+    for other in others:
+        difference = [a - b for a, b in zip(flat, (v for row in other for v in row))]
+        rows.append([Fraction(-1)] + difference)
+    matrix = cdd.gmp.matrix_from_array(rows, rep_type=cdd.RepType.INEQUALITY, obj_type=cdd.LPObjType.MAX,
+                                       obj_func=[Fraction(0)] * (size + 1))
+    program = cdd.gmp.linprog_from_matrix(matrix)
+    cdd.gmp.linprog_solve(program)
+    return program.status in (cdd.LPStatusType.OPTIMAL, cdd.LPStatusType.DUAL_INCONSISTENT)
+
+
+@claim("kohli26.cor3-cor4")
+def cor3_cor4(zs: tuple[tuple[str, ...], ...] = Z_GRID, grid: tuple[str, ...] = EPS_GRID) -> Outcome:
+    """Which representation vertices map to vertices: the geometric condition.
+
+    Source: Kohli and Laskowski, Thm. 9, Cor. 3 (R_F → F) and Cor. 4 (R_U → U).
+    Statement: Ψ·B ∈ ex(F) iff some D ∈ K⊥[Ψ] (D = Ψᵀ·W) has B among its maximisers over R_F and Ψ
+    maps all of them to one point; likewise for R_U and U.
+    Method: for every vertex B of R_F (and R_U), the condition is decided by an exact LP for W
+    (⟨W, Ψ·B − T'⟩ ≥ 1 for every other image T' of a vertex: the maximisers of ⟨Ψᵀ·W, ·⟩ then all map
+    to Ψ·B); the verdict is compared with membership of Ψ·B in the enumerated ex(F) (ex(U)).
+    Assumptions: n = 3, z in {uniform, (1/2,1/4,1/4), (1/6,1/3,1/2)}, e^ε in {2, 3}.
+    """
+    disagreements, tallies = [], {}
+    cases = [("RF", "F", z, e) for z in zs for e in grid] + [("RU", "U", None, e) for e in grid]
+    for source, target, z, e in cases:
+        matrix = psi(3, e)
+        images = {b: tuple(tuple(row) for row in apply_psi(matrix, b)) for b in _vertices(source, 3, e, z)}
+        distinct = set(images.values())
+        extreme = set(_vertices(target, 3, e, z))
+        agree = 0
+        for b, image in images.items():
+            condition = _exposed(image, distinct - {image})
+            if condition == (image in extreme):
+                agree += 1
+            else:
+                disagreements.append(f"{source}, z={z}, e^ε={e}: {b}")
+        tallies[f"{source}→{target}, z={'/'.join(z) if z else '-'}, e^ε={e}"] = f"{agree}/{len(images)}"
+    return Outcome.decide(not disagreements, Status.CONFIRMED,
+                          "the geometric condition agrees with enumeration on every representation vertex",
+                          agreement=tallies, disagreements=disagreements[:5])
