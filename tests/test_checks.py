@@ -287,3 +287,65 @@ HOLOHAN_MUTATIONS = {
 @pytest.mark.parametrize("name", sorted(HOLOHAN_MUTATIONS))
 def test_holohan_check_fails_when_fed_a_wrong_value(name):
     assert HOLOHAN_MUTATIONS[name]().status is Status.FAILED
+
+
+# ------------------------------------------------------------------ kohli26
+from proofs_checks import kohli2026  # noqa: E402
+
+KOHLI_IDS = {
+    "kohli26.scales", "kohli26.lemma1", "kohli26.thm2", "kohli26.thm3-prop1", "kohli26.example1",
+    "kohli26.example2", "kohli26.thm4", "kohli26.cor2", "kohli26.thm11-cor5", "kohli26.cor3-cor4",
+    "beyond.kohli-n4",
+}
+
+
+def test_kohli_checks_are_registered():
+    assert KOHLI_IDS <= set(registry())
+
+
+KOHLI_MUTATIONS = {
+    "scales: printed Ψ": lambda: kohli2026.scales_check(printed=_wrong(kohli2026.PRINTED_PSI, 0, 0, "3/7")),
+    "example1: B(1)": lambda: kohli2026.example1(printed=dict(kohli2026.EXAMPLE1, B1=_wrong(kohli2026.EXAMPLE1["B1"], 1, 2, "1/3"))),
+    "example1: counts": lambda: kohli2026.example1(counts=(36, 77)),
+    "example2: half": lambda: kohli2026.example2(printed=dict(kohli2026.EXAMPLE2, half1=_wrong(kohli2026.EXAMPLE2["half1"], 0, 0, "10/12"))),
+    "kohli-n4 counts": lambda: beyond.kohli_n4(expected={"U": 663, "F": 1806, "RU": 2192, "RF": 44358}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KOHLI_MUTATIONS))
+def test_kohli_check_fails_when_fed_a_wrong_value(name):
+    assert KOHLI_MUTATIONS[name]().status is Status.FAILED
+
+
+def test_kohli_structure_checks_fail_with_a_wrong_scale_matrix(monkeypatch):
+    """Ψ with one scale replaced by a non-scale: conic decompositions, the Ψ map and the
+    simplification tests must notice."""
+    original = kohli2026.psi
+
+    def broken(n, e):
+        matrix = [list(row) for row in original(n, e)]
+        for row in matrix:
+            row[0] = _F(1, n)  # column 0 is now uniform, not a scale
+        return matrix
+
+    monkeypatch.setattr(kohli2026, "psi", broken)
+    assert kohli2026.thm3_prop1(zs=(("1/3", "1/3", "1/3"),), grid=("2",)).status is Status.FAILED
+    assert kohli2026.lemma1(sizes=(3,), grid=("2",)).status is Status.FAILED
+
+
+def test_kohli_extremality_checks_fail_when_the_test_is_wrong(monkeypatch):
+    monkeypatch.setattr(kohli2026, "affinely_simplified", lambda b, psi, z: True)
+    assert kohli2026.thm4(zs=(("1/3", "1/3", "1/3"),), grid=("2",)).status is Status.FAILED
+    monkeypatch.setattr(kohli2026, "linearly_simplified", lambda b, psi: True)
+    assert kohli2026.thm11_cor5(sizes=(3,), grid=("2",)).status is Status.FAILED
+    monkeypatch.setattr(kohli2026, "_exposed", lambda target, others: True)
+    assert kohli2026.cor3_cor4(zs=(("1/3", "1/3", "1/3"),), grid=("2",)).status is Status.FAILED
+    monkeypatch.setattr(kohli2026, "_positive_scale_mechanisms", lambda n, e: set())
+    assert kohli2026.thm2(sizes=(3,), grid=("2",)).status is Status.FAILED
+
+
+def test_cor2_fails_when_a_vertex_has_too_many_scales(monkeypatch):
+    original = kohli2026._vertices
+    dense = tuple(tuple(_F(1, 12) for _ in range(3)) for _ in range(4))
+    monkeypatch.setattr(kohli2026, "_vertices", lambda name, n, e, z=None: original(name, n, e, z) + (dense,))
+    assert kohli2026.cor2(zs=(("1/3", "1/3", "1/3"),), grid=("2",)).status is Status.FAILED
