@@ -17,7 +17,7 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from proofs_checks import alvim2023_values as paper
-from proofs_checks.evidence import table_mismatches
+from proofs_checks.evidence import random_channel, table_mismatches
 from proofs_checks.registry import Outcome, Status, claim
 from qifkit import (
     Channel,
@@ -338,16 +338,6 @@ def _formula27(a: Any, b: Any, size: int, xs: tuple, ys: tuple) -> Any:
 
 
 # ------------------------------------------------------------------------------- refinement claims
-def _random_channel(rng: random.Random, rows: int, columns: int) -> Channel:
-    """Rows of integers 0..9 (at least one positive) normalised exactly."""
-    table = []
-    for _ in range(rows):
-        weights = [rng.randint(0, 9) for _ in range(columns)]
-        weights[rng.randrange(columns)] += 1
-        table.append([Fraction(w, sum(weights)) for w in weights])
-    return Channel.from_rows(table)
-
-
 @claim("alvim23.lemma5")
 def lemma5(trials: int = 60, seed: int = 5) -> Outcome:
     """Refinement never weakens ε-DP.
@@ -363,8 +353,8 @@ def lemma5(trials: int = 60, seed: int = 5) -> Outcome:
     rng = random.Random(seed)
     problems = []
     for trial in range(trials):
-        c = _random_channel(rng, rng.randint(2, 5), rng.randint(2, 5))
-        post = c @ _random_channel(rng, c.shape[1], rng.randint(1, 5))
+        c = random_channel(rng, rng.randint(2, 5), rng.randint(2, 5))
+        post = c @ random_channel(rng, c.shape[1], rng.randint(1, 5))
         certificate = refines(c, post)
         if not (certificate.holds and verify_certificate(c, post, certificate)):
             problems.append(f"trial {trial}: C ⊑ C·W not certified")
@@ -472,8 +462,8 @@ def lemma17(trials: int = 20, seed: int = 17, powers: tuple[int, ...] = (2, 3)) 
     rng = random.Random(seed)
     problems = []
     for trial in range(trials):
-        c = _random_channel(rng, rng.randint(2, 3), rng.randint(2, 3))
-        w = _random_channel(rng, c.shape[1], rng.randint(2, 3))
+        c = random_channel(rng, rng.randint(2, 3), rng.randint(2, 3))
+        w = random_channel(rng, c.shape[1], rng.randint(2, 3))
         for n in powers:
             big, image = c.power(n), (c @ w).power(n)
             if big @ w.power(n) != image or not verify_certificate(big, image, Refinement(True, witness=w.power(n))):

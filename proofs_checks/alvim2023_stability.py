@@ -18,7 +18,7 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from proofs_checks import alvim2023_values as paper
-from proofs_checks.evidence import table_mismatches
+from proofs_checks.evidence import random_channel, table_mismatches
 from proofs_checks.registry import Outcome, Status, claim
 from qifkit import (
     Channel,
@@ -112,15 +112,6 @@ def thm15(sizes: range = range(2, 5), grid: tuple[str, ...] = ("2", "3", "7/2"))
     )
 
 
-def _random_stochastic(rng: random.Random, rows: int, columns: int) -> Channel:
-    table = []
-    for _ in range(rows):
-        weights = [rng.randint(0, 6) for _ in range(columns)]
-        weights[rng.randrange(columns)] += 1
-        table.append([Fraction(w, sum(weights)) for w in weights])
-    return Channel.from_rows(table)
-
-
 @claim("alvim23.thm20")
 def thm20(trials: int = 120, seed: int = 20) -> Outcome:
     """Thm. 20's equality test decides P ⊑ W·P, both ways.
@@ -142,10 +133,10 @@ def thm20(trials: int = 120, seed: int = 20) -> Outcome:
         rng.shuffle(mapping)
         post = deterministic(lambda x, f=tuple(mapping): f[x], range(size), range(image))
         if trial % 2:
-            witness = _random_stochastic(rng, size, size)
+            witness = random_channel(rng, size, size, top=6)
         else:
             share = Fraction(rng.randint(0, 4), 4)
-            (q,) = _random_stochastic(rng, 1, size).rows()
+            (q,) = random_channel(rng, 1, size, top=6).rows()
             witness = Channel.from_rows([[share * (r == c) + (1 - share) * q[c] for c in range(size)] for r in range(size)])
         test = condition_11(post, witness)
         verdict = refines(post, witness @ post).holds

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
-from qifkit import exact
+from qifkit import Channel, exact
 
-__all__ = ["table_mismatches"]
+__all__ = ["table_mismatches", "random_channel"]
+
+
+def random_channel(rng: random.Random, rows: int, columns: int, top: int = 9) -> Channel:
+    """A random exact channel: rows of integers 0..top (at least one positive) normalised."""
+    table = []
+    for _ in range(rows):
+        weights = [rng.randint(0, top) for _ in range(columns)]
+        weights[rng.randrange(columns)] += 1
+        table.append([Fraction(w, sum(weights)) for w in weights])
+    return Channel.from_rows(table)
 
 
 def table_mismatches(computed: Sequence[Sequence[Any]], printed: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:

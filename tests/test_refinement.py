@@ -12,6 +12,7 @@ from qifkit import Channel, randomized_response, truncated_geometric
 from qifkit import refinement
 from qifkit.errors import LabelError, NumberKindError, ShapeError
 from qifkit.postprocess import count_query, sum_query
+from proofs_checks.evidence import random_channel
 from qifkit.refinement import refines, verify_certificate
 
 
@@ -89,22 +90,13 @@ def test_zero_duplicate_and_proportional_columns_and_rank_deficiency():
     assert not refines(b, Channel.from_rows([[1, 0], [0, 1], [1, 0]])).holds
 
 
-def _random_channel(rng, rows, columns, zeros=False):
-    matrix = []
-    for _ in range(rows):
-        weights = [rng.randint(0 if zeros else 1, 10) for _ in range(columns)]
-        weights[rng.randrange(columns)] += 1
-        matrix.append([F(w, sum(weights)) for w in weights])
-    return Channel.from_rows(matrix)
-
-
 def test_agrees_with_the_exact_lp_route_on_random_pairs():
     """A second exact route (cddlib GMP LPs only) gives the same verdict on 300 random pairs."""
     rng = random.Random(7)
     disagreements, holding = 0, 0
     for trial in range(300):
-        a = _random_channel(rng, 4, rng.randint(2, 4), zeros=True)
-        b = a @ _random_channel(rng, a.shape[1], 3, zeros=True) if trial % 2 else _random_channel(rng, 4, 3, zeros=True)
+        a = random_channel(rng, 4, rng.randint(2, 4), top=10)
+        b = a @ random_channel(rng, a.shape[1], 3, top=10) if trial % 2 else random_channel(rng, 4, 3, top=10)
         fast, exact_route = refines(a, b), refinement._exact_lp(a, b)
         assert verify_certificate(a, b, exact_route)
         disagreements += fast.holds != exact_route.holds
@@ -180,8 +172,8 @@ def test_agrees_with_libqif_on_300_random_pairs():
     rng = random.Random(300)
     disagreements, holding = [], 0
     for trial in range(300):
-        a = _random_channel(rng, rng.randint(2, 5), rng.randint(2, 4), zeros=True)
-        b = a @ _random_channel(rng, a.shape[1], rng.randint(2, 4), zeros=True) if trial % 2 else _random_channel(rng, a.shape[0], rng.randint(2, 4), zeros=True)
+        a = random_channel(rng, rng.randint(2, 5), rng.randint(2, 4), top=10)
+        b = a @ random_channel(rng, a.shape[1], rng.randint(2, 4), top=10) if trial % 2 else random_channel(rng, a.shape[0], rng.randint(2, 4), top=10)
         ours = refines(a, b).holds
         theirs = bool(qif.refinement.refined_by(np.array(a.rows(), dtype=object), np.array(b.rows(), dtype=object)))
         holding += ours
