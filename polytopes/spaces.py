@@ -64,7 +64,7 @@ def row_column_symmetries(rows: int, columns: int) -> tuple[tuple[int, ...], ...
     return tuple(dict.fromkeys(generators))
 
 
-def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True) -> Polytope:
+def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True, columns: int | None = None) -> Polytope:
     """Holohan et al.'s local-DP polytope D for n values (Def. 4), exactly.
 
     Parameters
@@ -75,6 +75,9 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True) -> Polytope:
         e^ε ≥ 1 (e^ε = 1 is ε = 0, allowed: Cor. 2).
     nonnegativity : bool
         Include the rows a_ij ≥ 0 (redundant for ε > 0 by Lemma 1).
+    columns : int, optional
+        Number of outputs m (default n): the n×m polytope is the face of D where the other n − m
+        columns are zero.
 
     Examples
     --------
@@ -82,14 +85,17 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True) -> Polytope:
     (2, 2)
     """
     size = _size(n)
+    width = size if columns is None else columns
+    if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= size:
+        raise ShapeError(f"columns must be a whole number in 1..{size}, got {columns!r}")
     e = _eps_exp(eps_exp, allow_zero=True)
-    d = size * size
-    index = lambda i, j: 1 + i * size + j  # noqa: E731  (column 0 is the constant)
+    d = size * width
+    index = lambda i, j: 1 + i * width + j  # noqa: E731  (column 0 is the constant)
     equalities = []
     for i in range(size):
         row = [Fraction(0)] * (d + 1)
         row[0] = Fraction(-1)
-        for j in range(size):
+        for j in range(width):
             row[index(i, j)] = Fraction(1)
         equalities.append(tuple(row))
     inequalities = []
@@ -98,7 +104,7 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True) -> Polytope:
             row = [Fraction(0)] * (d + 1)
             row[1 + k] = Fraction(1)
             inequalities.append(tuple(row))
-    for j in range(size):
+    for j in range(width):
         for i in range(size):
             for k in range(size):
                 if i != k:
@@ -106,7 +112,7 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True) -> Polytope:
                     row[index(k, j)] = e
                     row[index(i, j)] = Fraction(-1)
                     inequalities.append(tuple(row))
-    return Polytope("LDP", (size, size), e, tuple(equalities), tuple(inequalities), row_column_symmetries(size, size))
+    return Polytope("LDP", (size, width), e, tuple(equalities), tuple(inequalities), row_column_symmetries(size, width))
 
 
 def check_distribution(z: Sequence[Any] | None, n: int) -> tuple[Fraction, ...]:

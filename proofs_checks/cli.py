@@ -8,7 +8,7 @@
 - ``qifkit verify A.csv B.csv CERT.json`` re-checks a certificate with exact arithmetic only and
   exits 0 exactly when it is valid (1 when it is not).
 - ``qifkit enumerate {LDP,U,F,RU,RF} --n N --eps-exp E [--z Z] [--orbits] [--json FILE] [--ine FILE]
-  [--ext FILE]``
+  [--ext FILE] [--resume DIR]``
   enumerates the vertices of a polytope exactly (cddlib GMP), with orbits under its symmetry group.
 - ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a sweep
   of e^ε (see :mod:`qifkit.stability_spec`); with ``--certificate`` an instability is written as
@@ -26,12 +26,15 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
-from polytopes.enumerate import enumerate_vertices, orbits, to_ext, vertices_document
+from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
+from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
 from qifkit import Channel
 from qifkit.errors import QifError
@@ -195,6 +198,10 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
         raise UsageError(f"--z is the fixed point of F and RF; {arguments.polytope} has none")
     z = None if arguments.z is None else [part.strip() for part in arguments.z.split(",")]
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
+    if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
+        return _enumerate_ldp_by_support(arguments, polytope)
+    if arguments.resume:
+        raise UsageError("--resume is for the long LDP runs (n >= 5); this enumeration is one cdd call")
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
     enumeration = enumerate_vertices(polytope)
@@ -205,6 +212,26 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
         atomic_write_text(arguments.ext, to_ext(enumeration))
     if arguments.json:
         atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count), indent=1) + "\n")
+        print(f"vertices written to {arguments.json}")
+    return 0
+
+
+def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> int:
+    """D for larger n: block by block over column supports, resumable (polytopes.ldp_support)."""
+    start = time.perf_counter()
+    vertices, by_size = ldp_vertices_by_support(arguments.n, arguments.eps_exp, arguments.resume,
+                                                progress=lambda text: print(text, flush=True))
+    ordered = sorted(vertices)
+    flat = [Vertex(tuple(v for row in m for v in row), frozenset()) for m in ordered]
+    orbit_count = len(orbits(flat, polytope.symmetries)) if arguments.orbits else None
+    seconds = time.perf_counter() - start
+    print(f"LDP n={arguments.n} e^ε={polytope.eps_exp}: {len(ordered)} vertices"
+          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({seconds:.1f} s, exact, by support)")
+    enumeration = Enumeration(polytope, tuple(flat), seconds)
+    if arguments.ext:
+        atomic_write_text(arguments.ext, to_ext(enumeration))
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count)) + "\n")
         print(f"vertices written to {arguments.json}")
     return 0
 
@@ -243,6 +270,7 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--json", metavar="FILE", help="write the vertices as JSON (atomically)")
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")
     enumerate_.add_argument("--ext", metavar="FILE", help="write the vertices (cdd .ext)")
+    enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
     enumerate_.set_defaults(handler=_run_enumerate_command)
     return parser
 

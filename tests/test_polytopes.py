@@ -121,3 +121,29 @@ def test_enumerate_command_writes_json(tmp_path):
     document = json.loads(out.read_text())
     assert (document["count"], document["orbits"], document["eps_exp"]) == (33, 4, "2")
     assert len(document["vertices"][0]) == 9
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_support_decomposition_equals_direct_enumeration(n):
+    """The n = 5 method (faces by cdd, full support by Cor. 5) reproduces cdd's ex(D) at n = 3, 4."""
+    from polytopes.ldp_support import ldp_vertices_by_support
+
+    vertices, by_size = ldp_vertices_by_support(n, "3")
+    direct = {tuple(tuple(r) for r in v.matrix((n, n))) for v in enumerate_vertices(ldp_polytope(n, "3")).vertices}
+    assert vertices == direct and sum(by_size.values()) == len(direct)
+
+
+def test_resume_reuses_blocks_and_refuses_another_problem(tmp_path, capsys):
+    from polytopes.ldp_support import ResumeMismatchError, ldp_vertices_by_support
+
+    folder = tmp_path / "run"
+    first, _ = ldp_vertices_by_support(3, "2", str(folder))
+    messages = []
+    second, _ = ldp_vertices_by_support(3, "2", str(folder), progress=messages.append)
+    assert first == second and all("read from" in m for m in messages)
+    with pytest.raises(ResumeMismatchError, match="different problem"):
+        ldp_vertices_by_support(3, "3", str(folder))
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "3", "--resume", str(folder)]) == 2
+    assert "different problem" in capsys.readouterr().err
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", str(folder), "--orbits"]) == 0
+    assert "33 vertices in 4 orbits" in capsys.readouterr().out
