@@ -349,3 +349,15 @@ def test_cor2_fails_when_a_vertex_has_too_many_scales(monkeypatch):
     dense = tuple(tuple(_F(1, 12) for _ in range(3)) for _ in range(4))
     monkeypatch.setattr(kohli2026, "_vertices", lambda name, n, e, z=None: original(name, n, e, z) + (dense,))
     assert kohli2026.cor2(zs=(("1/3", "1/3", "1/3"),), grid=("2",)).status is Status.FAILED
+
+
+def test_ldp_n5_fails_without_the_face_vertices(monkeypatch):
+    """Only the full-support block: the paper's loose n = 5 example is missing, so the check fails."""
+    from polytopes import ldp_support
+
+    monkeypatch.setattr(ldp_support, "ldp_vertices_by_support",
+                        lambda n, e, folder=None, progress=None: ({m for m in _N5_STUB}, {5: len(_N5_STUB)}))
+    assert beyond.ldp_n5(sample_every=1).status is Status.FAILED
+
+
+_N5_STUB = {tuple(tuple(_F(1 if j == i else 0) for j in range(5)) for _ in range(5)) for i in range(5)}
