@@ -1,10 +1,10 @@
 """Benchmark: exact vertex enumeration of the DP polytopes, plain cdd against ours.
 
 "Plain cdd" is pycddlib's GMP double description on the H-representation as the paper states
-it (with the non-negativity rows); "ours" drops the rows Lemma 1 (Holohan et al.) shows redundant
-for the local-DP polytope D, and adds the orbit computation under the polytope's symmetry group.
-lrs (reverse search) is timed too where it is installed. R_F at n = 4 (about 16 minutes) runs only
-with ``--full``. D at n = 5 runs by column support (polytopes.ldp_support): plain cdd did not
+it (with the non-negativity rows). "Ours": for D, cdd without the rows Lemma 1 (Holohan et al.)
+shows redundant; for R_U and R_F, lrs (exact reverse search) with the tight constraints of every
+vertex recomputed exactly; for U and F, cdd; then the orbit computation under the polytope's
+symmetry group. Plain cdd on R_F at n = 4 (about 16 minutes) runs only with ``--full``. D at n = 5 runs by column support (polytopes.ldp_support): plain cdd did not
 finish it in 50 minutes when measured, so its baseline is not rerun.
 
 Run: ``.venv/bin/python benchmarks/bench_polytopes.py [--full]``
@@ -35,22 +35,24 @@ def main() -> None:
     cases = [("D", n, lambda n=n, nn=True: ldp_polytope(n, "2", nonnegativity=nn)) for n in (3, 4)]
     cases += [(name, n, lambda n=n, name=name, nn=True: build(name, n)) for name in ("U", "F", "RU", "RF") for n in (3, 4)]
     for name, n, make in cases:
-        if name == "RF" and n == 4 and not arguments.full:
-            print(f"{name:<9} {n:>2}   (run with --full: 44,358 vertices, about 16 minutes)")
-            continue
         plain = make()
         ours = make(nn=False) if name == "D" else plain
-        enumeration, plain_seconds = timed(lambda: enumerate_vertices(plain))
-        our_enumeration, our_seconds = timed(lambda: enumerate_vertices(ours))
+        method = "lrs" if name in ("RU", "RF") and lrs_available() else "cdd"
+        our_enumeration, our_seconds = timed(lambda: enumerate_vertices(ours, method))
         groups, orbit_seconds = timed(lambda: orbits(our_enumeration.vertices, ours.symmetries))
-        assert {v.coordinates for v in enumeration.vertices} == {v.coordinates for v in our_enumeration.vertices}
+        if name == "RF" and n == 4 and not arguments.full:
+            plain_text, ratio = "(--full)", "-"
+        else:
+            enumeration, plain_seconds = timed(lambda: enumerate_vertices(plain))
+            assert {v.coordinates for v in enumeration.vertices} == {v.coordinates for v in our_enumeration.vertices}
+            plain_text, ratio = f"{plain_seconds:.2f}", f"{plain_seconds / our_seconds:.2f}x"
         lrs_text = "-"
-        if lrs_available() and len(enumeration.vertices) < 5000:
+        if lrs_available():
             found, lrs_seconds = timed(lambda: lrs_vertices(plain))
-            assert found == {v.coordinates for v in enumeration.vertices}
+            assert found == {v.coordinates for v in our_enumeration.vertices}
             lrs_text = f"{lrs_seconds:.2f}"
-        print(f"{name:<9} {n:>2} {len(enumeration.vertices):>9} {len(groups):>7} {plain_seconds:>12.2f} {our_seconds:>8.2f} "
-              f"{our_seconds + orbit_seconds:>14.2f} {plain_seconds / our_seconds:>5.2f}x {lrs_text:>8}")
+        print(f"{name:<9} {n:>2} {len(our_enumeration.vertices):>9} {len(groups):>7} {plain_text:>12} {our_seconds:>8.2f} "
+              f"{our_seconds + orbit_seconds:>14.2f} {ratio:>6} {lrs_text:>8}")
     from polytopes.ldp_support import ldp_vertices_by_support
 
     (vertices, _), seconds = timed(lambda: ldp_vertices_by_support(5, "2"))

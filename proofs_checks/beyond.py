@@ -7,6 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from polytopes.enumerate import enumerate_vertices, orbits
+from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, representation_polytope
 from proofs_checks.registry import Outcome, Status, claim
 from qifkit import truncated_geometric, verify_certificate
@@ -86,26 +87,35 @@ def kohli_n4(expected: dict[str, int] | None = None, full: bool = False) -> Outc
     Source: beyond the papers (Kohli and Laskowski print n = 3 only).
     Statement: for n = 4, z uniform and ε = ln 2: |ex(U)| = 664, |ex(F)| = 1806, |ex(R_U)| = 2192 and
     |ex(R_F)| = 44,358.
-    Method: exact vertex enumeration (cddlib GMP) of each polytope, with orbit counts under the
-    reversal symmetry.
-    Assumptions: the default tier enumerates U, F and R_U; R_F (about 16 minutes on this machine
-    kind) only with --full, and its count is otherwise the value measured once, not re-derived.
+    Method: exact vertex enumeration of each polytope (cddlib GMP for U, F, R_U; lrs, exact
+    reverse search, for R_F, which takes cddlib about 16 minutes), with orbit counts under the
+    reversal symmetry; with --full, R_F is also enumerated by cddlib and the two sets compared.
+    Assumptions: z uniform, e^ε = 2. Without lrs installed, R_F is enumerated only with --full.
     """
     expected = expected or KOHLI_N4
     found, orbit_counts = {}, {}
     builders = {"U": lambda: count_polytope(4, "2"), "F": lambda: count_polytope(4, "2", fixed=True),
                 "RU": lambda: representation_polytope(4, "2"), "RF": lambda: representation_polytope(4, "2", fixed=True)}
+    agree = None
     for name, build in builders.items():
-        if name == "RF" and not full:
-            continue
         polytope = build()
-        vertices = enumerate_vertices(polytope).vertices
+        if name == "RF":
+            if lrs_available():
+                vertices = enumerate_vertices(polytope, "lrs").vertices
+                if full:
+                    agree = {v.coordinates for v in vertices} == {v.coordinates for v in enumerate_vertices(polytope).vertices}
+            elif full:
+                vertices = enumerate_vertices(polytope).vertices
+            else:
+                continue
+        else:
+            vertices = enumerate_vertices(polytope).vertices
         found[name] = len(vertices)
         orbit_counts[name] = len(orbits(vertices, polytope.symmetries))
-    ok = all(found[name] == expected[name] for name in found)
+    ok = all(found[name] == expected[name] for name in found) and agree is not False
     return Outcome.decide(ok, Status.CONFIRMED,
-                          f"n = 4: {', '.join(f'|ex({k})| = {v}' for k, v in found.items())}" + ("" if full else " (R_F with --full)"),
-                          counts=found, orbits=orbit_counts, rf_enumerated=full)
+                          f"n = 4: {', '.join(f'|ex({k})| = {v}' for k, v in found.items())}",
+                          counts=found, orbits=orbit_counts, rf_by_lrs=lrs_available(), cdd_agrees_with_lrs_on_rf=agree)
 
 
 @claim("beyond.ldp-n5")

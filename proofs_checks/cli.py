@@ -35,6 +35,7 @@ from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
 from polytopes.ldp_support import ldp_vertices_by_support
+from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
 from qifkit import Channel
 from qifkit.errors import QifError
@@ -204,10 +205,13 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
         raise UsageError("--resume is for the long LDP runs (n >= 5); this enumeration is one cdd call")
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
-    enumeration = enumerate_vertices(polytope)
+    method = arguments.method or ("lrs" if arguments.polytope in ("RU", "RF") and lrs_available() else "cdd")
+    if method == "lrs" and not lrs_available():
+        raise UsageError("--method lrs needs the lrs program (Debian: apt-get install lrslib)")
+    enumeration = enumerate_vertices(polytope, method)
     orbit_count = len(orbits(enumeration.vertices, polytope.symmetries)) if arguments.orbits else None
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {len(enumeration.vertices)} vertices"
-          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({enumeration.seconds:.2f} s, exact)")
+          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({enumeration.seconds:.2f} s, exact, {method})")
     if arguments.ext:
         atomic_write_text(arguments.ext, to_ext(enumeration))
     if arguments.json:
@@ -270,6 +274,8 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--json", metavar="FILE", help="write the vertices as JSON (atomically)")
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")
     enumerate_.add_argument("--ext", metavar="FILE", help="write the vertices (cdd .ext)")
+    enumerate_.add_argument("--method", choices=("cdd", "lrs"),
+                            help="vertex enumerator (default: lrs for RU and RF when installed, else cdd)")
     enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
     enumerate_.set_defaults(handler=_run_enumerate_command)
     return parser

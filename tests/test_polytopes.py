@@ -147,3 +147,15 @@ def test_resume_reuses_blocks_and_refuses_another_problem(tmp_path, capsys):
     assert "different problem" in capsys.readouterr().err
     assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", str(folder), "--orbits"]) == 0
     assert "33 vertices in 4 orbits" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not lrs_available(), reason="lrs (Debian lrslib) is not installed")
+def test_lrs_method_gives_the_same_vertices_and_tight_sets():
+    from polytopes.spaces import representation_polytope
+
+    polytope = representation_polytope(3, "2", fixed=True)
+    by_cdd = {v.coordinates: v.tight for v in enumerate_vertices(polytope).vertices}
+    by_lrs = {v.coordinates: v.tight for v in enumerate_vertices(polytope, "lrs").vertices}
+    assert by_cdd == by_lrs and len(by_lrs) == 78
+    with pytest.raises(Exception, match="unknown enumeration method"):
+        enumerate_vertices(polytope, "simplex")
