@@ -134,3 +134,256 @@ def fig7(gm_true: str = "5/21", em_true: str = "121/541", printed_gm: str = "0.2
         truth="0.238 = 5/21 and 0.224 = 121/541 at α = 10/11; at α = 9/10: GM 23/95, EM 50/221",
         p_true=at, rounded=rounded,
     )
+
+
+# ------------------------------------------------------------------------------- constrained design
+import itertools  # noqa: E402
+import random  # noqa: E402
+
+import cdd  # noqa: E402
+import cdd.gmp  # noqa: E402
+
+from polytopes.constrained import PROPERTIES, design_rows, optimal_mechanism, properties_of, property_violation, symmetrised  # noqa: E402
+from qifkit import Channel  # noqa: E402
+
+ALPHAS = ("1/2", "2/3", "10/11", "99/100", "19/25")
+
+
+def _entry_range(n: int, alpha: str, optimum: Fraction, j: int, i: int) -> tuple[Fraction, Fraction]:
+    """Min and max of M[j][i] over the L0-optimal face of BasicDP (exact LPs)."""
+    rows, linear = design_rows(n, alpha)
+    trace_row = [Fraction(n + 1, n) - optimum] + [(-Fraction(1, n) if a == b else Fraction(0)) for a in range(n + 1) for b in range(n + 1)]
+    rows = rows + [trace_row]
+    linear = linear + [len(rows) - 1]
+    values = []
+    for sense in (cdd.LPObjType.MIN, cdd.LPObjType.MAX):
+        objective = [Fraction(0)] * ((n + 1) ** 2 + 1)
+        objective[1 + j * (n + 1) + i] = Fraction(1)
+        matrix = cdd.gmp.matrix_from_array(rows, lin_set=linear, rep_type=cdd.RepType.INEQUALITY, obj_type=sense, obj_func=objective)
+        program = cdd.gmp.linprog_from_matrix(matrix)
+        cdd.gmp.linprog_solve(program)
+        values.append(Fraction(program.obj_value))
+    return values[0], values[1]
+
+
+@claim("cormode18.thm3")
+def thm3(sizes: range = range(1, 5), alphas: tuple[str, ...] = ("1/2", "9/10", "10/11")) -> Outcome:
+    """GM is the unique L0-optimal mechanism under BasicDP.
+
+    Source: Cormode et al. 2018, Thm. 3.
+    Statement: the minimum of L0 over BasicDP is 2α/(1+α), attained by GM and by no other mechanism.
+    Method: exact LP (cddlib GMP) for the optimum; uniqueness by minimising and maximising every
+    entry over the optimal face (BasicDP with L0 fixed at its optimum): each range must collapse to
+    GM's entry.
+    Assumptions: n = 1..4 and α in {1/2, 9/10, 10/11}.
+    """
+    failures = []
+    for n in sizes:
+        for alpha in alphas:
+            value, _ = optimal_mechanism(n, alpha)
+            a = exact(alpha)
+            gm = geometric_mechanism(n, alpha).rows()
+            if value != 2 * a / (1 + a):
+                failures.append(f"n={n}, α={alpha}: optimum {value}")
+                continue
+            for j in range(n + 1):
+                for i in range(n + 1):
+                    low, high = _entry_range(n, alpha, value, j, i)
+                    if not low == high == gm[j][i]:
+                        failures.append(f"n={n}, α={alpha}: entry ({j},{i}) ranges over [{low}, {high}]")
+    return Outcome.decide(not failures, Status.CONFIRMED, "min L0 = 2α/(1+α) and the optimal face is the single point GM",
+                          sizes=list(sizes), alphas=list(alphas), failures=failures[:5])
+
+
+@claim("cormode18.lemma1")
+def lemma1() -> Outcome:
+    """For fair mechanisms L0 does not depend on the weights.
+
+    Source: Cormode et al. 2018, Lemma 1, eq. (12).
+    Statement: a fair mechanism (diagonal y) has O_{0,Σ} = Σ_j w_j (1 − y) = 1 − y for every weight
+    vector w, so its L0-optimum is optimal for all weights.
+    Method: symbolic: EM with symbolic α and symbolic weights w_0..w_n (with Σ w = 1 substituted);
+    the objective simplifies to 1 − y identically; also the fair LP optimum under random exact
+    weights equals the uniform-weight one.
+    Assumptions: n = 2..5 symbolically; 5 random weight vectors for n = 4, α = 9/10.
+    """
+    alpha = sympy.Symbol("alpha", positive=True)
+    failures = []
+    for n in range(2, 6):
+        weights = sympy.symbols(f"w0:{n + 1}")
+        em = sympy.Matrix(explicit_fair_mechanism(n, alpha).rows())
+        y = em[0, 0]
+        objective = sum(weights[j] * sum(em[j, i] for i in range(n + 1) if i != j) for j in range(n + 1))
+        objective = objective.subs(weights[-1], 1 - sum(weights[:-1]))
+        if sympy.simplify(objective - (1 - y)) != 0:
+            failures.append(f"n={n}")
+    rng = random.Random(1)
+    base, _ = optimal_mechanism(4, "9/10", ["F"], weights=["1/5"] * 5)
+    for _ in range(5):
+        raw = [rng.randint(1, 9) for _ in range(5)]
+        value, _ = optimal_mechanism(4, "9/10", ["F"], weights=[Fraction(r, sum(raw)) for r in raw])
+        if value != base:
+            failures.append(f"weights {raw}: {value} vs {base}")
+    return Outcome.decide(not failures, Status.CONFIRMED, "O_{0,Σ} = 1 − y for fair mechanisms, whatever the weights",
+                          failures=failures)
+
+
+@claim("cormode18.lemma2")
+def lemma2(alphas: tuple[str, ...] = ("1/2", "2/3", "3/4", "10/11", "19/25"), sizes: range = range(1, 26)) -> Outcome:
+    """When GM is weakly honest (and the case n = 1 the lemma misses).
+
+    Source: Cormode et al. 2018, Lemma 2.
+    Statement: GM obeys weak honesty iff n ≥ 2α/(1−α), for n ≥ 2. For n = 1 the statement is wrong:
+    GM = [[x, xα], [xα, x]] has no interior diagonal entry y (the proof's "we focus on y"), and
+    x = 1/(1+α) ≥ 1/2 = 1/(n+1), so GM is weakly honest for every α (erratum).
+    Method: the weak-honesty test applied to the exact GM for every n and α of the grid and compared
+    with the condition; the grid includes boundary cases (α = 1/2, 2/3, 3/4 give thresholds 2, 4, 6).
+    Assumptions: n = 1..25 and α in {1/2, 2/3, 3/4, 10/11, 19/25}.
+    """
+    disagreements, n1 = [], []
+    for alpha in alphas:
+        a = exact(alpha)
+        for n in sizes:
+            holds = property_violation(geometric_mechanism(n, alpha), "WH") is None
+            if n == 1:
+                n1.append(holds and not n >= 2 * a / (1 - a))
+            elif holds != (n >= 2 * a / (1 - a)):
+                disagreements.append(f"n={n}, α={alpha}")
+    return Outcome.decide(
+        not disagreements and all(n1), Status.ERRATUM,
+        "WH(GM) ⇔ n ≥ 2α/(1−α) for n ≥ 2 on the grid; at n = 1 GM is weakly honest for every α",
+        paper_says="GM obeys weak honesty iff n ≥ 2α/(1−α)",
+        truth="true for n ≥ 2; for n = 1, GM's diagonal is 1/(1+α) ≥ 1/2, weakly honest for every α ∈ (0, 1)",
+        disagreements=disagreements, n1_counterexamples=sum(n1),
+    )
+
+
+@claim("cormode18.lemma3")
+def lemma3(alphas: tuple[str, ...] = ("1/10", "1/3", "49/100", "1/2", "51/100", "2/3", "9/10"), sizes: range = range(2, 9)) -> Outcome:
+    """When GM is column monotone.
+
+    Source: Cormode et al. 2018, Lemma 3.
+    Statement: GM achieves column monotonicity iff α ≤ 1/2.
+    Method: the column-monotonicity test on the exact GM, α around and at 1/2.
+    Assumptions: n = 2..8 and α in {1/10, 1/3, 49/100, 1/2, 51/100, 2/3, 9/10}.
+    """
+    disagreements = [f"n={n}, α={alpha}" for alpha in alphas for n in sizes
+                     if (property_violation(geometric_mechanism(n, alpha), "CM") is None) != (exact(alpha) <= Fraction(1, 2))]
+    return Outcome.decide(not disagreements, Status.CONFIRMED, "CM(GM) ⇔ α ≤ 1/2 on the grid", disagreements=disagreements)
+
+
+def _max_fair_diagonal(n: int, alpha: str) -> Fraction:
+    rows, linear = design_rows(n, alpha, ["F"])
+    objective = [Fraction(0)] * ((n + 1) ** 2 + 1)
+    objective[1] = Fraction(1)  # M[0][0] = y
+    matrix = cdd.gmp.matrix_from_array(rows, lin_set=linear, rep_type=cdd.RepType.INEQUALITY, obj_type=cdd.LPObjType.MAX, obj_func=objective)
+    program = cdd.gmp.linprog_from_matrix(matrix)
+    cdd.gmp.linprog_solve(program)
+    return Fraction(program.obj_value)
+
+
+@claim("cormode18.lemma4")
+def lemma4(sizes: tuple[int, ...] = (2, 4, 6, 8), alphas: tuple[str, ...] = ALPHAS) -> Outcome:
+    """The largest diagonal of a fair mechanism.
+
+    Source: Cormode et al. 2018, Lemma 4, eq. (15).
+    Statement: a fair mechanism has y ≤ (1−α)/(1+α−2α^(n/2+1)) (n even), and the bound is attained.
+    Method: exact LP maximising y over BasicDP + fairness, compared with the bound.
+    Assumptions: n in {2, 4, 6, 8} and α in {1/2, 2/3, 10/11, 99/100, 19/25}.
+    """
+    failures = []
+    for n in sizes:
+        for alpha in alphas:
+            a = exact(alpha)
+            bound = (1 - a) / (1 + a - 2 * a ** (n // 2 + 1))
+            if _max_fair_diagonal(n, alpha) != bound:
+                failures.append(f"n={n}, α={alpha}")
+    return Outcome.decide(not failures, Status.CONFIRMED, "max fair y equals (1−α)/(1+α−2α^(n/2+1)) exactly", failures=failures)
+
+
+@claim("cormode18.thm4-em")
+def thm4_em(sizes: range = range(1, 11), alphas: tuple[str, ...] = ("1/2", "9/10", "10/11")) -> Outcome:
+    """EM has all seven properties and is L0-optimal among fair mechanisms.
+
+    Source: Cormode et al. 2018, Thm. 4 and eq. (16).
+    Statement: EM satisfies RH, RM, CH, CM, F, WH and S, and its L0 is the minimum over fair
+    mechanisms.
+    Method: the property tests on EM for a symbolic α are not decidable in general, so they run on
+    the exact EM for each α of the grid; the exact LP minimum of L0 under BasicDP + F is compared
+    with L0(EM).
+    Assumptions: n = 1..10 and α in {1/2, 9/10, 10/11}.
+    """
+    failures = []
+    for n in sizes:
+        for alpha in alphas:
+            em = explicit_fair_mechanism(n, alpha)
+            broken = {k: v for k, v in properties_of(em).items() if v}
+            value, _ = optimal_mechanism(n, alpha, ["F"])
+            if broken or value != l0_score(em):
+                failures.append(f"n={n}, α={alpha}: {broken or value}")
+    return Outcome.decide(not failures, Status.CONFIRMED, "EM has all seven properties and the fair L0 optimum, n = 1..10",
+                          failures=failures)
+
+
+@claim("cormode18.thm1")
+def thm1(trials: int = 24, seed: int = 1) -> Outcome:
+    """Symmetrisation keeps the properties and the objective.
+
+    Source: Cormode et al. 2018, Thm. 1 and its proof in the Appendix.
+    Statement: if M meets a set of properties, M* = (M + M^rev)/2 (M^rev[j][i] = M[n−j][n−i]) is
+    symmetric, meets the same properties and has the same L0.
+    Method: random property subsets; M is an exact LP optimum of a random objective under BasicDP
+    and the subset (usually not symmetric); M* is tested for every property M has, and for L0.
+    Assumptions: a finite sample: `trials` random (n ≤ 4, α, subset, objective) from a fixed seed.
+    """
+    rng = random.Random(seed)
+    failures, asymmetric = [], 0
+    for trial in range(trials):
+        n = rng.randint(2, 4)
+        alpha = rng.choice(ALPHAS)
+        subset = [p for p in PROPERTIES if p != "S" and rng.random() < 0.4]
+        rows, linear = design_rows(n, alpha, subset)
+        objective = [Fraction(0)] + [Fraction(rng.randint(-5, 5)) for _ in range((n + 1) ** 2)]
+        matrix = cdd.gmp.matrix_from_array(rows, lin_set=linear, rep_type=cdd.RepType.INEQUALITY,
+                                           obj_type=cdd.LPObjType.MIN, obj_func=objective)
+        program = cdd.gmp.linprog_from_matrix(matrix)
+        cdd.gmp.linprog_solve(program)
+        solution = [Fraction(v) for v in program.primal_solution]
+        mechanism = Channel.from_rows([solution[j * (n + 1):(j + 1) * (n + 1)] for j in range(n + 1)])
+        star = symmetrised(mechanism)
+        asymmetric += property_violation(mechanism, "S") is not None
+        held = [p for p, v in properties_of(mechanism).items() if v is None]
+        lost = [p for p in held + ["S"] if property_violation(star, p) is not None]
+        if lost or l0_score(star) != l0_score(mechanism):
+            failures.append(f"trial {trial}: lost {lost}")
+    return Outcome.decide(not failures and asymmetric > 0, Status.CONFIRMED,
+                          f"M* kept every property and L0 on {trials} random mechanisms ({asymmetric} were not symmetric)",
+                          trials=trials, seed=seed, failures=failures)
+
+
+@claim("cormode18.fig5-four")
+def fig5_four(sizes: range = range(2, 6), alphas: tuple[str, ...] = ALPHAS, full: bool = False) -> Outcome:
+    """At most four behaviours over all 128 property subsets.
+
+    Source: Cormode et al. 2018, §IV-D and Fig. 5.
+    Statement: over the 2^7 = 128 subsets of properties, the L0-optimal constrained mechanisms take
+    at most four distinct objective values (GM, EM, and the WH and WH+CM LP optima); for α ≤ 1/2
+    only GM's and EM's.
+    Method: an exact LP (cddlib GMP) for every subset, n and α; the distinct optimal L0 values are
+    counted and, for α ≤ 1/2, compared with L0(GM) and L0(EM).
+    Assumptions: n = 2..5 (with --full 2..10) and α in {1/2, 2/3, 10/11, 99/100, 19/25}; distinct
+    behaviours are told apart by their optimal L0 value.
+    """
+    if full:
+        sizes = range(2, 11)
+    counts, failures = {}, []
+    for n in sizes:
+        for alpha in alphas:
+            values = {optimal_mechanism(n, alpha, subset)[0]
+                      for k in range(len(PROPERTIES) + 1) for subset in itertools.combinations(PROPERTIES, k)}
+            counts[f"n={n}, α={alpha}"] = len(values)
+            named = {l0_score(geometric_mechanism(n, alpha)), l0_score(explicit_fair_mechanism(n, alpha))}
+            if len(values) > 4 or (exact(alpha) <= Fraction(1, 2) and values != named):
+                failures.append(f"n={n}, α={alpha}: {len(values)} values")
+    return Outcome.decide(not failures, Status.CONFIRMED, f"at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
+                          distinct_values=counts, failures=failures)
