@@ -9,6 +9,11 @@ import sys
 import pytest
 
 from proofs_checks.cli import main
+from proofs_checks.registry import registry
+
+
+def registry_ids():
+    return list(registry())
 
 
 def test_only_appd1_reports_both_exact_losses(tmp_path, capsys):
@@ -75,7 +80,8 @@ def test_interrupted_run_still_writes_what_finished(monkeypatch, tmp_path):
     out = tmp_path / "partial.json"
     assert main(["check", "--only", "cormode18.*", "--json", str(out)]) == 130
     document = json.loads(out.read_text())
-    assert len(document["checks"]) == 1 and len(document["not_run"]) == 3
+    cormode = [claim_id for claim_id in registry_ids() if claim_id.startswith("cormode18.")]
+    assert len(document["checks"]) == 1 and len(document["not_run"]) == len(cormode) - 1
 
 
 @pytest.mark.skipif(shutil.which("qifkit") is None and not os.path.exists(os.path.join(os.path.dirname(sys.executable), "qifkit")),
