@@ -361,3 +361,42 @@ def test_ldp_n5_fails_without_the_face_vertices(monkeypatch):
 
 
 _N5_STUB = {tuple(tuple(_F(1 if j == i else 0) for j in range(5)) for _ in range(5)) for i in range(5)}
+
+
+# ------------------------------------------------------------------ cormode18 design
+DESIGN_IDS = {"cormode18.thm3", "cormode18.lemma1", "cormode18.lemma2", "cormode18.lemma3", "cormode18.lemma4",
+              "cormode18.thm4-em", "cormode18.thm1", "cormode18.fig5-four"}
+
+
+def test_design_checks_are_registered():
+    assert DESIGN_IDS <= set(registry())
+
+
+def test_design_checks_fail_with_the_wrong_mechanism(monkeypatch):
+    from qifkit import explicit_fair_mechanism, geometric_mechanism
+
+    monkeypatch.setattr(cormode2018, "geometric_mechanism", lambda n, alpha: explicit_fair_mechanism(n, alpha))
+    assert cormode2018.thm3(sizes=range(2, 3), alphas=("9/10",)).status is Status.FAILED
+    monkeypatch.setattr(cormode2018, "explicit_fair_mechanism", lambda n, alpha: geometric_mechanism(n, alpha))
+    assert cormode2018.thm4_em(sizes=range(2, 4), alphas=("9/10",)).status is Status.FAILED
+    assert cormode2018.lemma1().status is Status.FAILED
+
+
+def test_design_checks_fail_with_a_wrong_property_test(monkeypatch):
+    monkeypatch.setattr(cormode2018, "property_violation", lambda mechanism, name: None)
+    assert cormode2018.lemma2(sizes=range(2, 6)).status is Status.FAILED
+    assert cormode2018.lemma3(sizes=range(2, 4)).status is Status.FAILED
+
+
+def test_design_checks_fail_with_wrong_optima(monkeypatch):
+    from fractions import Fraction
+
+    monkeypatch.setattr(cormode2018, "_max_fair_diagonal", lambda n, alpha: Fraction(1, 2))
+    assert cormode2018.lemma4(sizes=(2,), alphas=("9/10",)).status is Status.FAILED
+    monkeypatch.setattr(cormode2018, "optimal_mechanism", lambda n, alpha, subset=(): (Fraction(len(subset)), None))
+    assert cormode2018.fig5_four(sizes=range(2, 3), alphas=("9/10",)).status is Status.FAILED
+
+
+def test_thm1_fails_without_symmetrisation(monkeypatch):
+    monkeypatch.setattr(cormode2018, "symmetrised", lambda mechanism: mechanism)
+    assert cormode2018.thm1(trials=6).status is Status.FAILED

@@ -1,0 +1,43 @@
+"""Cormode et al.'s structural properties and the exact design LP."""
+
+from fractions import Fraction as F
+
+import pytest
+
+from polytopes.constrained import PROPERTIES, optimal_mechanism, properties_of, property_violation, symmetrised
+from qifkit import Channel, explicit_fair_mechanism, geometric_mechanism, l0_score, uniform_mechanism
+from qifkit.errors import LabelError, PrivacyParameterError, ShapeError
+
+
+def test_example1_gm_is_not_column_honest_nor_weakly_honest():
+    """Cormode et al. Example 1 (n = 2, α = 9/10): Pr[1|1] = 1/19 < Pr[0|1] = 9/19 and < 1/3."""
+    found = properties_of(geometric_mechanism(2, "9/10"))
+    assert found["CH"] == "Pr[1|1] >= Pr[0|1]" and found["WH"] == "Pr[1|1] >= 1/3"
+    assert found["RH"] is None and found["RM"] is None and found["S"] is None and found["F"] is not None
+
+
+def test_uniform_mechanism_meets_every_property():
+    """Def. 5: UM meets every property (with equality for RM, CM, WH)."""
+    assert all(v is None for v in properties_of(uniform_mechanism(5)).values())
+
+
+def test_gm_is_the_basicdp_optimum_and_em_the_fair_one():
+    value, mechanism = optimal_mechanism(4, "10/11")
+    assert value == F(20, 21) and mechanism == geometric_mechanism(4, "10/11")
+    fair_value, _ = optimal_mechanism(4, "10/11", ["F"])
+    assert fair_value == l0_score(explicit_fair_mechanism(4, "10/11"))
+
+
+def test_symmetrised_is_centrosymmetric():
+    m = Channel.from_rows([[F(1, 2), F(1, 2), 0], [F(1, 3), F(1, 3), F(1, 3)], [0, F(1, 4), F(3, 4)]])
+    assert property_violation(symmetrised(m), "S") is None and property_violation(m, "S") is not None
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(LabelError, match="unknown property 'XX'"):
+        optimal_mechanism(3, "1/2", ["XX"])
+    with pytest.raises(PrivacyParameterError):
+        optimal_mechanism(3, "3/2")
+    with pytest.raises(ShapeError):
+        optimal_mechanism(0, "1/2")
+    assert set(PROPERTIES) == {"RH", "RM", "CH", "CM", "F", "WH", "S"}
