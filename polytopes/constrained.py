@@ -29,7 +29,15 @@ from qifkit.channel import Channel
 from qifkit.errors import LabelError, PrivacyParameterError, QifError, ShapeError
 from qifkit.numbers import exact
 
-__all__ = ["PROPERTIES", "property_violation", "properties_of", "optimal_mechanism", "symmetrised", "design_rows"]
+__all__ = [
+    "PROPERTIES",
+    "property_violation",
+    "properties_of",
+    "optimal_mechanism",
+    "symmetrised",
+    "design_rows",
+    "gupte_violation",
+]
 
 PROPERTIES = ("RH", "RM", "CH", "CM", "F", "WH", "S")
 
@@ -173,3 +181,17 @@ def symmetrised(mechanism: Channel) -> Channel:
     rows = mechanism.rows()
     n = len(rows) - 1
     return Channel.from_rows([[(rows[j][i] + rows[n - j][n - i]) / 2 for i in range(n + 1)] for j in range(n + 1)])
+
+
+def gupte_violation(mechanism: Channel, alpha: Any) -> str | None:
+    """Gupte and Sundararajan's test (as stated in Cormode et al. §IV-D): a mechanism can be derived
+    from GM iff every three adjacent entries satisfy
+    Pr[i|j] − α·Pr[i|j−1] ≥ α·(Pr[i|j+1] − α·Pr[i|j]). Returns the first violated instance or None."""
+    a = exact(alpha)
+    rows = mechanism.rows()
+    n = len(rows) - 1
+    for i in range(n + 1):
+        for j in range(1, n):
+            if rows[j][i] - a * rows[j - 1][i] < a * (rows[j + 1][i] - a * rows[j][i]):
+                return f"i={i}, j={j}: Pr[{i}|{j}] − α·Pr[{i}|{j - 1}] < α·(Pr[{i}|{j + 1}] − α·Pr[{i}|{j}])"
+    return None

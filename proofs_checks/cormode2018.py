@@ -387,3 +387,92 @@ def fig5_four(sizes: range = range(2, 6), alphas: tuple[str, ...] = ALPHAS, full
                 failures.append(f"n={n}, α={alpha}: {len(values)} values")
     return Outcome.decide(not failures, Status.CONFIRMED, f"at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
                           distinct_values=counts, failures=failures)
+
+
+from polytopes.constrained import gupte_violation  # noqa: E402
+
+
+def _weakly_honest_monotone(n: int, alpha: str) -> Channel:
+    """WM: an L0-optimal mechanism with WH, RM and CM (Cormode et al. §V-A), taken symmetric. The
+    optimum is not unique; by Thm. 1 a symmetric one has the same L0, which is checked."""
+    value, mechanism = optimal_mechanism(n, alpha, ["WH", "RM", "CM", "S"])
+    if value != optimal_mechanism(n, alpha, ["WH", "RM", "CM"])[0]:
+        raise ValueError(f"symmetric WM at n={n}, α={alpha} costs more than the unconstrained WM optimum")
+    return mechanism
+
+
+FIG6 = {  # Y: on the whole grid, N: nowhere, —: depends on the parameters
+    "S": {"GM": "Y", "WM": "Y", "EM": "Y", "UM": "Y"},
+    "RM": {"GM": "Y", "WM": "Y", "EM": "Y", "UM": "Y"},
+    "CM": {"GM": "—", "WM": "Y", "EM": "Y", "UM": "Y"},
+    "F": {"GM": "N", "WM": "N", "EM": "Y", "UM": "Y"},
+    "WH": {"GM": "—", "WM": "Y", "EM": "Y", "UM": "Y"},
+}
+
+
+@claim("cormode18.fig6")
+def fig6(table: Any = None, sizes: range = range(2, 8), alphas: tuple[str, ...] = ALPHAS) -> Outcome:
+    """The property table of GM, WM, EM and UM.
+
+    Source: Cormode et al. 2018, Fig. 6 (and §V-A: WM is the WH + RM + CM optimum).
+    Statement: S and RM hold for all four (WM taken symmetric, which costs nothing by Thm. 1);
+    CM and WH depend on the parameters for GM and hold for
+    WM, EM, UM; F holds for EM and UM only; L0 is 2α/(1+α) for GM, at least that for WM,
+    (n+1)(1−y)/n for EM and 1 for UM.
+    Method: every property is tested exactly on every mechanism over the grid; an entry is Y if it
+    holds everywhere, N if nowhere, — otherwise; the L0 row is checked exactly.
+    Assumptions: n = 2..7 and α in {1/2, 2/3, 10/11, 99/100, 19/25}. The printed table lost some
+    cells in the text we have; the expected entries follow the paper's lemmas (CM, WH of GM: —).
+    """
+    table = table or FIG6
+    seen: dict[str, dict[str, set[bool]]] = {p: {m: set() for m in ("GM", "WM", "EM", "UM")} for p in table}
+    l0_failures = []
+    for n in sizes:
+        for alpha in alphas:
+            a = exact(alpha)
+            mechanisms = {"GM": geometric_mechanism(n, alpha), "WM": _weakly_honest_monotone(n, alpha),
+                          "EM": explicit_fair_mechanism(n, alpha), "UM": uniform_mechanism(n)}
+            for prop in table:
+                for name, mechanism in mechanisms.items():
+                    seen[prop][name].add(property_violation(mechanism, prop) is None)
+            y = mechanisms["EM"].entry(0, 0)
+            if (l0_score(mechanisms["GM"]) != 2 * a / (1 + a) or l0_score(mechanisms["WM"]) < 2 * a / (1 + a)
+                    or l0_score(mechanisms["EM"]) != Fraction(n + 1, n) * (1 - y) or l0_score(mechanisms["UM"]) != 1):
+                l0_failures.append(f"n={n}, α={alpha}")
+    found = {p: {m: ("Y" if v == {True} else "N" if v == {False} else "—") for m, v in row.items()} for p, row in seen.items()}
+    return Outcome.decide(found == table and not l0_failures, Status.CONFIRMED,
+                          "every Y/N/— entry of Fig. 6 recomputed; the L0 row holds", table=found, l0_failures=l0_failures)
+
+
+@claim("cormode18.gupte")
+def gupte(sizes: range = range(2, 11), alpha: str = "9/10") -> Outcome:
+    """EM and WM cannot be derived from GM, except one WM at n = 2.
+
+    Source: Cormode et al. 2018, §IV-D (the test of Gupte and Sundararajan).
+    Statement: GM passes the three-entry test (a sanity check); EM fails it for every n > 1; WM
+    fails it for n ≥ 3. At n = 2 the paper's "violated for n > 1" depends on which WM is meant:
+    the L0 optimum with WH, RM, CM is not unique, and its symmetric optimum (the WM of Fig. 6) passes
+    the test, i.e. is derivable from GM (erratum), while another optimum fails it.
+    Method: the test on the exact mechanisms; WM is the exact symmetric LP optimum with WH, RM, CM,
+    S (same L0 as without S, by Thm. 1, checked); at n = 2 also cddlib's unsymmetrised optimum.
+    Assumptions: n = 2..10 at α = 9/10.
+    """
+    failures = []
+    for n in sizes:
+        if gupte_violation(geometric_mechanism(n, alpha), alpha) is not None:
+            failures.append(f"n={n}: GM fails its own test")
+        if gupte_violation(explicit_fair_mechanism(n, alpha), alpha) is None:
+            failures.append(f"n={n}: EM passes")
+        if n >= 3 and gupte_violation(_weakly_honest_monotone(n, alpha), alpha) is None:
+            failures.append(f"n={n}: WM passes")
+    symmetric_n2 = _weakly_honest_monotone(2, alpha)
+    other_n2 = optimal_mechanism(2, alpha, ["WH", "RM", "CM"])[1]
+    n2_split = gupte_violation(symmetric_n2, alpha) is None and gupte_violation(other_n2, alpha) is not None
+    return Outcome.decide(
+        not failures and n2_split, Status.ERRATUM,
+        "GM passes; EM fails for n = 2..10; WM fails for n = 3..10, but at n = 2 the symmetric optimal WM passes",
+        paper_says="the condition is violated by WM (and EM) for n > 1",
+        truth=f"at n = 2, α = {alpha}, the symmetric L0-optimal WM {[[str(v) for v in row] for row in symmetric_n2.rows()]} "
+              "satisfies the test (derivable from GM); another optimum violates it; for n ≥ 3 every WM tried violates it",
+        failures=failures,
+    )

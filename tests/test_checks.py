@@ -400,3 +400,11 @@ def test_design_checks_fail_with_wrong_optima(monkeypatch):
 def test_thm1_fails_without_symmetrisation(monkeypatch):
     monkeypatch.setattr(cormode2018, "symmetrised", lambda mechanism: mechanism)
     assert cormode2018.thm1(trials=6).status is Status.FAILED
+
+
+def test_fig6_and_gupte_fail_on_wrong_inputs(monkeypatch):
+    wrong = {k: dict(v) for k, v in cormode2018.FIG6.items()}
+    wrong["F"]["GM"] = "Y"
+    assert cormode2018.fig6(table=wrong, sizes=range(2, 4), alphas=("9/10",)).status is Status.FAILED
+    monkeypatch.setattr(cormode2018, "gupte_violation", lambda mechanism, alpha: None)
+    assert cormode2018.gupte(sizes=range(2, 4)).status is Status.FAILED
