@@ -408,3 +408,9 @@ def test_fig6_and_gupte_fail_on_wrong_inputs(monkeypatch):
     assert cormode2018.fig6(table=wrong, sizes=range(2, 4), alphas=("9/10",)).status is Status.FAILED
     monkeypatch.setattr(cormode2018, "gupte_violation", lambda mechanism, alpha: None)
     assert cormode2018.gupte(sizes=range(2, 4)).status is Status.FAILED
+
+
+@pytest.mark.parametrize("claim_id", sorted(DESIGN_IDS | {"cormode18.fig6", "cormode18.gupte"}))
+def test_design_check_passes(claim_id):
+    expected = Status.ERRATUM if claim_id in {"cormode18.lemma2", "cormode18.gupte"} else Status.CONFIRMED
+    assert run_check(registry()[claim_id]).outcome.status is expected
