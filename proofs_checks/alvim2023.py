@@ -444,7 +444,7 @@ def gd_family(sizes: range = range(2, 8), pairs: tuple[tuple[str, str], ...] = G
                 problems.append(f"size {size}, α={strong_alpha}: refines disagrees with GD⁻¹·GD'")
     return Outcome.decide(
         not problems, Status.CONFIRMED,
-        f"GD_α⁻¹·GD_α' is stochastic for every size 2..7 and α ≤ α' pair tried",
+        "GD_α⁻¹·GD_α' is stochastic for every size 2..7 and α ≤ α' pair tried",
         sizes=list(sizes), alpha_pairs=[list(p) for p in pairs], problems=problems,
     )
 

@@ -385,7 +385,7 @@ def fig5_four(sizes: range = range(2, 6), alphas: tuple[str, ...] = ALPHAS, full
             named = {l0_score(geometric_mechanism(n, alpha)), l0_score(explicit_fair_mechanism(n, alpha))}
             if len(values) > 4 or (exact(alpha) <= Fraction(1, 2) and values != named):
                 failures.append(f"n={n}, α={alpha}: {len(values)} values")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
+    return Outcome.decide(not failures, Status.CONFIRMED, "at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
                           distinct_values=counts, failures=failures)
 
 

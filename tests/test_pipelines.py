@@ -1,8 +1,6 @@
 """Lazy pipelines equal the materialised Kronecker pipelines exactly on every small case."""
 
-import itertools
 from collections import Counter
-from fractions import Fraction as F
 
 import numpy as np
 import pytest
