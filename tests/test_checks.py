@@ -414,3 +414,9 @@ def test_fig6_and_gupte_fail_on_wrong_inputs(monkeypatch):
 def test_design_check_passes(claim_id):
     expected = Status.ERRATUM if claim_id in {"cormode18.lemma2", "cormode18.gupte"} else Status.CONFIRMED
     assert run_check(registry()[claim_id]).outcome.status is expected
+
+
+def test_cyclic_laplace_check_fails_on_a_wrong_variance():
+    assert kohli2026.cyclic_laplace_check(sizes=range(2, 4), printed_cyclic="2").status is Status.FAILED
+    assert kohli2026.cyclic_laplace_check(sizes=range(2, 4), printed_classic="4").status is Status.FAILED
+    assert run_check(registry()["kohli26.cyclic-laplace"]).outcome.status is Status.ERRATUM
