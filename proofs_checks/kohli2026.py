@@ -416,3 +416,48 @@ def cyclic_laplace_check(sizes: range = range(2, 9), printed_cyclic: str = "4", 
         truth="4/(N²ε²) for i ∈ {0, ..., n−2}; at i = n−1 the cumulative sum is 1, variance 0",
         failures=failures,
     )
+
+
+def _omega_exact(n: int, eps_exp: str) -> list[Fraction]:
+    """The unique ω with Σ_l ω_l·Σ_l = 1 (Σ_l the single-peaked scales), solved exactly."""
+    from polytopes.classify import _exact_solution
+    from polytopes.scales import single_peaked
+
+    return _exact_solution(single_peaked(n, eps_exp), n)
+
+
+@claim("kohli26.obs3-omega")
+def obs3_omega(sizes: range = range(2, 9), grid: tuple[str, ...] = ("2", "3", "7/2")) -> Outcome:
+    """The amounts ω_l of the single-peaked scales (Observation 3), corrected.
+
+    Source: Kohli and Laskowski, App. E, Observation 3.
+    Statement: the unique ω with Σ_l ω_l·Σ_l = 1 is, with S_l = Σ_i e^−ε|i−l|,
+    ω_l = (1−e^−ε)/(1+e^−ε)·S_l for 0 < l < n−1 and ω_l = S_l/(1+e^−ε) for l ∈ {0, n−1} (the
+    coefficients of the truncated geometric mechanism). The printed formula has (1+e^ε) for
+    (1+e^−ε) in the interior and (1−e^−ε)/((1+e^ε)(1−e^ε)) at the ends, which is negative
+    (erratum).
+    Method: the linear system solved exactly for each n and e^ε; the corrected and the printed
+    closed forms evaluated exactly and compared with the solution.
+    Assumptions: n = 2..8 and e^ε in {2, 3, 7/2}.
+    """
+    failures, printed_differs, printed_negative = [], True, True
+    for n in sizes:
+        for e in grid:
+            value = exact(e)
+            a = 1 / value
+            solution = _omega_exact(n, e)
+            spread = [sum(a ** abs(i - l) for i in range(n)) for l in range(n)]
+            corrected = [(spread[l] / (1 + a)) if l in (0, n - 1) else (1 - a) / (1 + a) * spread[l] for l in range(n)]
+            printed = [((1 - a) / ((1 + value) * (1 - value)) * spread[l]) if l in (0, n - 1)
+                       else (1 - a) / (1 + value) * spread[l] for l in range(n)]
+            if solution != corrected:
+                failures.append(f"n={n}, e^ε={e}: {solution} vs {corrected}")
+            printed_differs = printed_differs and printed != solution
+            printed_negative = printed_negative and printed[0] < 0
+    return Outcome.decide(
+        not failures and printed_differs and printed_negative, Status.ERRATUM,
+        "ω solved exactly equals the corrected closed form; the printed one differs and is negative at the ends",
+        paper_says="ω_l = (1−e^−ε)/(1+e^ε)·S_l inside, (1−e^−ε)/((1+e^ε)(1−e^ε))·S_l at l ∈ {0, n−1}",
+        truth="ω_l = (1−e^−ε)/(1+e^−ε)·S_l inside, S_l/(1+e^−ε) at l ∈ {0, n−1}, S_l = Σ_i e^−ε|i−l|",
+        failures=failures[:5],
+    )

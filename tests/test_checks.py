@@ -420,3 +420,12 @@ def test_cyclic_laplace_check_fails_on_a_wrong_variance():
     assert kohli2026.cyclic_laplace_check(sizes=range(2, 4), printed_cyclic="2").status is Status.FAILED
     assert kohli2026.cyclic_laplace_check(sizes=range(2, 4), printed_classic="4").status is Status.FAILED
     assert run_check(registry()["kohli26.cyclic-laplace"]).outcome.status is Status.ERRATUM
+
+
+def test_obs3_check_fails_on_a_wrong_solution(monkeypatch):
+    from fractions import Fraction
+
+    assert run_check(registry()["kohli26.obs3-omega"]).outcome.status is Status.ERRATUM
+    original = kohli2026._omega_exact
+    monkeypatch.setattr(kohli2026, "_omega_exact", lambda n, e: [v + Fraction(1, 1000) for v in original(n, e)])
+    assert kohli2026.obs3_omega(sizes=range(2, 4), grid=("2",)).status is Status.FAILED
