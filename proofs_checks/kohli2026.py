@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -461,3 +462,202 @@ def obs3_omega(sizes: range = range(2, 9), grid: tuple[str, ...] = ("2", "3", "7
         truth="ω_l = (1−e^−ε)/(1+e^−ε)·S_l inside, S_l/(1+e^−ε) at l ∈ {0, n−1}, S_l = Σ_i e^−ε|i−l|",
         failures=failures[:5],
     )
+
+
+def _random_distribution(rng: random.Random, n: int) -> list[Fraction]:
+    weights = [rng.randint(1, 12) for _ in range(n)]
+    return [Fraction(w, sum(weights)) for w in weights]
+
+
+def _is_vertex(polytope: Any, matrix: list[list[Fraction]]) -> bool:
+    from polytopes.classify import rank
+
+    point = [v for row in matrix for v in row]
+    rows = [row[1:] for row in polytope.equalities] + [polytope.inequalities[k][1:] for k in sorted(polytope.tight(point))]
+    return polytope.contains(point) and rank(rows) == polytope.dimension_of_space
+
+
+@claim("kohli26.alg1")
+def alg1(sizes: range = range(2, 7), trials: int = 3, seed: int = 26, step_bound: int = 1) -> Outcome:
+    """Algorithm 1 returns an extreme point of F in at most 2n − 1 scale additions.
+
+    Source: Kohli and Laskowski, §5.2, Algorithm 1, Thm. 5 (runtime; the inner loop runs at most
+    2n − 1 times in all) and Thm. 6 (the output is in ex(F)).
+    Statement: for every column selector, the exact output is in F_ε[z] and is a vertex; the number
+    of scale additions is at most 2n − 1.
+    Method: exact runs (python-flint rationals) for random positive z, e^ε in {2, 3/2}, selectors max,
+    min, sandwich; membership in F checked on the exact H-representation and vertexhood by the rank
+    of the equalities plus the tight inequalities (= n²); a float log-mode run on the same inputs
+    agrees entrywise to 1e-12.
+    Assumptions: n = 2..6, three random z per n (seeded), both e^ε; vertexhood needs only exact
+    linear algebra, no enumeration.
+    """
+    import numpy as np
+
+    from polytopes.fixed_point import SELECTORS, heuristic_constructor
+
+    rng = random.Random(seed)
+    failures, runs, most_steps = [], 0, {}
+    for n in sizes:
+        for _ in range(trials):
+            z = _random_distribution(rng, n)
+            for e in ("2", "3/2"):
+                polytope = count_polytope(n, e, z, fixed=True)
+                for selector in SELECTORS:
+                    result = heuristic_constructor(z, e, selector)
+                    runs += 1
+                    most_steps[n] = max(most_steps.get(n, 0), result.steps)
+                    if not _is_vertex(polytope, result.matrix):
+                        failures.append(f"n={n}, z={[str(v) for v in z]}, e^ε={e}, {selector}: not a vertex of F")
+                    if result.steps > 2 * n - step_bound:
+                        failures.append(f"n={n}, {selector}: {result.steps} steps > 2n − 1")
+                    approx = heuristic_constructor(z, e, selector, exact=False).to_numpy()
+                    if np.abs(approx - np.array([[float(v) for v in row] for row in result.matrix])).max() > 1e-12:
+                        failures.append(f"n={n}, {selector}: float mode differs from exact")
+    return Outcome.decide(not failures, Status.CONFIRMED,
+                          f"{runs} exact runs: every output a vertex of F, steps ≤ 2n − 1, float mode agrees",
+                          most_steps={str(k): v for k, v in most_steps.items()}, failures=failures[:5])
+
+
+@claim("kohli26.alg2")
+def alg2(sizes: range = range(2, 7), seed: int = 8, offset: Fraction = Fraction(0)) -> Outcome:
+    """Algorithm 2 minimises count error over U.
+
+    Source: Kohli and Laskowski, §5.3, Algorithm 2 and Thm. 8 (with Observation 3's amounts as
+    corrected in kohli26.obs3-omega).
+    Statement: for row-wise concentrating and convex W, ⟨W, O⟩ of Algorithm 2's output O equals
+    min over U of ⟨W, T⟩.
+    Method: W = expected absolute deviation and squared error under random positive z; Algorithm 2
+    run exactly; the minimum over U found independently by cddlib's exact simplex, and again by
+    HiGHS certified exactly; all three values compared as rationals.
+    Assumptions: n = 2..6, e^ε in {2, 3}, one random z per n (seeded).
+    """
+    from polytopes.fixed_point import count_error, count_error_weights, unfixed_optimum
+    from polytopes.lp import certified_minimum, exact_minimum
+
+    rng = random.Random(seed)
+    failures, compared = [], 0
+    for n in sizes:
+        z = _random_distribution(rng, n)
+        for e in ("2", "3"):
+            polytope = count_polytope(n, e)
+            for kind in ("absolute", "squared"):
+                weights = count_error_weights(z, kind)
+                value = count_error(unfixed_optimum(e, weights), weights) + offset
+                objective = [w for row in weights for w in row]
+                optimum = exact_minimum(polytope, objective).value
+                certified = certified_minimum(polytope, objective).value
+                compared += 1
+                if not value == optimum == certified:
+                    failures.append(f"n={n}, e^ε={e}, {kind}: Algorithm 2 {value}, LP {optimum}, certified {certified}")
+    return Outcome.decide(not failures, Status.CONFIRMED,
+                          f"{compared} cases: Algorithm 2's count error equals the exact LP minimum over U",
+                          failures=failures[:5])
+
+
+@claim("kohli26.lemma8")
+def lemma8(sizes: range = range(2, 9), trials: int = 40, seed: int = 5, reverse: bool = False) -> Outcome:
+    """The optimal columns of the single-peaked scales are ordered.
+
+    Source: Kohli and Laskowski, App. E, Lemma 8 (and Lemma 9, convexity in the column).
+    Statement: for row-wise concentrating W and l < l', the largest column minimising (W_c)ᵀΣ_l is
+    at most the one for Σ_l'; for row-wise convex W, (W_j)ᵀs is convex in j for every scale s.
+    Method: random row-wise concentrating W (non-decreasing random steps away from the diagonal,
+    convex or not), exact single-peaked scales; the rightmost minimising column computed for every
+    l and checked non-decreasing; for convex W, second differences of (W_j)ᵀs checked ≥ 0 for all
+    2^(n−1) scales.
+    Assumptions: n = 2..8, e^ε in {2, 5/4}, 40 random W per n (seeded).
+    """
+    from polytopes.scales import single_peaked
+
+    rng = random.Random(seed)
+    failures, tested = [], 0
+    for n in sizes:
+        for trial in range(trials):
+            convex = trial % 2 == 0
+            weights = []
+            for i in range(n):
+                row = [Fraction(0)] * n
+                for direction in (1, -1):
+                    step, j = Fraction(rng.randint(0, 4)), i + direction
+                    while 0 <= j < n:
+                        row[j] = row[j - direction] + step
+                        step = step + rng.randint(0, 3) if convex else Fraction(rng.randint(0, 6))
+                        j += direction
+                weights.append(row)
+            e = ("2", "5/4")[trial % 2]
+            sigma = single_peaked(n, e)
+            columns = []
+            for l in range(n):
+                costs = [sum(weights[i][c] * sigma[i][l] for i in range(n)) for c in range(n)]
+                columns.append(max(c for c in range(n) if costs[c] == min(costs)))
+            tested += 1
+            if reverse:
+                columns = columns[::-1]
+            if any(a > b for a, b in zip(columns, columns[1:])):
+                failures.append(f"n={n}, W={[[str(v) for v in r] for r in weights]}: columns {columns}")
+            if convex and n >= 3:
+                for s in scales(n, e):
+                    costs = [sum(weights[i][c] * s[i] for i in range(n)) for c in range(n)]
+                    if any(costs[c + 2] - 2 * costs[c + 1] + costs[c] < 0 for c in range(n - 2)):
+                        failures.append(f"n={n}: (W_j)ᵀs not convex in j")
+                        break
+    return Outcome.decide(not failures, Status.CONFIRMED,
+                          f"{tested} random W: optimal columns non-decreasing in l; convex W gives convex costs",
+                          failures=failures[:3])
+
+
+@claim("kohli26.two-stage")
+def two_stage(budgets: tuple[float, ...] = (0.1, 0.48, 1.0), runs: int = 12, seed: int = 2026,
+              draws: int = 10_000, printed: tuple[float, float, float] = (0.48, 0.64, 0.04)) -> Outcome:
+    """Fixed-point constructors cut distribution error against unfixed baselines.
+
+    Source: Kohli and Laskowski, §6, Fig. 5 (binomial dataset), with App. F's budget split.
+    Statement: on a synthetic table of 10,000 Binomial(20, 1/2) counts, the two-stage framework with
+    a fixed-point constructor (Algorithm 1, sandwich) releases counts whose distribution is much
+    closer in Wasserstein-1 distance to the true one than the two-stage unfixed optimum
+    (Algorithm 2) and the truncated geometric mechanism at the same total ε_t.
+    Method: seeded simulation (numpy PCG64): cyclic Laplace with ε₁, projection to a distribution,
+    constructor with ε₂ (float log mode, every mechanism verified), every row privatised; the
+    geometric baseline spends all of ε_t on the rows; mean W₁ over the runs. This is a float
+    simulation: the comparison is observed, not proved.
+    The paper's quoted values at ε_t = 0.48 (W₁ 0.64 for the unfixed optimum, 0.04 fixed-point)
+    are compared to within 25 %.
+    Assumptions: n = 21 (counts 0..20), ε_t in {0.1, 0.48, 1.0}, 12 runs each; the paper's seeds and
+    run count are not known, so its numbers are matched approximately, not exactly.
+    """
+    import math
+
+    import numpy as np
+
+    from polytopes.two_stage import count_distribution, privatise_table, two_stage_release, wasserstein1
+    from qifkit.mechanisms import truncated_geometric
+
+    n = 21
+    rng = np.random.default_rng(seed)
+    table = rng.binomial(n - 1, 0.5, size=draws)
+    zeta = count_distribution(table, n)
+    means, failures = {}, []
+    for eps_total in budgets:
+        distances = {"fixed-point (sandwich)": [], "two-stage unfixed optimum": [], "truncated geometric": []}
+        geometric = truncated_geometric(n, eps_exp=Fraction(math.exp(eps_total))).to_float().to_numpy()
+        for _ in range(runs):
+            for name, constructor in (("fixed-point (sandwich)", "sandwich"), ("two-stage unfixed optimum", "unfixed-optimum")):
+                released, _ = two_stage_release(table, n, eps_total, constructor, rng)
+                distances[name].append(wasserstein1(count_distribution(released, n), zeta))
+            released = privatise_table(table, geometric, rng)
+            distances["truncated geometric"].append(wasserstein1(count_distribution(released, n), zeta))
+        means[str(eps_total)] = {k: round(float(np.mean(v)), 4) for k, v in distances.items()}
+        fixed = means[str(eps_total)]["fixed-point (sandwich)"]
+        if not all(fixed < value for key, value in means[str(eps_total)].items() if key != "fixed-point (sandwich)"):
+            failures.append(f"ε_t={eps_total}: {means[str(eps_total)]}")
+    budget, unfixed, fixed = printed
+    ours = means.get(str(budget), {})
+    for name, quoted in (("two-stage unfixed optimum", unfixed), ("fixed-point (sandwich)", fixed)):
+        if name not in ours or abs(ours[name] - quoted) > 0.25 * quoted:
+            failures.append(f"ε_t={budget}, {name}: mean W₁ {ours.get(name)} vs quoted {quoted}")
+    return Outcome.decide(not failures, Status.REPRODUCED,
+                          "mean W₁ to the true distribution: fixed-point below both unfixed baselines at every ε_t, "
+                          "and near the quoted 0.64 → 0.04 at ε_t = 0.48 (float simulation)",
+                          paper_says=f"at ε_t = {budget}: W₁ {unfixed} (unfixed optimum) → {fixed} (fixed point)",
+                          mean_wasserstein=means, failures=failures)

@@ -429,3 +429,21 @@ def test_obs3_check_fails_on_a_wrong_solution(monkeypatch):
     original = kohli2026._omega_exact
     monkeypatch.setattr(kohli2026, "_omega_exact", lambda n, e: [v + Fraction(1, 1000) for v in original(n, e)])
     assert kohli2026.obs3_omega(sizes=range(2, 4), grid=("2",)).status is Status.FAILED
+
+
+@pytest.mark.parametrize("claim_id", ["kohli26.alg1", "kohli26.alg2", "kohli26.lemma8"])
+def test_constructor_checks_confirm(claim_id):
+    assert run_check(registry()[claim_id]).outcome.status is Status.CONFIRMED
+
+
+def test_constructor_checks_fail_on_wrong_claims():
+    from fractions import Fraction
+
+    assert kohli2026.alg1(sizes=range(3, 4), trials=1, step_bound=2).status is Status.FAILED  # "2n − 2 steps"
+    assert kohli2026.alg2(sizes=range(3, 4), offset=Fraction(1, 10**9)).status is Status.FAILED
+    assert kohli2026.lemma8(sizes=range(3, 5), trials=10, reverse=True).status is Status.FAILED
+
+
+def test_two_stage_check_reproduces_and_fails_on_a_wrong_quote():
+    assert run_check(registry()["kohli26.two-stage"]).outcome.status is Status.REPRODUCED
+    assert kohli2026.two_stage(budgets=(0.48,), runs=3, printed=(0.48, 0.64, 0.4)).status is Status.FAILED
