@@ -22,12 +22,11 @@ from collections.abc import Collection, Sequence
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
-
 from qifkit.channel import Channel
 from qifkit.errors import LabelError, PrivacyParameterError, QifError, ShapeError
 from qifkit.numbers import exact
+
+from polytopes.lp import SparseProgram, certified_minimum, exact_minimum
 
 __all__ = [
     "PROPERTIES",
@@ -36,6 +35,9 @@ __all__ = [
     "optimal_mechanism",
     "symmetrised",
     "design_rows",
+    "design_program",
+    "weakly_honest_mechanism",
+    "recommend",
     "gupte_violation",
 ]
 
@@ -110,70 +112,137 @@ def properties_of(mechanism: Channel | Sequence[Sequence[Any]]) -> dict[str, str
 
 
 def design_rows(n: int, alpha: Any, properties: Collection[str] = ()) -> tuple[list[list[Fraction]], list[int]]:
-    """The LP of BasicDP plus the properties, in cdd's rows (b + a·x ≥ 0) over M row-major, and
-    the indices of its equality rows."""
-    n, a = _check(n, alpha)
-    size = (n + 1) ** 2
-    cell = lambda j, i: 1 + j * (n + 1) + i  # noqa: E731
-    rows: list[list[Fraction]] = []
-    linear: list[int] = []
-
-    def add(coefficients: dict[tuple[int, int], Fraction], constant: Fraction, equality: bool) -> None:
-        row = [Fraction(0)] * (size + 1)
+    """The LP of BasicDP plus the properties, in cdd's dense rows (b + a·x ≥ 0) over M row-major,
+    and the indices of its equality rows."""
+    program = design_program(n, alpha, properties)
+    rows, linear = [], []
+    for k, (terms, constant) in enumerate(program.equalities + program.inequalities):
+        row = [Fraction(0)] * (program.variables + 1)
         row[0] = constant
-        for (j, i), c in coefficients.items():
-            row[cell(j, i)] += c
-        if equality:
-            linear.append(len(rows))
+        for index, value in terms.items():
+            row[1 + index] = value
+        if k < len(program.equalities):
+            linear.append(k)
         rows.append(row)
-
-    for j in range(n + 1):
-        add({(j, i): Fraction(1) for i in range(n + 1)}, Fraction(-1), True)
-        for i in range(n + 1):
-            add({(j, i): Fraction(1)}, Fraction(0), False)
-    for j in range(n):
-        for i in range(n + 1):
-            add({(j, i): Fraction(1), (j + 1, i): -a}, Fraction(0), False)
-            add({(j + 1, i): Fraction(1), (j, i): -a}, Fraction(0), False)
-    for name in sorted(set(properties)):
-        inequalities, equalities = _property_rows(n, name)
-        for coefficients, constant, _ in inequalities:
-            add(coefficients, constant, False)
-        for coefficients, constant, _ in equalities:
-            add(coefficients, constant, True)
     return rows, linear
 
 
+def design_program(n: int, alpha: Any, properties: Collection[str] = (), extra_variables: int = 0) -> SparseProgram:
+    """BasicDP (eqs. (4)-(6)) plus the properties as a sparse LP over M row-major (variable
+    j·(n+1) + i is M[j][i] = Pr[i | j]); `extra_variables` free variables follow (for a max objective)."""
+    n, a = _check(n, alpha)
+    cell = lambda j, i: j * (n + 1) + i  # noqa: E731
+    equalities = [({cell(j, i): Fraction(1) for i in range(n + 1)}, Fraction(-1)) for j in range(n + 1)]
+    inequalities = [({cell(j, i): Fraction(1)}, Fraction(0)) for j in range(n + 1) for i in range(n + 1)]
+    for j in range(n):
+        for i in range(n + 1):
+            inequalities.append(({cell(j, i): Fraction(1), cell(j + 1, i): -a}, Fraction(0)))
+            inequalities.append(({cell(j + 1, i): Fraction(1), cell(j, i): -a}, Fraction(0)))
+    for name in sorted(set(properties)):
+        more, fixed = _property_rows(n, name)
+        inequalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in more]
+        equalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in fixed]
+    return SparseProgram((n + 1) ** 2 + extra_variables, tuple(equalities), tuple(inequalities), "design")
+
+
 def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: int = 0,
-                      weights: Sequence[Any] | None = None) -> tuple[Fraction, Channel]:
-    """An exact optimum of O_{p,Σ} (Def. 3; p = 0 gives the rescaled L0 of eq. (1)) under BasicDP and
-    the properties, and its value. Exact LP in GMP rationals (cddlib); for L0 the value is L0.
+                      weights: Sequence[Any] | None = None, aggregate: str = "sum", min_distance: int = 0,
+                      method: str = "exact") -> tuple[Fraction, Channel]:
+    """An exact optimum of O_{p,⊕} (Def. 3) under BasicDP and the properties, and its value.
+
+    Parameters
+    ----------
+    p : int
+        0 (L0: a wrong answer costs 1; with uniform weights and the sum the value is rescaled to the
+        L0 of eq. (1)), 1 (L1) or 2 (L2).
+    weights : sequence, optional
+        w_j for each input (default uniform 1/(n+1)).
+    aggregate : {"sum", "max"}
+        Σ_j or max_j of the per-input cost w_j·Σ_i Pr[i|j]·|i−j|^p (max via an extra variable t).
+    min_distance : int
+        Only outputs with |i − j| ≥ d cost (L0,d; d = 0 or 1 is plain L0).
+    method : {"exact", "certified"}
+        cddlib's exact simplex, or HiGHS re-solved and certified exactly on its basis
+        (:func:`polytopes.lp.certified_minimum`), which scales to n in the hundreds.
 
     Raises
     ------
     LabelError
-        For an unknown property.
+        For an unknown property, aggregate or method.
     QifError
         If the LP is infeasible (it never is: UM meets every property, Thm. 2).
     """
     n, _ = _check(n, alpha)
+    if aggregate not in ("sum", "max"):
+        raise LabelError(f"aggregate must be 'sum' or 'max', got {aggregate!r}")
+    if method not in ("exact", "certified"):
+        raise LabelError(f"method must be 'exact' or 'certified', got {method!r}")
+    if p not in (0, 1, 2) or isinstance(p, bool):
+        raise LabelError(f"p must be 0, 1 or 2 (L0, L1, L2), got {p!r}")
     w = [Fraction(1, n + 1)] * (n + 1) if weights is None else [exact(v) for v in weights]
-    rows, linear = design_rows(n, alpha, properties)
-    objective = [Fraction(0)] * ((n + 1) ** 2 + 1)
-    for j in range(n + 1):
-        for i in range(n + 1):
-            if i != j:
-                objective[1 + j * (n + 1) + i] = w[j] * abs(i - j) ** p
-    scale = Fraction(n + 1, n) if p == 0 and weights is None else Fraction(1)
-    matrix = cdd.gmp.matrix_from_array(rows, lin_set=linear, rep_type=cdd.RepType.INEQUALITY,
-                                       obj_type=cdd.LPObjType.MIN, obj_func=objective)
-    program = cdd.gmp.linprog_from_matrix(matrix)
-    cdd.gmp.linprog_solve(program)
-    if program.status != cdd.LPStatusType.OPTIMAL:
-        raise QifError(f"the design LP is not solvable (status {program.status.name})")
-    solution = [Fraction(v) for v in program.primal_solution]
-    mechanism = Channel.from_rows([solution[j * (n + 1):(j + 1) * (n + 1)] for j in range(n + 1)])
-    return Fraction(program.obj_value) * scale, mechanism
+    if len(w) != n + 1 or min(w) < 0 or sum(w) != 1:
+        raise QifError(f"weights must be n+1 = {n + 1} non-negative numbers summing to 1")
+    size = (n + 1) ** 2
+    cost = {j: {j * (n + 1) + i: w[j] * abs(i - j) ** p for i in range(n + 1)
+                if i != j and abs(i - j) >= min_distance} for j in range(n + 1)}
+    program = design_program(n, alpha, properties, extra_variables=int(aggregate == "max"))
+    objective = [Fraction(0)] * program.variables
+    if aggregate == "sum":
+        for terms in cost.values():
+            for k, v in terms.items():
+                objective[k] = v
+    else:  # t ≥ cost_j for every j; minimise t
+        objective[size] = Fraction(1)
+        bounds = tuple(({size: Fraction(1), **{k: -v for k, v in terms.items()}}, Fraction(0)) for terms in cost.values())
+        program = SparseProgram(program.variables, program.equalities, program.inequalities + bounds, "design")
+    result = (exact_minimum if method == "exact" else certified_minimum)(program, objective)
+    scale = Fraction(n + 1, n) if p == 0 and weights is None and aggregate == "sum" and min_distance <= 1 else Fraction(1)
+    solution = result.point
+    mechanism = Channel.from_rows([list(solution[j * (n + 1):(j + 1) * (n + 1)]) for j in range(n + 1)])
+    return result.value * scale, mechanism
+
+
+def weakly_honest_mechanism(n: int, alpha: Any) -> Channel:
+    """WM: an L0-optimal mechanism with WH, RM and CM (Cormode et al. §V-A), taken symmetric. The
+    optimum is not unique; by Thm. 1 a symmetric one costs the same, which is checked."""
+    value, mechanism = optimal_mechanism(n, alpha, ["WH", "RM", "CM", "S"])
+    if value != optimal_mechanism(n, alpha, ["WH", "RM", "CM"])[0]:
+        raise QifError(f"symmetric WM at n={n}, α={alpha} costs more than the WM optimum (contradicts Thm. 1)")
+    return mechanism
+
+
+def recommend(n: int, alpha: Any, properties: Collection[str] = ()) -> tuple[str, Channel]:
+    """Which mechanism to use for L0 under these properties (Cormode et al. §IV-D, Fig. 5).
+
+    Fairness wanted: EM (Thm. 4). Otherwise for α ≤ 1/2: GM. For α > 1/2: a column property (CH or
+    CM) needs the WH + CM LP optimum (WM); weak honesty alone needs the WH LP optimum unless
+    n ≥ 2α/(1−α), where GM is weakly honest (Lemma 2); anything else: GM (Thm. 3). The two LP
+    optima are solved with the requested properties added, which by §IV-D costs nothing extra.
+
+    Returns
+    -------
+    (name, mechanism)
+        name is ``"EM"``, ``"GM"``, ``"WM"`` (the WH + CM optimum) or ``"WH-LP"``.
+
+    Examples
+    --------
+    >>> recommend(4, "10/11", ["RM", "S"])[0], recommend(4, "10/11", ["CH"])[0], recommend(4, "1/2", ["CM"])[0]
+    ('GM', 'WM', 'GM')
+    """
+    from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism
+
+    n, a = _check(n, alpha)
+    unknown = set(properties) - set(PROPERTIES)
+    if unknown:
+        raise LabelError(f"unknown property {sorted(unknown)[0]!r}; the properties are {', '.join(PROPERTIES)}")
+    wanted = set(properties)
+    if "F" in wanted:
+        return "EM", explicit_fair_mechanism(n, a)
+    if a > Fraction(1, 2) and wanted & {"CH", "CM"}:
+        return "WM", optimal_mechanism(n, a, {"WH", "CM"} | wanted)[1]
+    if a > Fraction(1, 2) and "WH" in wanted and n < 2 * a / (1 - a):
+        return "WH-LP", optimal_mechanism(n, a, {"WH"} | wanted)[1]
+    return "GM", geometric_mechanism(n, a)
 
 
 def symmetrised(mechanism: Channel) -> Channel:

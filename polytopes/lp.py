@@ -242,6 +242,8 @@ def solve_sparse(equations: Sequence[tuple[dict[int, Any], Any]], unknowns: int,
 
 
 def _q(v: Any) -> flint.fmpq:
+    if isinstance(v, Fraction):
+        return flint.fmpq(v.numerator, v.denominator)
     f = Fraction(v)
     return flint.fmpq(f.numerator, f.denominator)
 
@@ -254,18 +256,23 @@ def check_optimality(program: SparseProgram | Polytope, objective: Sequence[Any]
     program = _program(program)
     c = _check_objective(program, objective)
     rows = program.equalities + program.inequalities
-    if len(multipliers) != len(rows) or not program.contains(list(point)):
+    if len(multipliers) != len(rows) or len(point) != program.variables:
         return False
+    x = [_q(v) for v in point]
+    values = [_q(b) + sum((_q(a) * x[k] for k, a in terms.items()), flint.fmpq(0)) for terms, b in rows]
     equalities = len(program.equalities)
-    combination = [Fraction(0)] * len(c)
+    if any(v != 0 for v in values[:equalities]) or any(v < 0 for v in values[equalities:]):
+        return False
+    combination = [flint.fmpq(0)] * len(c)
     for k, (row, y) in enumerate(zip(rows, multipliers)):
         if not y:
             continue
-        if k >= equalities and (y < 0 or _value(row, point) != 0):
+        if k >= equalities and (y < 0 or values[k] != 0):
             return False
+        yq = _q(y)
         for i, a in row[0].items():
-            combination[i] += y * a
-    return combination == c
+            combination[i] += yq * _q(a)
+    return all(u == _q(v) for u, v in zip(combination, c))
 
 
 def certified_minimum(program: SparseProgram | Polytope, objective: Sequence[Any],

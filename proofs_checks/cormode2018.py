@@ -389,16 +389,7 @@ def fig5_four(sizes: range = range(2, 6), alphas: tuple[str, ...] = ALPHAS, full
                           distinct_values=counts, failures=failures)
 
 
-from polytopes.constrained import gupte_violation  # noqa: E402
-
-
-def _weakly_honest_monotone(n: int, alpha: str) -> Channel:
-    """WM: an L0-optimal mechanism with WH, RM and CM (Cormode et al. §V-A), taken symmetric. The
-    optimum is not unique; by Thm. 1 a symmetric one has the same L0, which is checked."""
-    value, mechanism = optimal_mechanism(n, alpha, ["WH", "RM", "CM", "S"])
-    if value != optimal_mechanism(n, alpha, ["WH", "RM", "CM"])[0]:
-        raise ValueError(f"symmetric WM at n={n}, α={alpha} costs more than the unconstrained WM optimum")
-    return mechanism
+from polytopes.constrained import gupte_violation, weakly_honest_mechanism  # noqa: E402
 
 
 FIG6 = {  # Y: on the whole grid, N: nowhere, —: depends on the parameters
@@ -430,7 +421,7 @@ def fig6(table: Any = None, sizes: range = range(2, 8), alphas: tuple[str, ...] 
     for n in sizes:
         for alpha in alphas:
             a = exact(alpha)
-            mechanisms = {"GM": geometric_mechanism(n, alpha), "WM": _weakly_honest_monotone(n, alpha),
+            mechanisms = {"GM": geometric_mechanism(n, alpha), "WM": weakly_honest_mechanism(n, alpha),
                           "EM": explicit_fair_mechanism(n, alpha), "UM": uniform_mechanism(n)}
             for prop in table:
                 for name, mechanism in mechanisms.items():
@@ -463,9 +454,9 @@ def gupte(sizes: range = range(2, 11), alpha: str = "9/10") -> Outcome:
             failures.append(f"n={n}: GM fails its own test")
         if gupte_violation(explicit_fair_mechanism(n, alpha), alpha) is None:
             failures.append(f"n={n}: EM passes")
-        if n >= 3 and gupte_violation(_weakly_honest_monotone(n, alpha), alpha) is None:
+        if n >= 3 and gupte_violation(weakly_honest_mechanism(n, alpha), alpha) is None:
             failures.append(f"n={n}: WM passes")
-    symmetric_n2 = _weakly_honest_monotone(2, alpha)
+    symmetric_n2 = weakly_honest_mechanism(2, alpha)
     other_n2 = optimal_mechanism(2, alpha, ["WH", "RM", "CM"])[1]
     n2_split = gupte_violation(symmetric_n2, alpha) is None and gupte_violation(other_n2, alpha) is not None
     return Outcome.decide(

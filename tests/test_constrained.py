@@ -41,3 +41,53 @@ def test_bad_input_is_refused():
     with pytest.raises(ShapeError):
         optimal_mechanism(0, "1/2")
     assert set(PROPERTIES) == {"RH", "RM", "CH", "CM", "F", "WH", "S"}
+
+
+def test_flowchart_recommendation_is_the_lp_optimum_for_every_subset():
+    # Fig. 5 against an independent route: the exact LP for each of the 128 subsets.
+    import itertools
+
+    from polytopes.constrained import recommend
+    from qifkit.count_objectives import l0_score
+
+    for alpha in ("10/11", "1/2"):
+        for k in range(len(PROPERTIES) + 1):
+            for subset in itertools.combinations(PROPERTIES, k):
+                name, mechanism = recommend(3, alpha, subset)
+                value, _ = optimal_mechanism(3, alpha, subset)
+                assert l0_score(mechanism) == value, (alpha, subset, name)
+                assert all(property_violation(mechanism, p) is None for p in subset), (alpha, subset, name)
+
+
+def test_certified_design_lp_agrees_with_the_exact_simplex():
+    for properties in ((), ("WH",), ("WH", "CM"), PROPERTIES):
+        exact_value, _ = optimal_mechanism(5, "9/10", properties)
+        certified_value, mechanism = optimal_mechanism(5, "9/10", properties, method="certified")
+        assert certified_value == exact_value
+        assert all(property_violation(mechanism, p) is None for p in properties)
+
+
+def test_max_and_l0d_objectives():
+    from qifkit.count_objectives import objective_value
+
+    for kwargs in ({"aggregate": "max"}, {"p": 1}, {"p": 2, "aggregate": "max"}, {"min_distance": 2}):
+        value, mechanism = optimal_mechanism(4, "10/11", **kwargs)
+        p = kwargs.get("p", 0)
+        assert objective_value(mechanism, p, aggregate=kwargs.get("aggregate", "sum"),
+                               min_distance=kwargs.get("min_distance", 0)) == value
+    # UM is feasible for every objective, so no optimum can exceed its value
+    from qifkit.mechanisms import uniform_mechanism
+
+    assert optimal_mechanism(4, "10/11", aggregate="max")[0] <= objective_value(uniform_mechanism(4), 0, aggregate="max")
+
+
+def test_design_refuses_bad_options():
+    from polytopes.constrained import recommend
+    from qifkit.errors import LabelError
+
+    with pytest.raises(LabelError):
+        optimal_mechanism(3, "1/2", aggregate="mean")
+    with pytest.raises(LabelError):
+        optimal_mechanism(3, "1/2", p=3)
+    with pytest.raises(LabelError):
+        recommend(3, "1/2", ["honest"])
