@@ -13,6 +13,7 @@
 - ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a sweep
   of e^ε (see :mod:`qifkit.stability_spec`); with ``--certificate`` an instability is written as
   ``DIR/a.csv``, ``DIR/b.csv`` and ``DIR/cert.json`` for ``qifkit verify`` (exit 0 either way).
+- ``qifkit construct`` and ``qifkit design``: mechanism design, see :mod:`proofs_checks.cli_design`.
 
 Usage errors (unreadable files, malformed CSV or JSON, unknown ids) exit 2 with one line on stderr.
 """
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from proofs_checks.cli_design import add_design_commands
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
@@ -278,6 +280,7 @@ def _parser() -> argparse.ArgumentParser:
                             help="vertex enumerator (default: lrs for RU and RF when installed, else cdd)")
     enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
     enumerate_.set_defaults(handler=_run_enumerate_command)
+    add_design_commands(commands)
     return parser
 
 

@@ -19,11 +19,16 @@ from qifkit.errors import NumberKindError, NumberSyntaxError, QifError, ShapeErr
 from qifkit.matrices import NumberKind
 from qifkit.numbers import parse_number
 
-__all__ = ["atomic_write_text", "read_channel_csv", "write_channel_csv"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "read_channel_csv", "write_channel_csv"]
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder and an atomic rename.
+    """Write `text` (UTF-8) to `path` atomically (see :func:`atomic_write_bytes`)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder and an atomic rename.
 
     Raises
     ------
@@ -33,8 +38,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     target = Path(path)
     handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

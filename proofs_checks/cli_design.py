@@ -1,0 +1,169 @@
+"""The ``qifkit construct`` and ``qifkit design`` commands (mechanism design).
+
+- ``qifkit construct --z "z0,z1,..." --eps-exp E --method alg1|alg2|lp-fixed|lp-unfixed
+  [--selector max|min|sandwich] [--float] [--error absolute|squared] [--out T.npy|T.csv]
+  [--json FILE]`` builds a count mechanism of Kohli and Laskowski (Algorithm 1 or 2, or the exact
+  LP optimum of count error over F[z] or U, certified) and reports its count error ⟨W, T⟩, the
+  largest row-sum error, the largest relative fixed-point error and the worst neighbour ratio.
+- ``qifkit design --n N --alpha A [--props WH,CM,...] [--objective L0|L1|L2] [--aggregate sum|max]
+  [--min-distance D] [--mechanism gm|em|um|wm] [--json FILE]`` gives Cormode et al.'s optimal
+  constrained mechanism (exact, certified LP) or a named one; the JSON holds ``"matrix"`` (rows are
+  inputs), ``"objective"`` and ``"p_true"`` (Pr[true output] under the uniform prior), as exact strings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from polytopes.constrained import PROPERTIES, optimal_mechanism, weakly_honest_mechanism
+from polytopes.fixed_point import (
+    SELECTORS,
+    Construction,
+    count_error,
+    count_error_weights,
+    heuristic_constructor,
+    unfixed_optimum,
+    verify_mechanism,
+)
+from polytopes.lp import certified_minimum
+from polytopes.spaces import count_polytope
+from qifkit.count_objectives import l0_score, objective_value
+from qifkit.errors import QifError
+from qifkit.files import atomic_write_bytes, atomic_write_text
+from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
+from qifkit.numbers import exact, exact_str, parse_eps_exp
+
+__all__ = ["add_design_commands"]
+
+METHODS = ("alg1", "alg2", "lp-fixed", "lp-unfixed")
+
+
+class DesignUsageError(QifError, ValueError):
+    """Contradictory or malformed options of construct/design."""
+
+
+def _numbers(text: str, what: str) -> list[Fraction]:
+    cells = [c.strip() for c in text.split(",")]
+    if not all(cells):
+        raise DesignUsageError(f"{what} {text!r} has an empty entry")
+    return [exact(c) for c in cells]
+
+
+def _text(value: Any) -> str:
+    return exact_str(value) if isinstance(value, Fraction) else repr(float(value))
+
+
+def _construct(arguments: argparse.Namespace) -> int:
+    if arguments.selector and arguments.method != "alg1":
+        raise DesignUsageError(f"--selector applies to --method alg1, not {arguments.method}")
+    if arguments.float and arguments.method.startswith("lp"):
+        raise DesignUsageError(f"--float applies to alg1 and alg2; {arguments.method} is an exact LP")
+    for path in (arguments.out, arguments.json):
+        if path and not path.endswith((".npy", ".csv", ".json")):
+            raise DesignUsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
+    z = _numbers(arguments.z, "--z")
+    eps_exp = parse_eps_exp(arguments.eps_exp)
+    weights = count_error_weights(z, arguments.error)
+    n = len(z)
+    if arguments.method == "alg1":
+        result = heuristic_constructor(z, eps_exp, arguments.selector or "sandwich", exact=not arguments.float)
+    elif arguments.method == "alg2":
+        result = unfixed_optimum(eps_exp, weights if not arguments.float else np.array(weights, dtype=float),
+                                 exact=not arguments.float)
+    else:
+        fixed = arguments.method == "lp-fixed"
+        optimum = certified_minimum(count_polytope(n, eps_exp, z, fixed=fixed), [w for row in weights for w in row])
+        matrix = [list(optimum.point[i * n:(i + 1) * n]) for i in range(n)]
+        result = Construction(matrix, None, 0, (), verify_mechanism(matrix, eps_exp, z if fixed else None))
+    check = result.verification
+    report = {
+        "method": arguments.method, "n": n, "eps_exp": exact_str(eps_exp), "exact": result.exact,
+        "selector": (arguments.selector or "sandwich") if arguments.method == "alg1" else None,
+        "count_error": _text(count_error(result, weights)), "count_error_kind": arguments.error,
+        "max_row_sum_error": _text(check.row_sum_error),
+        "fixed_point_error": None if check.fixed_point_error is None else _text(check.fixed_point_error),
+        "worst_dp_ratio": _text(check.dp_ratio), "steps": result.steps,
+    }
+    print(f"{arguments.method}: n = {n}, e^ε = {report['eps_exp']}, count error {report['count_error']}, "
+          f"row-sum error {report['max_row_sum_error']}, fixed-point error {report['fixed_point_error']}, "
+          f"worst ratio {report['worst_dp_ratio']} ({'exact' if result.exact else 'float, log mode'})")
+    if arguments.out:
+        if arguments.out.endswith(".npy"):
+            buffer = io.BytesIO()
+            np.save(buffer, result.to_numpy())
+            atomic_write_bytes(arguments.out, buffer.getvalue())
+        else:
+            rows = result.matrix if result.exact else result.to_numpy().tolist()
+            atomic_write_text(arguments.out, "".join(",".join(_text(v) for v in row) + "\n" for row in rows))
+        print(f"mechanism written to {arguments.out}")
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(report, indent=2) + "\n")
+        print(f"report written to {arguments.json}")
+    return 0
+
+
+def _design(arguments: argparse.Namespace) -> int:
+    properties = [p.strip() for p in arguments.props.split(",")] if arguments.props else []
+    unknown = [p for p in properties if p not in PROPERTIES]
+    if unknown:
+        raise DesignUsageError(f"unknown property {unknown[0]!r}; the properties are {', '.join(PROPERTIES)}")
+    if arguments.mechanism and properties:
+        raise DesignUsageError("--mechanism names a mechanism; --props asks for an optimum: give one of them")
+    if arguments.n < 1:
+        raise DesignUsageError(f"--n must be >= 1, got {arguments.n}")
+    alpha = exact(arguments.alpha)
+    p = {"L0": 0, "L1": 1, "L2": 2}[arguments.objective]
+    plain_l0 = p == 0 and arguments.aggregate == "sum" and arguments.min_distance <= 1
+    if arguments.mechanism:
+        build = {"gm": geometric_mechanism, "em": explicit_fair_mechanism, "wm": weakly_honest_mechanism,
+                 "um": lambda n, a: uniform_mechanism(n)}[arguments.mechanism]
+        mechanism = build(arguments.n, alpha)
+        value = l0_score(mechanism) if plain_l0 else objective_value(mechanism, p, aggregate=arguments.aggregate,
+                                                                      min_distance=arguments.min_distance)
+    else:
+        value, mechanism = optimal_mechanism(arguments.n, alpha, properties, p=p, aggregate=arguments.aggregate,
+                                             min_distance=arguments.min_distance, method="certified")
+    rows = mechanism.rows()
+    p_true = sum(rows[j][j] for j in range(len(rows))) / len(rows)
+    document = {"matrix": [[exact_str(v) for v in row] for row in rows], "objective": exact_str(value),
+                "p_true": exact_str(p_true), "n": arguments.n, "alpha": exact_str(alpha), "properties": properties,
+                "objective_kind": arguments.objective, "aggregate": arguments.aggregate,
+                "min_distance": arguments.min_distance, "mechanism": arguments.mechanism or "optimal"}
+    print(f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
+          f"≈ {float(value):.6g}; Pr[true output] = {document['p_true']} ≈ {float(p_true):.6g}")
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(document, indent=2) + "\n")
+        print(f"design written to {arguments.json}")
+    return 0
+
+
+def add_design_commands(commands: Any) -> None:
+    """Register ``construct`` and ``design`` on the ``qifkit`` subcommand parser."""
+    construct = commands.add_parser("construct", help="build a count mechanism with a fixed point (Kohli-Laskowski)")
+    construct.add_argument("--z", required=True, help='the fixed point, e.g. "1/4,1/2,1/4" (positive, sums to 1)')
+    construct.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
+    construct.add_argument("--method", choices=METHODS, default="alg1")
+    construct.add_argument("--selector", choices=SELECTORS, help="column selector of alg1 (default sandwich)")
+    construct.add_argument("--float", action="store_true", help="float log mode (alg1, alg2): fast at n in the thousands")
+    construct.add_argument("--error", choices=("absolute", "squared"), default="absolute",
+                           help="count error: expected absolute deviation or squared error")
+    construct.add_argument("--out", metavar="T.npy|T.csv", help="write the mechanism (rows are true counts)")
+    construct.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
+    construct.set_defaults(handler=_construct)
+    design = commands.add_parser("design", help="Cormode et al.'s constrained count mechanisms")
+    design.add_argument("--n", type=int, required=True, help="counts 0..n")
+    design.add_argument("--alpha", required=True, help="α = e^−ε in (0, 1), exact, e.g. 10/11")
+    design.add_argument("--props", help=f"comma-separated properties from {','.join(PROPERTIES)}")
+    design.add_argument("--objective", choices=("L0", "L1", "L2"), default="L0")
+    design.add_argument("--aggregate", choices=("sum", "max"), default="sum")
+    design.add_argument("--min-distance", type=int, default=0, help="L0,d: only errors of at least d count")
+    design.add_argument("--mechanism", choices=("gm", "em", "um", "wm"), help="a named mechanism instead of an optimum")
+    design.add_argument("--json", metavar="FILE", help="write matrix, objective and p_true as JSON (atomically)")
+    design.set_defaults(handler=_design)

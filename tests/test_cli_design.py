@@ -1,0 +1,69 @@
+"""qifkit construct and qifkit design."""
+
+import json
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from proofs_checks.cli import main
+
+
+def test_construct_alg1_exact_reports_a_valid_vertex(tmp_path):
+    report, table = tmp_path / "c.json", tmp_path / "t.csv"
+    assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--json", str(report), "--out", str(table)]) == 0
+    document = json.loads(report.read_text())
+    assert document["max_row_sum_error"] == "0" and document["fixed_point_error"] == "0"
+    assert document["worst_dp_ratio"] == "2"
+    # hand check of the CSV: rows sum to 1 and z·T = z
+    rows = [[Fraction(c) for c in line.split(",")] for line in table.read_text().split()]
+    z = [Fraction(v) for v in ("1/4", "1/2", "1/4")]
+    assert all(sum(r) == 1 for r in rows) and [sum(z[i] * rows[i][j] for i in range(3)) for j in range(3)] == z
+
+
+def test_lp_fixed_is_no_worse_than_alg1(tmp_path, capsys):
+    values = {}
+    for method in ("alg1", "lp-fixed", "alg2", "lp-unfixed"):
+        path = tmp_path / f"{method}.json"
+        assert main(["construct", "--z", "1/10,2/10,3/10,4/10", "--eps-exp", "3", "--method", method, "--json", str(path)]) == 0
+        values[method] = Fraction(json.loads(path.read_text())["count_error"])
+    assert values["lp-fixed"] <= values["alg1"] and values["alg2"] == values["lp-unfixed"] <= values["lp-fixed"]
+
+
+def test_construct_float_writes_npy(tmp_path):
+    out = tmp_path / "t.npy"
+    assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--float", "--out", str(out)]) == 0
+    assert np.allclose(np.load(out).sum(axis=1), 1)
+
+
+@pytest.mark.parametrize("arguments", [
+    ["--z", "0,1/2,1/2", "--eps-exp", "2"],
+    ["--z", "1/4,1/2,1/2", "--eps-exp", "2"],
+    ["--z", "1/4,1/2,1/4", "--eps-exp", "1"],
+    ["--z", "1/4,,3/4", "--eps-exp", "2"],
+    ["--z", "1/4,1/2,1/4", "--eps-exp", "2", "--method", "lp-fixed", "--selector", "max"],
+    ["--z", "1/4,1/2,1/4", "--eps-exp", "2", "--method", "lp-unfixed", "--float"],
+    ["--z", "1/4,1/2,1/4", "--eps-exp", "2", "--out", "t.txt"],
+])
+def test_construct_refuses_bad_input(arguments, capsys):
+    assert main(["construct", *arguments]) == 2
+    assert capsys.readouterr().err.startswith("qifkit: error:")
+
+
+def test_design_fig7_values(tmp_path):
+    # Cormode et al. Fig. 7 at α = 10/11: Pr[true output] 5/21 (GM), 121/541 (EM, the optimum under F)
+    for arguments, expected in ((["--mechanism", "gm"], "5/21"), (["--props", "F"], "121/541"), (["--mechanism", "em"], "121/541")):
+        path = tmp_path / "d.json"
+        assert main(["design", "--n", "4", "--alpha", "10/11", *arguments, "--json", str(path)]) == 0
+        document = json.loads(path.read_text())
+        assert document["p_true"] == expected and len(document["matrix"]) == 5
+
+
+@pytest.mark.parametrize("arguments", [
+    ["--n", "4", "--alpha", "10/11", "--props", "XX"],
+    ["--n", "4", "--alpha", "11/10"],
+    ["--n", "0", "--alpha", "1/2"],
+    ["--n", "4", "--alpha", "1/2", "--props", "WH", "--mechanism", "gm"],
+])
+def test_design_refuses_bad_input(arguments, capsys):
+    assert main(["design", *arguments]) == 2
