@@ -28,7 +28,7 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse
 
-from qifkit.errors import QifError
+from qifkit.errors import QifError, UndecidableError
 
 from polytopes.hrep import Polytope
 
@@ -138,7 +138,8 @@ def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -
     a_eq, b_eq = _sparse(program.equalities, program.variables)
     a_in, b_in = _sparse(program.inequalities, program.variables)
     result = scipy.optimize.linprog(c, A_ub=-a_in, b_ub=b_in, A_eq=a_eq if a_eq.shape[0] else None,
-                                    b_eq=-b_eq if a_eq.shape[0] else None, bounds=(None, None), method="highs-ds")
+                                    b_eq=-b_eq if a_eq.shape[0] else None, bounds=(None, None), method="highs-ds",
+                                    options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
     if result.status != 0:
         raise QifError(f"HiGHS did not solve the LP over {program.name}: {result.message}")
     return result
@@ -276,9 +277,11 @@ def check_optimality(program: SparseProgram | Polytope, objective: Sequence[Any]
 
 
 def certified_minimum(program: SparseProgram | Polytope, objective: Sequence[Any],
-                      tolerance: float = 1e-9) -> LinearProgramResult:
+                      tolerance: float = 1e-9, fallback: bool = True) -> LinearProgramResult:
     """min c·x: HiGHS, then an exact re-solve on its basis, certified by :func:`check_optimality`;
-    falls back to :func:`exact_minimum` when the re-solve does not certify."""
+    falls back to :func:`exact_minimum` when the re-solve does not certify (or, with
+    ``fallback=False``, raises :class:`~qifkit.errors.UndecidableError`). Badly scaled programs
+    (e.g. F[z] with z_i near 1e-9) can leave HiGHS's vertex infeasible in exact terms."""
     program = _program(program)
     c = _check_objective(program, objective)
     d = program.variables
@@ -287,7 +290,8 @@ def certified_minimum(program: SparseProgram | Polytope, objective: Sequence[Any
     equalities = len(program.equalities)
     a_in, b_in = _sparse(program.inequalities, d)
     slack = a_in @ result.x + b_in
-    tight = [equalities + int(k) for k in np.flatnonzero(np.abs(slack) <= tolerance)]
+    size = abs(a_in) @ np.abs(result.x) + np.abs(b_in)  # tight is relative to the row's terms
+    tight = [equalities + int(k) for k in np.flatnonzero(np.abs(slack) <= tolerance * np.maximum(size, 1e-300))]
     point = solve_sparse([rows[k] for k in list(range(equalities)) + tight], d)
     if point is not None:
         duals = -np.asarray(result.ineqlin.marginals)
@@ -304,4 +308,6 @@ def certified_minimum(program: SparseProgram | Polytope, objective: Sequence[Any
             if check_optimality(program, c, point, multipliers):
                 value = sum(a * b for a, b in zip(c, point))
                 return LinearProgramResult(value, tuple(point), "highs+exact-basis", tuple(multipliers))
+    if not fallback:
+        raise UndecidableError(f"HiGHS's optimal basis for {program.name} did not certify exactly")
     return exact_minimum(program, c)
