@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli_design import add_design_commands
+from proofs_checks.cli_design import add_design_commands, write_json
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
@@ -132,8 +132,7 @@ def _run_refine_command(arguments: argparse.Namespace) -> int:
             print(f"  {label}: " + ", ".join(row))
         print(f"U(prior, A) = {document['uncertainty_a']} > U(prior, B) = {document['uncertainty_b']}; gap {document['gap']}")
     if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(document, indent=2) + "\n")
-        print(f"certificate written to {arguments.json}")
+        write_json(arguments.json, document, "certificate")
     return 0
 
 

@@ -40,7 +40,7 @@ from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
 from qifkit.numbers import exact, exact_str, parse_eps_exp
 
-__all__ = ["add_design_commands"]
+__all__ = ["add_design_commands", "write_json"]
 
 METHODS = ("alg1", "alg2", "lp-fixed", "lp-unfixed")
 
@@ -54,6 +54,12 @@ def _numbers(text: str, what: str) -> list[Fraction]:
     if not all(cells):
         raise DesignUsageError(f"{what} {text!r} has an empty entry")
     return [exact(c) for c in cells]
+
+
+def write_json(path: str, document: Any, what: str) -> None:
+    """Write a command's JSON document atomically and say so."""
+    atomic_write_text(path, json.dumps(document, indent=2) + "\n")
+    print(f"{what} written to {path}")
 
 
 def _text(value: Any) -> str:
@@ -104,8 +110,7 @@ def _construct(arguments: argparse.Namespace) -> int:
             atomic_write_text(arguments.out, "".join(",".join(_text(v) for v in row) + "\n" for row in rows))
         print(f"mechanism written to {arguments.out}")
     if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(report, indent=2) + "\n")
-        print(f"report written to {arguments.json}")
+        write_json(arguments.json, report, "report")
     return 0
 
 
@@ -139,8 +144,7 @@ def _design(arguments: argparse.Namespace) -> int:
     print(f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
           f"≈ {float(value):.6g}; Pr[true output] = {document['p_true']} ≈ {float(p_true):.6g}")
     if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(document, indent=2) + "\n")
-        print(f"design written to {arguments.json}")
+        write_json(arguments.json, document, "design")
     return 0
 
 
