@@ -49,7 +49,6 @@ __all__ = [
 
 SELECTORS = ("max", "min", "sandwich")
 FLOAT_TOLERANCE = 1e-11  # relative; the float mode refuses to return a matrix worse than this
-LOG_DTYPE = np.float64  # np.longdouble is 4x slower and gains little after the block representation
 
 Selector = str | Callable[..., int]
 
@@ -266,17 +265,15 @@ def _heuristic_log(log_z: np.ndarray, eps: float, choose: Callable[..., int]) ->
     have the same shape on such a run (Step 7), so one number per run is updated and the tight
     ratios stay exactly e^±ε however small r becomes."""
     n = log_z.size
-    log_z = log_z.astype(LOG_DTYPE)
-    eps = LOG_DTYPE(eps)
-    log_a = np.full((n, n), -np.inf, dtype=LOG_DTYPE)  # log_a[j] is column j
-    mu = np.zeros(n, dtype=LOG_DTYPE)
-    profile = np.zeros(n, dtype=LOG_DTYPE)
+    log_a = np.full((n, n), -np.inf)  # log_a[j] is column j
+    mu = np.zeros(n)
+    profile = np.zeros(n)
     tight = np.zeros(n - 1, dtype=np.int64)  # +1: r_{i+1} = e^ε r_i, −1: r_{i+1} = e^−ε r_i, 0: loose
     log_c = log_z.copy()
     open_mask = np.ones(n, dtype=bool)
     rows = np.arange(n - 1)
-    up_norm, down_norm = np.log(np.expm1(2 * eps)), np.log(-np.expm1(-2 * eps))
-    heights = np.zeros(n, dtype=LOG_DTYPE)
+    up_norm, down_norm = math.log(math.expm1(2 * eps)), math.log(-math.expm1(-2 * eps))
+    heights = np.zeros(n)
     order: list[int] = []
     steps = 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -327,8 +324,8 @@ def _heuristic_log(log_z: np.ndarray, eps: float, choose: Callable[..., int]) ->
                     open_mask[j] = False
                     break
                 log_c[j] = log_c[j] + np.log1p(-np.exp(log_q + log_zs - log_c[j]))
-    log_matrix = log_a.T.astype(float, copy=False)
-    return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, float(eps), log_z.astype(float)))
+    log_matrix = log_a.T
+    return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, eps, log_z))
 
 
 def _logsumexp(values: np.ndarray, axis: int | None = None) -> Any:

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli_design import add_design_commands, write_json
+from proofs_checks.cli_design import add_design_commands, comma_list, write_json
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
@@ -198,7 +198,7 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
             _check_writable(path)
     if arguments.z is not None and arguments.polytope not in ("F", "RF"):
         raise UsageError(f"--z is the fixed point of F and RF; {arguments.polytope} has none")
-    z = None if arguments.z is None else [part.strip() for part in arguments.z.split(",")]
+    z = None if arguments.z is None else comma_list(arguments.z, "--z")
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)

@@ -40,7 +40,7 @@ from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
 from qifkit.numbers import exact, exact_str, parse_eps_exp
 
-__all__ = ["add_design_commands", "write_json"]
+__all__ = ["add_design_commands", "comma_list", "write_json"]
 
 METHODS = ("alg1", "alg2", "lp-fixed", "lp-unfixed")
 
@@ -49,11 +49,12 @@ class DesignUsageError(QifError, ValueError):
     """Contradictory or malformed options of construct/design."""
 
 
-def _numbers(text: str, what: str) -> list[Fraction]:
+def comma_list(text: str, what: str) -> list[str]:
+    """The entries of a comma-separated option, refused if one is empty."""
     cells = [c.strip() for c in text.split(",")]
     if not all(cells):
         raise DesignUsageError(f"{what} {text!r} has an empty entry")
-    return [exact(c) for c in cells]
+    return cells
 
 
 def write_json(path: str, document: Any, what: str) -> None:
@@ -74,7 +75,7 @@ def _construct(arguments: argparse.Namespace) -> int:
     for path in (arguments.out, arguments.json):
         if path and not path.endswith((".npy", ".csv", ".json")):
             raise DesignUsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
-    z = _numbers(arguments.z, "--z")
+    z = [exact(c) for c in comma_list(arguments.z, "--z")]
     eps_exp = parse_eps_exp(arguments.eps_exp)
     weights = count_error_weights(z, arguments.error)
     n = len(z)
@@ -115,7 +116,7 @@ def _construct(arguments: argparse.Namespace) -> int:
 
 
 def _design(arguments: argparse.Namespace) -> int:
-    properties = [p.strip() for p in arguments.props.split(",")] if arguments.props else []
+    properties = comma_list(arguments.props, "--props") if arguments.props else []
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:
         raise DesignUsageError(f"unknown property {unknown[0]!r}; the properties are {', '.join(PROPERTIES)}")
