@@ -447,3 +447,9 @@ def test_constructor_checks_fail_on_wrong_claims():
 def test_two_stage_check_reproduces_and_fails_on_a_wrong_quote():
     assert run_check(registry()["kohli26.two-stage"]).outcome.status is Status.REPRODUCED
     assert kohli2026.two_stage(budgets=(0.48,), runs=3, printed=(0.48, 0.64, 0.4)).status is Status.FAILED
+
+
+def test_ldp_n4_all_eps_confirms_and_fails_when_a_loose_vertex_exists():
+    assert run_check(registry()["beyond.ldp-n4-all-eps"]).outcome.status is Status.CONFIRMED
+    # Holohan's n = 5 pattern is a vertex with a loose entry: fed to the check, it must fail
+    assert beyond.ldp_n4_all_eps(patterns=(beyond.N5_PATTERN,)).status is Status.FAILED
