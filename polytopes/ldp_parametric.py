@@ -118,11 +118,10 @@ def _roots_above_one(polynomials: list[sympy.Poly]) -> list[tuple[sympy.Poly, Fr
     for f in factors:
         for (a, b), _ in f.intervals():
             a, b = Fraction(int(sympy.numer(a)), int(sympy.denom(a))), Fraction(int(sympy.numer(b)), int(sympy.denom(b)))
-            while a < 1 < b or (a <= 1 < b and a != b):
+            while a <= 1 < b and a != b:  # shrink until the interval is clear of 1
                 a, b = _refine(f, a, b)
-            if a > 1 or (a == b and a > 1):
+            if a > 1:
                 roots.append([f, a, b])
-    roots.sort(key=lambda r: r[1])
     changed = True
     while changed:
         changed = False
