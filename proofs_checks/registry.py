@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from qifkit.errors import LabelError, QifError
+
 
 __all__ = [
     "Status",
@@ -30,6 +32,8 @@ __all__ = [
     "claim",
     "registry",
     "run_check",
+    "checked_evidence",
+    "CheckFailedError",
     "jsonable",
 ]
 
@@ -140,6 +144,32 @@ def run_check(check: Check, full: bool = False) -> Result:
     except Exception as error:  # a check that crashes has failed; the run goes on
         outcome = Outcome(Status.FAILED, f"FAILED: {type(error).__name__}: {error}", {"error": repr(error)})
     return Result(check, outcome, time.perf_counter() - start)
+
+
+class CheckFailedError(QifError, RuntimeError):
+    """A registered check did not reproduce its claim."""
+
+
+def checked_evidence(claim_id: str) -> dict[str, Any]:
+    """Run the check of `claim_id` (default variant) and return its JSON-ready evidence.
+
+    This is how a notebook or script ties a number it shows to `qifkit check`: exact values appear
+    in the evidence as exact strings (``"13/1188"``).
+
+    Raises
+    ------
+    LabelError
+        If no check is registered under `claim_id`.
+    CheckFailedError
+        If the check fails (its summary names what went wrong).
+    """
+    checks = registry()
+    if claim_id not in checks:
+        raise LabelError(f"no check is registered as {claim_id!r}")
+    outcome = run_check(checks[claim_id]).outcome
+    if outcome.status is Status.FAILED:
+        raise CheckFailedError(f"check {claim_id} failed: {outcome.summary}")
+    return outcome.evidence
 
 
 def jsonable(value: Any) -> Any:

@@ -4,7 +4,9 @@ import pytest
 
 from proofs_checks import alvim2023, alvim2023_stability, beyond, cormode2018
 from proofs_checks import alvim2023_values as paper
-from proofs_checks.registry import Outcome, Status, claim, registry, run_check
+from proofs_checks import registry as registry_module
+from proofs_checks.registry import CheckFailedError, Outcome, Status, checked_evidence, claim, registry, run_check
+from qifkit.errors import LabelError
 
 FOUNDATION_IDS = {
     "alvim23.def11-rr", "alvim23.def12-gd", "alvim23.eq9-eq10", "alvim23.kron-laws", "alvim23.appd1",
@@ -110,6 +112,20 @@ def test_a_crashing_check_is_reported_failed():
     broken = type(check)("test.crash", explode, "s", "t", "m", "a")
     result = run_check(broken)
     assert result.outcome.status is Status.FAILED and "boom" in result.outcome.summary
+
+
+def test_checked_evidence_is_the_evidence_of_a_passing_check():
+    # App. D.1 prints this loss at e^ε = 7/2; it comes back as an exact string
+    assert checked_evidence("alvim23.appd1")["loss_at_7_over_2"] == "1276949536000/771895089"
+
+
+def test_checked_evidence_refuses_unknown_ids_and_failed_checks(monkeypatch):
+    with pytest.raises(LabelError, match="alvim23.nope"):
+        checked_evidence("alvim23.nope")
+    failed = Outcome(Status.FAILED, "FAILED: on purpose")
+    monkeypatch.setattr(registry_module, "run_check", lambda check: type("R", (), {"outcome": failed})())
+    with pytest.raises(CheckFailedError, match="on purpose"):
+        checked_evidence("alvim23.appd1")
 
 
 def test_registration_needs_a_described_docstring():
