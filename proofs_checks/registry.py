@@ -19,9 +19,11 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from qifkit.errors import LabelError, QifError
+from qifkit.numbers import exact_str
 
 
 __all__ = [
@@ -180,6 +182,8 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value]
     if isinstance(value, enum.Enum):
         return value.value
+    if isinstance(value, Fraction) or (type(value) is int and value.bit_length() >= 12_000):
+        return exact_str(value)  # any size (JSON and str() refuse ints of more than 4300 digits)
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
-    return str(value)  # Fraction, sympy expressions, labels: their exact text
+    return str(value)  # sympy expressions, labels: their exact text

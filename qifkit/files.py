@@ -17,7 +17,7 @@ from pathlib import Path
 from qifkit.channel import Channel
 from qifkit.errors import NumberKindError, NumberSyntaxError, QifError, ShapeError
 from qifkit.matrices import NumberKind
-from qifkit.numbers import parse_number
+from qifkit.numbers import exact_str, parse_number
 
 __all__ = ["atomic_write_text", "atomic_write_bytes", "read_channel_csv", "write_channel_csv"]
 
@@ -93,5 +93,5 @@ def write_channel_csv(channel: Channel, path: str | os.PathLike[str]) -> None:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([""] + [str(label) for label in channel.outputs])
     for label, row in zip(channel.secrets, channel.rows()):
-        writer.writerow([str(label)] + [repr(v) if isinstance(v, float) else str(v) for v in row])
+        writer.writerow([str(label)] + [repr(v) if isinstance(v, float) else exact_str(v) for v in row])
     atomic_write_text(path, buffer.getvalue())

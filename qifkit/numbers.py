@@ -30,6 +30,8 @@ import re
 from fractions import Fraction
 from typing import Any, Union
 
+import flint
+
 from qifkit.errors import NotANumberError, NotExactError, NumberSyntaxError, PrivacyParameterError
 
 __all__ = [
@@ -45,7 +47,10 @@ __all__ = [
 #: exact rational of sympy or python-flint.
 ExactInput = Union[int, Fraction, decimal.Decimal, str, Any]
 
-_MAX_TEXT = 2000
+#: Longest number string read (characters). Exact certificates of large pipelines carry rationals of
+#: tens of thousands of digits, which must read back; long digit runs are parsed by FLINT in
+#: quasi-linear time (Python's int() is quadratic and refuses more than 4300 digits).
+_MAX_TEXT = 200_000
 _MAX_EXPONENT = 1000
 _DECIMAL = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER = re.compile(rf"\s*(?P<num>{_DECIMAL})\s*(?:/\s*(?P<den>{_DECIMAL})\s*)?")
@@ -53,6 +58,17 @@ _DECIMAL_PARTS = re.compile(
     r"(?P<sign>[+-]?)(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?"
 )
 _LN = re.compile(r"\s*ln\s*\(\s*(?P<arg>[^()]*)\)\s*")
+
+
+def _integer(digits: str) -> int:
+    """The value of a run of decimal digits, of any length up to the text limit."""
+    return int(digits) if len(digits) < 4000 else int(flint.fmpz(digits))
+
+
+def _decimal_digits(integer: int) -> str:
+    """Base-10 digits of any size: Python's ``str`` refuses ints of more than 4300 digits (a guard
+    for parsing), so large ones are written by FLINT."""
+    return str(integer) if integer.bit_length() < 12_000 else str(flint.fmpz(integer))
 
 
 def _decimal_value(text: str, whole: str) -> Fraction:
@@ -66,7 +82,7 @@ def _decimal_value(text: str, whole: str) -> Fraction:
         raise NumberSyntaxError(
             f"{whole!r}: exponent {parts['exp']} is out of the accepted range ±{_MAX_EXPONENT}"
         )
-    value = Fraction(int(digits)) * Fraction(10) ** exponent
+    value = Fraction(_integer(digits)) * Fraction(10) ** exponent
     return -value if parts["sign"] == "-" else value
 
 
@@ -88,7 +104,7 @@ def parse_number(text: str) -> Fraction:
     ------
     NumberSyntaxError
         If `text` is not a string of the grammar (see the module docstring), is longer than
-        2000 characters, has an exponent beyond ±1000, or divides by zero.
+        200,000 characters, has an exponent beyond ±1000, or divides by zero.
 
     Examples
     --------
@@ -213,7 +229,10 @@ def exact_eps_exp(value: Any) -> Fraction:
 
 
 def exact_str(value: Any) -> str:
-    """Write an exact rational as ``"p/q"`` (or ``"p"`` for an integer).
+    """Write an exact rational as ``"p/q"`` (or ``"p"`` for an integer), whatever its size.
+
+    Exact pipelines of thousands of respondents give rationals of tens of thousands of digits;
+    they are written in full.
 
     Examples
     --------
@@ -222,4 +241,7 @@ def exact_str(value: Any) -> str:
     >>> exact_str(5)
     '5'
     """
-    return str(exact(value))
+    number = exact(value)
+    if number.denominator == 1:
+        return _decimal_digits(number.numerator)
+    return f"{_decimal_digits(number.numerator)}/{_decimal_digits(number.denominator)}"
