@@ -4,14 +4,17 @@ By the Coriaceous theorem (Alvim et al. 2023, Thm. 4) A ⊑ B exactly when a sto
 A·W = B exists. The certificate is that witness W when refinement holds; when it fails, it is a
 prior π and a loss ℓ (actions are B's outputs) with U_ℓ(π, A) > U_ℓ(π, B), and the exact gap.
 
-Method. A float LP (scipy's HiGHS, dual simplex, so its solution is a vertex) proposes a witness;
-exact linear algebra on the support of that vertex turns it into an exact W. If the float LP says
-no witness exists, the Farkas dual of the witness LP is solved in floats: multipliers M (secrets ×
-B's outputs) and v with Σ_x A[x,y]·M[x,z] + v[y] ≥ 0 and ⟨M, B⟩ + Σ v < 0. With the uniform prior
-and ℓ(x, z) = |X|·M[x, z] (shifted per secret to be ≥ 0, scaled into [0, 1]) this gives
-U_ℓ(π, A) ≥ −Σ v > ⟨M, B⟩ ≥ U_ℓ(π, B). The rounded loss is re-checked exactly. Whatever the float
-route cannot certify is settled by exact LPs in pycddlib's GMP arithmetic. No float decides: every
-result passes :func:`verify_certificate`, which uses exact arithmetic only, before it is returned.
+Method. The question is first made small by exact linear algebra: the abstract channels (no zero
+or proportional columns), then an exact row basis R of A (A = T·A_R, rows suggested by a float
+pivoted QR and checked exactly), so that A·W = B exactly when A_R·W = B_R and B = T·B_R. A row of
+B outside that span refutes at once with explicit Farkas multipliers; a full-column-rank A has one
+candidate W and needs no LP. What remains is the witness LP on the rows R, decided by the
+toolkit's exact LP engine (:func:`qifkit.lp.solve`: HiGHS proposes a basis, exact algebra
+solves and checks it), which returns a witness or Farkas multipliers M and v with
+Σ_x A[x,y]·M[x,z] + v[y] ≥ 0 and ⟨M, B⟩ + Σ v < 0. With a prior π of full support (the uniform one
+unless the caller gives another) and ℓ(x, z) = M[x, z]/π_x (shifted per secret to be ≥ 0, scaled
+into [0, 1]) this gives U_ℓ(π, A) ≥ −Σ v > ⟨M, B⟩ ≥ U_ℓ(π, B). No float decides: every result
+passes :func:`verify_certificate`, which uses exact arithmetic only, before it is returned.
 """
 
 from __future__ import annotations
@@ -20,18 +23,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
+import flint
 import numpy as np
 import scipy.linalg
-import scipy.optimize
-import scipy.sparse
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
-from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 
 from qifkit.channel import Channel
-from qifkit.errors import CertificateError, LabelError, NumberKindError, QifError, ShapeError
+from qifkit.errors import CertificateError, DistributionError, LabelError, NumberKindError, QifError, ShapeError
+from qifkit.lp import LinearProgram
+from qifkit.lp import solve as solve_lp
 from qifkit.matrices import NumberKind
 from qifkit.measures import Loss, Prior, posterior_uncertainty, uniform_prior
 from qifkit.numbers import exact_str, parse_number
@@ -78,13 +79,27 @@ def _check_pair(a: Channel, b: Channel) -> None:
         raise LabelError("A and B have different secret labels (or order)")
 
 
-def refines(a: Channel, b: Channel) -> Refinement:
+def _check_prior(prior: Prior, a: Channel) -> None:
+    if not isinstance(prior, Prior) or prior.kind is not NumberKind.EXACT:
+        raise NumberKindError("a refutation's prior must be an exact Prior")
+    prior._aligned(a.secrets)
+    zero = next((x for x, p in zip(a.secrets, prior.probabilities()) if p == 0), None)
+    if zero is not None:
+        raise DistributionError(f"the prior gives secret {zero!r} probability 0; a refutation needs every secret")
+
+
+def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: float = 60.0) -> Refinement:
     """Decide A ⊑ B (B is a post-processing of A) exactly, with a certificate.
 
     Parameters
     ----------
     a, b : Channel
         Exact channels on the same secrets; their output sets may differ.
+    prior : Prior, optional
+        The prior a refutation should use (it must give every secret positive probability);
+        the uniform prior by default.
+    time_limit : float
+        Seconds each float LP run of the engine may take (see :func:`qifkit.lp.solve`).
 
     Returns
     -------
@@ -97,6 +112,8 @@ def refines(a: Channel, b: Channel) -> Refinement:
         A float or symbolic channel.
     ShapeError, LabelError
         Channels on different secrets.
+    DistributionError, LabelError
+        A prior of another length or on other secrets, or one with a zero entry.
 
     Examples
     --------
@@ -107,8 +124,10 @@ def refines(a: Channel, b: Channel) -> Refinement:
     True
     """
     _check_pair(a, b)
+    if prior is not None:
+        _check_prior(prior, a)
     abstract_a, abstract_b = _abstract(a), _abstract(b)
-    result = _decide(abstract_a, abstract_b)
+    result = _decide(abstract_a, abstract_b, prior, time_limit)
     if abstract_a is not a or abstract_b is not b:
         result = _lift(result, a, abstract_a, b, abstract_b)
     if not verify_certificate(a, b, result):  # pragma: no cover - a bug, never a verdict
@@ -116,20 +135,24 @@ def refines(a: Channel, b: Channel) -> Refinement:
     return result
 
 
-def _decide(a: Channel, b: Channel) -> Refinement:
-    """The verdict for abstract channels (no zero columns, no two proportional columns)."""
-    a_rows, b_rows = np.array(a.to_float().matrix), np.array(b.to_float().matrix)
-    result = _full_column_rank_verdict(a, b, a_rows)
-    if result is None:
-        candidate = _float_witness(a_rows, b_rows)
-        if candidate is not None:
-            result = _exact_witness_on_support(a, b, a_rows, candidate)
-        else:
-            multipliers = _float_separation(a_rows, b_rows)
-            if multipliers is not None:
-                result = _refutation(a, b, multipliers, "float Farkas dual + exact re-check")
-    return result if result is not None else _exact_lp(a, b)
+def _decide(a: Channel, b: Channel, prior: Prior | None, time_limit: float) -> Refinement:
+    """The verdict for abstract channels (no zero columns, no two proportional columns).
 
+    1. An exact row basis R of A (rows that floats suggest, checked exactly: A = T·A_R). Then
+       A·W = B exactly when A_R·W = B_R and B = T·B_R; a row x with B_x ≠ T_x·B_R refutes at once.
+    2. When A has full column rank, W = A_R⁻¹·B_R is the only candidate: no LP.
+    3. Otherwise the witness LP on the rows R alone goes to the exact LP engine
+       (:func:`qifkit.lp.solve`), which returns a witness or Farkas multipliers.
+    """
+    basis = _row_basis(a)
+    rows, combination = basis if basis is not None else (list(range(a.shape[0])), None)
+    if combination is not None:
+        refuted = _outside_row_space(a, b, rows, combination, prior)
+        if refuted is not None:
+            return refuted
+        if len(rows) == a.shape[1]:
+            return _unique_candidate(a, b, rows, prior)
+    return _witness_lp_verdict(a, b, rows, prior, time_limit)
 
 def _abstract(channel: Channel) -> Channel:
     """The abstract channel when floats suggest a zero or proportional column, else `channel`
@@ -171,278 +194,165 @@ def _lift(result: Refinement, a: Channel, abstract_a: Channel, b: Channel, abstr
     return Refinement(True, witness=witness, method=result.method + ", on the abstract channels")
 
 
-# ------------------------------------------------------------------------------- float proposals
-def _witness_lp(a_rows: np.ndarray, b_rows: np.ndarray) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
-    """Equalities of the witness LP on vec(W) (row-major): A·W = B and W·1 = 1."""
-    secrets, outputs_a = a_rows.shape
-    outputs_b = b_rows.shape[1]
-    product = scipy.sparse.kron(scipy.sparse.csr_matrix(a_rows), scipy.sparse.identity(outputs_b))
-    row_sums = scipy.sparse.kron(scipy.sparse.identity(outputs_a), np.ones((1, outputs_b)))
-    equalities = scipy.sparse.vstack([product, row_sums]).tocsr()
-    right = np.concatenate([b_rows.reshape(-1), np.ones(outputs_a)])
-    return equalities, right
-
-
-def _float_witness(a_rows: np.ndarray, b_rows: np.ndarray) -> np.ndarray | None:
-    equalities, right = _witness_lp(a_rows, b_rows)
-    size = a_rows.shape[1] * b_rows.shape[1]
-    solution = scipy.optimize.linprog(np.zeros(size), A_eq=equalities, b_eq=right, bounds=(0, None), method="highs-ds")
-    if solution.status != 0:
-        return None
-    return solution.x.reshape(a_rows.shape[1], b_rows.shape[1])
-
-
-def _float_separation(a_rows: np.ndarray, b_rows: np.ndarray) -> np.ndarray | None:
-    """Farkas multipliers M (|X|×|Z|) maximising −(⟨M,B⟩ + Σv) under AᵀM + v1ᵀ ≥ 0, |M| ≤ 1."""
-    secrets, outputs_a = a_rows.shape
-    outputs_b = b_rows.shape[1]
-    m_size = secrets * outputs_b
-    # variables: vec(M) (row-major over secrets, B-outputs), then v (A-outputs)
-    objective = np.concatenate([b_rows.reshape(-1), np.ones(outputs_a)])
-    # -(Σ_x A[x,y] M[x,z] + v[y]) <= 0 for every (y, z)
-    coupling = scipy.sparse.kron(scipy.sparse.csr_matrix(a_rows.T), scipy.sparse.identity(outputs_b))
-    v_part = scipy.sparse.kron(scipy.sparse.identity(outputs_a), np.ones((outputs_b, 1)))
-    inequalities = -scipy.sparse.hstack([coupling, v_part]).tocsr()
-    bounds = [(-1, 1)] * m_size + [(None, None)] * outputs_a
-    solution = scipy.optimize.linprog(objective, A_ub=inequalities, b_ub=np.zeros(outputs_a * outputs_b),
-                                      bounds=bounds, method="highs-ds")
-    if solution.status != 0 or solution.fun > -1e-12:
-        return None
-    return solution.x[:m_size].reshape(secrets, outputs_b)
-
-
 # ------------------------------------------------------------------------------- exact certificates
-def _independent_rows(float_matrix: np.ndarray) -> list[int] | None:
-    """Indices of rank-many rows that floats suggest are independent (pivoted QR of the transpose),
-    or None when the float rank is below the number of columns. Exactness is checked later."""
-    columns = float_matrix.shape[1]
-    if float_matrix.shape[0] < columns:
-        return None
-    _, triangular, pivots = scipy.linalg.qr(float_matrix.T, mode="economic", pivoting=True)
+def _row_basis(a: Channel) -> tuple[list[int], flint.fmpq_mat] | None:
+    """Rows R of A that span its row space and T with A = T·A_R, exactly; None when the rows that
+    floats suggest (pivoted QR) do not pass the exact test."""
+    a_float = np.array(a.to_float().matrix)
+    secrets, outputs = a_float.shape
+    _, triangular, row_pivots = scipy.linalg.qr(a_float.T, mode="economic", pivoting=True)
     diagonal = np.abs(np.diag(triangular))
-    if diagonal.size < columns or diagonal[columns - 1] <= 1e-12 * max(diagonal[0], 1.0):
-        return None
-    return sorted(int(i) for i in pivots[:columns])
-
-
-def _solve_square(system: DomainMatrix, rows: list[int], rhs: DomainMatrix) -> DomainMatrix | None:
-    """Exact solution of system[rows]·X = rhs[rows], or None if that square block is singular."""
-    columns = system.shape[1]
+    rank = int(np.sum(diagonal > 1e-10 * max(diagonal[0], 1.0)))
+    rows = sorted(int(i) for i in row_pivots[:rank])
+    _, triangular, column_pivots = scipy.linalg.qr(a_float[rows].T.T, mode="economic", pivoting=True)
+    columns = sorted(int(j) for j in column_pivots[:rank])
+    exact_a = _flint_matrix(a.matrix)
+    square = flint.fmpq_mat(rank, rank, [exact_a[r, c] for r in rows for c in columns])
+    chosen = flint.fmpq_mat(secrets, rank, [exact_a[x, c] for x in range(secrets) for c in columns])
     try:
-        return system.extract(rows, range(columns)).lu_solve(rhs.extract(rows, range(rhs.shape[1])))
-    except (DMNonInvertibleMatrixError, ZeroDivisionError):
+        combination = square.transpose().solve(chosen.transpose()).transpose()
+    except ZeroDivisionError:
         return None
+    a_rows = flint.fmpq_mat(rank, outputs, [exact_a[r, y] for r in rows for y in range(outputs)])
+    return (rows, combination) if combination * a_rows == exact_a else None
 
 
-def _full_column_rank_verdict(a: Channel, b: Channel, a_rows: np.ndarray) -> Refinement | None:
-    """Decide A ⊑ B without an LP when A has full column rank (then a witness is unique).
+def _flint_matrix(matrix: DomainMatrix) -> flint.fmpq_mat:
+    rows, columns = matrix.shape
+    return flint.fmpq_mat(rows, columns, [v for row in matrix.to_list() for v in row])
 
-    With rows R where A_R is invertible, W0 = A_R⁻¹·B_R is the only candidate. If A·W0 = B and
-    W0 ≥ 0 it is the witness (its rows sum to 1 because A's and B's do). Otherwise Farkas
-    multipliers are explicit: for W0[y, z] < 0, column z of M is A_R^{-T}·e_y on the rows R; for
-    (A·W0)[x, z] ≠ B[x, z], it is ±(e_x − A_R^{-T}·A_xᵀ). Both satisfy AᵀM ≥ 0 and ⟨M, B⟩ < 0.
-    Returns None when A is not (or not visibly) of full column rank.
+
+def _outside_row_space(a: Channel, b: Channel, rows: list[int], combination: flint.fmpq_mat,
+                       prior: Prior | None) -> Refinement | None:
+    """A refutation when some row of B is not the combination T_x of B's rows R that A's row x is:
+    then M = ±(e_x − Σ_r T[x, r]·e_r) in one column z has AᵀM = 0 and ⟨M, B⟩ < 0."""
+    exact_b = _flint_matrix(b.matrix)
+    outputs = b.shape[1]
+    b_rows = flint.fmpq_mat(len(rows), outputs, [exact_b[r, z] for r in rows for z in range(outputs)])
+    residual = exact_b - combination * b_rows
+    for x in range(b.shape[0]):
+        for z in range(outputs):
+            if residual[x, z] != 0:
+                sign = -1 if residual[x, z] > 0 else 1
+                multipliers = [[Fraction(0)] * outputs for _ in range(b.shape[0])]
+                multipliers[x][z] += sign
+                for index, r in enumerate(rows):
+                    multipliers[r][z] -= sign * _fraction(combination[x, index])
+                return _refutation(a, b, multipliers, "exact Farkas multipliers (B leaves A's row space)", prior)
+    return None
+
+
+def _unique_candidate(a: Channel, b: Channel, rows: list[int], prior: Prior | None) -> Refinement:
+    """A of full column rank: W0 = A_R⁻¹·B_R is the only candidate (its rows sum to 1 since A_R's
+    and B_R's do). W0 ≥ 0 is the witness; a negative W0[y, z] gives the multipliers
+    M_R[:, z] = A_R^{-T}·e_y, with AᵀM = e_y·e_zᵀ ≥ 0 and ⟨M, B⟩ = W0[y, z] < 0."""
+    exact_a, exact_b = _flint_matrix(a.matrix), _flint_matrix(b.matrix)
+    size, outputs = len(rows), b.shape[1]
+    a_r = flint.fmpq_mat(size, size, [exact_a[r, y] for r in rows for y in range(size)])
+    b_r = flint.fmpq_mat(size, outputs, [exact_b[r, z] for r in rows for z in range(outputs)])
+    w0 = a_r.solve(b_r)
+    negative = next(((y, z) for y in range(size) for z in range(outputs) if w0[y, z] < 0), None)
+    if negative is None:
+        witness = [[_fraction(w0[y, z]) for z in range(outputs)] for y in range(size)]
+        result = _witness_result(a, b, witness, "exact solve (A has full column rank, so W is unique)")
+        if result is None:  # pragma: no cover - A = T·A_R and B = T·B_R make A·W0 = B
+            raise QifError("internal error: the unique candidate witness does not satisfy A·W = B")
+        return result
+    y, z = negative
+    unit = flint.fmpq_mat(size, 1, [1 if k == y else 0 for k in range(size)])
+    column = a_r.transpose().solve(unit)
+    multipliers = [[Fraction(0)] * outputs for _ in range(a.shape[0])]
+    for index, r in enumerate(rows):
+        multipliers[r][z] = _fraction(column[index, 0])
+    result = _refutation(a, b, multipliers, "exact Farkas multipliers (A has full column rank)", prior)
+    if result is None:  # pragma: no cover - exact multipliers always separate
+        raise QifError("internal error: exact Farkas multipliers did not give a positive gap")
+    return result
+
+
+def _witness_lp_verdict(a: Channel, b: Channel, rows: list[int], prior: Prior | None,
+                        time_limit: float) -> Refinement:
+    """The witness LP on the rows R (A_R·W = B_R, W·1 = 1, W ≥ 0) by the exact LP engine.
+
+    Its Farkas multipliers (y on the product rows, v on the row sums) satisfy A_RᵀY + v1ᵀ ≤ 0 and
+    ⟨Y, B_R⟩ + Σv > 0; M = −Y (zero off R) is the separation that :func:`_refutation` takes.
     """
-    rows = _independent_rows(a_rows)
-    if rows is None:
-        return None
-    w0 = _solve_square(a.matrix, rows, b.matrix)
-    if w0 is None:
-        return None
-    secrets, columns, outputs = a.shape[0], a.shape[1], b.shape[1]
-    multipliers = None
-    residual = (b.matrix - a.matrix * w0).to_list()
-    offending = next(((x, z) for x, row in enumerate(residual) for z, d in enumerate(row) if d != 0), None)
-    if offending is not None:
-        x, z = offending
-        block = a.matrix.extract(rows, range(columns)).transpose()
-        u_r = block.lu_solve(a.matrix.extract([x], range(columns)).transpose()).to_list()
-        sign = -1 if residual[x][z] > 0 else 1
-        multipliers = [[Fraction(0)] * outputs for _ in range(secrets)]
-        multipliers[x][z] = Fraction(sign)
-        for index, r in enumerate(rows):
-            multipliers[r][z] = -sign * _fraction(u_r[index][0])
+    a_list, b_list = a.matrix.to_list(), b.matrix.to_list()
+    outputs_a, outputs_b = a.shape[1], b.shape[1]
+    equations: list[dict[int, Any]] = []
+    right: list[Any] = []
+    for x in rows:
+        for z in range(outputs_b):
+            equations.append({y * outputs_b + z: a_list[x][y] for y in range(outputs_a) if a_list[x][y]})
+            right.append(b_list[x][z])
+    one = flint.fmpq(1)
+    for y in range(outputs_a):
+        equations.append({y * outputs_b + z: one for z in range(outputs_b)})
+        right.append(one)
+    program = LinearProgram.build(outputs_a * outputs_b, equations, row_lower=right, row_upper=right,
+                                  name=f"witness LP ({len(rows)} rows of A, {outputs_a}x{outputs_b} witness)",
+                                  blocks=[k % outputs_b for k in range(outputs_a * outputs_b)])
+    answer = solve_lp(program, time_limit=time_limit)
+    method = f"exact LP engine: {answer.method}"
+    if answer.status == "optimal":
+        point = answer.point
+        witness = [[point[y * outputs_b + z] for z in range(outputs_b)] for y in range(outputs_a)]  # type: ignore[index]
+        result = _witness_result(a, b, witness, method)
     else:
-        values = w0.to_list()
-        negative = next(((y, z) for y, row in enumerate(values) for z, v in enumerate(row) if v < 0), None)
-        if negative is None:
-            witness = [[_fraction(v) for v in row] for row in values]
-            return _witness_result(a, b, witness, "exact solve (A has full column rank, so W is unique)")
-        y, z = negative
-        block = a.matrix.extract(rows, range(columns)).transpose()
-        unit = DomainMatrix([[QQ(1) if k == y else QQ(0)] for k in range(columns)], (columns, 1), QQ)
-        m_r = block.lu_solve(unit).to_list()
-        multipliers = [[Fraction(0)] * outputs for _ in range(secrets)]
-        for index, r in enumerate(rows):
-            multipliers[r][z] = _fraction(m_r[index][0])
-    return _refutation(a, b, multipliers, "exact Farkas multipliers (A has full column rank)")
-
-
-def _exact_witness_on_support(a: Channel, b: Channel, a_rows: np.ndarray, candidate: np.ndarray) -> Refinement | None:
-    """An exact witness with the support of a float LP vertex.
-
-    First column by column: the entries of column z on the support solve A[:, S_z]·w = B[:, z],
-    uniquely when A[:, S_z] has full column rank. If some block is rank-deficient, the whole
-    system on the support (A·W = B and W·1 = 1; its columns are independent at a vertex) is solved
-    on independent rows that floats pick. The result is then checked exactly (A·W = B, rows sum
-    to 1, W ≥ 0). Returns None when this fails; the exact LP then decides.
-    """
-    support = [(int(y), int(z)) for y, z in zip(*np.nonzero(candidate > 1e-12))]
-    return _witness_by_columns(a, b, a_rows, support) or _witness_by_whole_system(a, b, a_rows, support)
-
-
-def _witness_by_columns(a: Channel, b: Channel, a_rows: np.ndarray, support: list[tuple[int, int]]) -> Refinement | None:
-    secrets, columns, outputs = a.shape[0], a.shape[1], b.shape[1]
-    witness = [[Fraction(0)] * outputs for _ in range(columns)]
-    for z in range(outputs):
-        rows_of_w = [y for y, zz in support if zz == z]
-        if not rows_of_w:
-            continue
-        rows = _independent_rows(a_rows[:, rows_of_w])
-        if rows is None:
-            return None
-        solution = _solve_square(a.matrix.extract(range(secrets), rows_of_w), rows, b.matrix.extract(range(secrets), [z]))
-        if solution is None:
-            return None
-        for y, (value,) in zip(rows_of_w, solution.to_list()):
-            witness[y][z] = _fraction(value)
-    return _witness_result(a, b, witness, "float LP vertex + exact solve on its support")
-
-
-_DENSE_LIMIT = 5_000_000
-
-
-def _witness_by_whole_system(a: Channel, b: Channel, a_rows: np.ndarray, support: list[tuple[int, int]]) -> Refinement | None:
-    secrets, columns, outputs = a.shape[0], a.shape[1], b.shape[1]
-    equations = secrets * outputs + columns
-    if not support or equations * len(support) > _DENSE_LIMIT:
-        return None
-    system = np.zeros((equations, len(support)))
-    for k, (y, z) in enumerate(support):
-        system[z::outputs, k][:secrets] = a_rows[:, y]
-        system[secrets * outputs + y, k] = 1.0
-    rows = _independent_rows(system)
-    if rows is None:
-        return None
-    a_exact, b_exact = a.matrix.to_list(), b.matrix.to_list()
-
-    def exact_row(index: int) -> tuple[list[Any], Any]:
-        if index < secrets * outputs:
-            x, z = divmod(index, outputs)
-            return [a_exact[x][y] if zz == z else QQ(0) for y, zz in support], b_exact[x][z]
-        y = index - secrets * outputs
-        return [QQ(1) if yy == y else QQ(0) for yy, _ in support], QQ(1)
-
-    chosen = [exact_row(index) for index in rows]
-    square = DomainMatrix([row for row, _ in chosen], (len(rows), len(support)), QQ)
-    right = DomainMatrix([[value] for _, value in chosen], (len(rows), 1), QQ)
-    solution = _solve_square(square, list(range(len(rows))), right)
-    if solution is None:
-        return None
-    witness = [[Fraction(0)] * outputs for _ in range(columns)]
-    for (y, z), (value,) in zip(support, solution.to_list()):
-        witness[y][z] = _fraction(value)
-    return _witness_result(a, b, witness, "float LP vertex + exact solve on its support")
+        duals = answer.duals
+        multipliers = [[Fraction(0)] * outputs_b for _ in range(a.shape[0])]
+        for index, x in enumerate(rows):
+            for z in range(outputs_b):
+                multipliers[x][z] = -duals[index * outputs_b + z]  # type: ignore[index]
+        result = _refutation(a, b, multipliers, method, prior)
+    if result is None:  # pragma: no cover - the engine's certificates are checked
+        raise QifError("internal error: the exact LP engine's certificate did not carry over to the channels")
+    return result
 
 
 def _fraction(value: Any) -> Fraction:
-    return Fraction(int(QQ.numer(value)), int(QQ.denom(value)))
+    return Fraction(int(value.p), int(value.q))
 
 
-def _witness_result(a: Channel, b: Channel, witness: list[list[Fraction]], method: str) -> Refinement | None:
+def _witness_result(a: Channel, b: Channel, witness: list[list[Any]], method: str) -> Refinement | None:
+    """The witness as a channel (A·W = B is left to :func:`verify_certificate`, the one check)."""
     try:
         channel = Channel.from_rows(witness, secrets=a.outputs, outputs=b.outputs)
     except QifError:
         return None
-    return Refinement(True, witness=channel, method=method) if a @ channel == b else None
+    return Refinement(True, witness=channel, method=method)
 
 
-def _refutation(a: Channel, b: Channel, multipliers: Any, method: str) -> Refinement | None:
-    """Turn Farkas multipliers into a loss in [0, 1] under the uniform prior; None if the exact
-    gap is not positive."""
-    rows = [[Fraction(v).limit_denominator(10**6) if isinstance(v, float) else Fraction(v) for v in row] for row in multipliers]
+def _refutation(a: Channel, b: Channel, multipliers: Any, method: str, prior: Prior | None = None) -> Refinement | None:
+    """Turn Farkas multipliers M (AᵀM + v1ᵀ ≥ 0, ⟨M, B⟩ + Σv < 0) into a loss in [0, 1]: ℓ(x, z) =
+    M[x, z]/π_x, shifted per secret to be ≥ 0 and scaled (neither changes the sign of the gap).
+    The prior π is the caller's (of full support), else uniform. None if the exact gap is not positive."""
+    if prior is None:
+        prior, weights = uniform_prior(a.secrets), [Fraction(1)] * a.shape[0]
+    else:
+        weights = [Fraction(p) for p in prior.probabilities()]
+    rows = [[Fraction(v) / weight for v in row] for row, weight in zip(multipliers, weights)]
     shifted = [[v - low for v in row] for row, low in zip(rows, map(min, rows))]
     top = max(max(row) for row in shifted)
     if top <= 0:
         return None
     for denominator in (12, 100, 10**4, None):
-        table = [[v / top if denominator is None else Fraction(v / top).limit_denominator(denominator) for v in row] for row in shifted]
-        result = _refutation_from_loss(a, b, table, method)
+        table = [[v / top if denominator is None else Fraction(v / top).limit_denominator(denominator) for v in row]
+                 for row in shifted]
+        result = _refutation_from_loss(a, b, prior, table, method)
         if result is not None:
             return result
     return None
 
 
-def _refutation_from_loss(a: Channel, b: Channel, table: list[list[Fraction]], method: str) -> Refinement | None:
-    prior = uniform_prior(a.secrets)
+def _refutation_from_loss(a: Channel, b: Channel, prior: Prior, table: list[list[Fraction]],
+                          method: str) -> Refinement | None:
     loss = Loss.from_rows(table, secrets=a.secrets, actions=b.outputs)
     u_a, u_b = posterior_uncertainty(prior, a, loss), posterior_uncertainty(prior, b, loss)
     if u_a <= u_b:
         return None
     return Refinement(False, prior=prior, loss=loss, uncertainty_a=u_a, uncertainty_b=u_b, gap=u_a - u_b, method=method)
 
-
-def _exact_lp(a: Channel, b: Channel) -> Refinement:
-    """Exact GMP LPs (pycddlib): the witness LP, and if it is infeasible its Farkas dual."""
-    a_rows, b_rows = a.rows(), b.rows()
-    secrets, outputs_a, outputs_b = a.shape[0], a.shape[1], b.shape[1]
-    size = outputs_a * outputs_b
-    # rows [b, -A] mean b - A·w >= 0; equalities are listed in lin_set
-    table, linear = [], []
-    for x in range(secrets):
-        for z in range(outputs_b):
-            row = [Fraction(0)] * size
-            for y in range(outputs_a):
-                row[y * outputs_b + z] = -a_rows[x][y]
-            linear.append(len(table))
-            table.append([b_rows[x][z]] + row)
-    for y in range(outputs_a):
-        linear.append(len(table))
-        table.append([Fraction(1)] + [Fraction(-1) if k // outputs_b == y else Fraction(0) for k in range(size)])
-    for k in range(size):
-        table.append([Fraction(0)] + [Fraction(1) if j == k else Fraction(0) for j in range(size)])
-    matrix = cdd.gmp.matrix_from_array(table, lin_set=linear, rep_type=cdd.RepType.INEQUALITY,
-                                       obj_type=cdd.LPObjType.MAX, obj_func=[Fraction(0)] * (size + 1))
-    program = cdd.gmp.linprog_from_matrix(matrix)
-    cdd.gmp.linprog_solve(program)
-    if program.status == cdd.LPStatusType.OPTIMAL:
-        solution = list(program.primal_solution)
-        witness = [[Fraction(solution[y * outputs_b + z]) for z in range(outputs_b)] for y in range(outputs_a)]
-        result = _witness_result(a, b, witness, "exact LP (cddlib GMP)")
-        if result is not None:
-            return result
-    return _exact_separation(a, b)
-
-
-def _exact_separation(a: Channel, b: Channel) -> Refinement:
-    """The Farkas dual as an exact LP: maximise −(⟨M,B⟩ + Σv) with AᵀM + v1ᵀ ≥ 0, −1 ≤ M ≤ 1."""
-    a_rows, b_rows = a.rows(), b.rows()
-    secrets, outputs_a, outputs_b = a.shape[0], a.shape[1], b.shape[1]
-    m_size, size = secrets * outputs_b, secrets * outputs_b + outputs_a
-    table = []
-    for y in range(outputs_a):
-        for z in range(outputs_b):
-            row = [Fraction(0)] * size
-            for x in range(secrets):
-                row[x * outputs_b + z] = a_rows[x][y]
-            row[m_size + y] = Fraction(1)
-            table.append([Fraction(0)] + row)
-    for k in range(m_size):
-        unit = [Fraction(1) if j == k else Fraction(0) for j in range(size)]
-        table.append([Fraction(1)] + [-u for u in unit])
-        table.append([Fraction(1)] + unit)
-    objective = [Fraction(0)] + [-b_rows[k // outputs_b][k % outputs_b] for k in range(m_size)] + [Fraction(-1)] * outputs_a
-    matrix = cdd.gmp.matrix_from_array(table, rep_type=cdd.RepType.INEQUALITY, obj_type=cdd.LPObjType.MAX, obj_func=objective)
-    program = cdd.gmp.linprog_from_matrix(matrix)
-    cdd.gmp.linprog_solve(program)
-    if program.status != cdd.LPStatusType.OPTIMAL or program.obj_value <= 0:  # pragma: no cover - Farkas
-        raise QifError("internal error: the exact witness LP is infeasible but its dual does not separate")
-    solution = list(program.primal_solution)
-    multipliers = [[Fraction(solution[x * outputs_b + z]) for z in range(outputs_b)] for x in range(secrets)]
-    result = _refutation(a, b, multipliers, "exact LP (cddlib GMP) Farkas dual")
-    if result is None:  # pragma: no cover - the exact multipliers always separate
-        raise QifError("internal error: exact Farkas multipliers did not give a positive gap")
-    return result
 
 
 # ------------------------------------------------------------------------------- the checker

@@ -9,8 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from qifkit import Channel, randomized_response, truncated_geometric
-from qifkit import refinement
-from qifkit.errors import LabelError, NumberKindError, ShapeError
+from qifkit import lp
+from qifkit.errors import DistributionError, LabelError, NumberKindError, ShapeError
+from qifkit.lp import LinearProgram, solve_by_cdd
+from qifkit.measures import Prior
 from qifkit.postprocess import count_query, sum_query
 from proofs_checks.evidence import random_channel
 from qifkit.refinement import refines, verify_certificate
@@ -90,16 +92,35 @@ def test_zero_duplicate_and_proportional_columns_and_rank_deficiency():
     assert not refines(b, Channel.from_rows([[1, 0], [0, 1], [1, 0]])).holds
 
 
+def _cdd_verdict(a: Channel, b: Channel) -> bool:
+    """A second exact route: the whole witness LP (every row of A, no reduction) by cddlib alone."""
+    ar, br = a.rows(), b.rows()
+    outputs_a, outputs_b = a.shape[1], b.shape[1]
+    rows, right = [], []
+    for x in range(a.shape[0]):
+        for z in range(outputs_b):
+            rows.append({y * outputs_b + z: ar[x][y] for y in range(outputs_a)})
+            right.append(br[x][z])
+    for y in range(outputs_a):
+        rows.append({y * outputs_b + z: 1 for z in range(outputs_b)})
+        right.append(1)
+    program = LinearProgram.build(outputs_a * outputs_b, rows, row_lower=right, row_upper=right)
+    answer = solve_by_cdd(program)
+    assert answer is not None
+    return answer.status == "optimal"
+
+
 def test_agrees_with_the_exact_lp_route_on_random_pairs():
-    """A second exact route (cddlib GMP LPs only) gives the same verdict on 300 random pairs."""
+    """A second exact route (cddlib's simplex on the unreduced witness LP) gives the same verdict on
+    300 random pairs."""
     rng = random.Random(7)
     disagreements, holding = 0, 0
     for trial in range(300):
         a = random_channel(rng, 4, rng.randint(2, 4), top=10)
         b = a @ random_channel(rng, a.shape[1], 3, top=10) if trial % 2 else random_channel(rng, 4, 3, top=10)
-        fast, exact_route = refines(a, b), refinement._exact_lp(a, b)
-        assert verify_certificate(a, b, exact_route)
-        disagreements += fast.holds != exact_route.holds
+        fast = refines(a, b)
+        assert verify_certificate(a, b, fast)
+        disagreements += fast.holds != _cdd_verdict(a, b)
         holding += fast.holds
     assert disagreements == 0 and holding >= 150
 
@@ -116,21 +137,71 @@ def test_full_column_rank_routes_need_no_lp():
     assert not result.holds and result.method.startswith("exact Farkas") and verify_certificate(tall, outside, result)
 
 
-def test_rank_deficient_a_uses_the_float_vertex_support():
+def test_rank_deficient_a_goes_to_the_exact_lp_engine():
     a = Channel.from_rows([["1/2", "1/2", 0], ["1/2", "1/2", 0], [0, "1/2", "1/2"]])
     b = a @ Channel.from_rows([[1, 0], [0, 1], ["1/3", "2/3"]])
     result = refines(a, b)
-    assert result.holds and result.method.startswith("float LP vertex") and verify_certificate(a, b, result)
+    assert result.holds and result.method.startswith("exact LP engine") and verify_certificate(a, b, result)
 
 
-def test_exact_fallback_when_floats_cannot_decide(monkeypatch):
-    monkeypatch.setattr(refinement, "_full_column_rank_verdict", lambda a, b, rows: None)
-    monkeypatch.setattr(refinement, "_float_witness", lambda a, b: None)
-    monkeypatch.setattr(refinement, "_float_separation", lambda a, b: None)
+def test_cddlib_decides_when_no_float_basis_certifies(monkeypatch):
+    """The engine's last resort: with every HiGHS basis refused, cddlib's simplex still decides."""
+    monkeypatch.setattr(lp, "_by_bases", lambda program, time_limit, certify: ("unknown", None))
+    a = Channel.from_rows([["1/2", "1/2", 0], ["1/2", "1/2", 0], [0, "1/2", "1/2"]])
+    holds = a @ Channel.from_rows([[1, 0], [0, 1], ["1/3", "2/3"]])
+    assert "cddlib" in refines(a, holds).method
+    fails = Channel.from_rows([[1, 0], [1, 0], [0, 1]])
+    negative = refines(a, fails)
+    assert not negative.holds and "cddlib" in negative.method and verify_certificate(a, fails, negative)
+
+
+def _rank_deficient_pair(rng: random.Random, holds: bool) -> tuple[Channel, Channel]:
+    """A = R·M of rank r below its column count; B = A·W (holds) or A·V with V stochastic after a
+    sign change, so that B stays in A's row space and only the LP can refute."""
+    rows, rank, columns = rng.randint(3, 6), rng.randint(1, 3), rng.randint(4, 6)
+    a = random_channel(rng, rows, rank, top=6) @ random_channel(rng, rank, columns, top=6)
+    w = random_channel(rng, columns, rng.randint(2, 4), top=6)
+    if holds:
+        return a, a @ w
+    u = random_channel(rng, columns, w.shape[1], top=6)
+    t = F(rng.randint(1, 6), 2)
+    mixed = [[(1 + t) * p - t * q for p, q in zip(r1, r2)] for r1, r2 in zip(w.rows(), u.rows())]
+    product = [[sum(x * m[z] for x, m in zip(row, mixed)) for z in range(w.shape[1])] for row in a.rows()]
+    if any(v < 0 for row in product for v in row):
+        return a, random_channel(rng, rows, w.shape[1], top=6)
+    return a, Channel.from_rows(product)
+
+
+def test_rank_deficient_pairs_agree_with_libqif():
+    """Issue 13: 300 rank-deficient pairs (A = R·M, no full column rank) agree with libqif's exact
+    rational route, and every certificate re-verifies."""
+    qif = pytest.importorskip("qif")
+    import numpy as np
+
+    rng = random.Random(1300)
+    disagreements, holding, lp_decided = [], 0, 0
+    for trial in range(300):
+        a, b = _rank_deficient_pair(rng, holds=trial % 2 == 0)
+        result = refines(a, b)
+        assert verify_certificate(a, b, result)
+        theirs = bool(qif.refinement.refined_by(np.array(a.rows(), dtype=object), np.array(b.rows(), dtype=object)))
+        holding += result.holds
+        lp_decided += result.method.startswith("exact LP engine")
+        if result.holds != theirs:
+            disagreements.append(trial)
+    assert disagreements == [] and 150 <= holding <= 250 and lp_decided >= 150
+
+
+def test_a_refutation_uses_the_callers_prior():
     r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
-    assert refines(r3, r2).method.startswith("exact LP")
-    negative = refines(r2, r3)
-    assert not negative.holds and negative.method.startswith("exact LP") and verify_certificate(r2, r3, negative)
+    prior = Prior.from_values(["1/2", "1/3", "1/6"])
+    result = refines(r2, r3, prior=prior)
+    assert not result.holds and result.prior.probabilities() == [F(1, 2), F(1, 3), F(1, 6)]
+    assert verify_certificate(r2, r3, result)
+    with pytest.raises(DistributionError, match="probability 0"):
+        refines(r2, r3, prior=Prior.from_values([1, 0, 0]))
+    with pytest.raises(DistributionError):
+        refines(r2, r3, prior=Prior.from_values(["1/2", "1/2"]))
 
 
 @st.composite

@@ -1,0 +1,707 @@
+"""One exact linear-programming engine: floats propose a basis, exact algebra decides.
+
+Every LP-shaped question of the toolkit (refinement witnesses and refutations, the design LPs of
+Cormode et al., the LP optima over Kohli and Laskowski's polytopes) is a :class:`LinearProgram`
+solved by :func:`solve`, and every answer carries a certificate that :func:`certificate_defect`
+re-checks with exact arithmetic only.
+
+Problem form (HiGHS's own)::
+
+    minimise c·x  subject to  row_lower ≤ A·x ≤ row_upper,  lower ≤ x ≤ upper,
+
+with ``None`` for an infinite bound (an equality row has row_lower = row_upper).
+
+Method, the route of the exact solvers SoPlex and QSopt_ex [1]_, [2]_:
+
+1. HiGHS (dual simplex, with a time limit) solves the LP in floats and hands back its final
+   **basis**: which variables and rows are basic, and at which bound the others sit.
+2. The basis is solved exactly: the basic variables from the non-basic rows
+   (:func:`qifkit.sparse_exact.solve_square`, block triangular form plus FLINT), the row duals
+   from the transposed system. Rank-deficient constraint matrices are no obstacle: a redundant
+   row keeps its activity basic and drops out of the square system.
+3. The exact primal point and duals go to the checker. If it accepts, that is the answer.
+   Otherwise the engine continues from the float solution: HiGHS again from that basis without
+   presolve and with tighter tolerances, then with the primal simplex; only then cddlib's exact
+   simplex, for programs small enough for it (:data:`CDD_LIMIT`), or :class:`UndecidableError`.
+
+Certificates (checked by :func:`certificate_defect`, which uses exact arithmetic only):
+
+* **optimal**: a feasible point x and row duals y. With reduced costs d = c − Aᵀy, every y_i > 0
+  needs a finite row_lower, y_i < 0 a finite row_upper, d_j > 0 a finite lower, d_j < 0 a finite
+  upper, and the dual value D = Σ_i y_i·(row_lower_i if y_i > 0 else row_upper_i)
+  + Σ_j d_j·(lower_j if d_j > 0 else upper_j) equals c·x. By weak duality c·x' ≥ D for every
+  feasible x', so x is optimal.
+* **infeasible**: Farkas multipliers y (the same sign rules with c = 0, so d = −Aᵀy) whose dual
+  value D is > 0: every x within the bounds would give 0 = yᵀA·x + dᵀx ≥ D > 0. They come from the
+  elastic program (each row may be violated at unit cost), whose optimal duals are such y.
+* **unbounded**: a feasible point and a ray r with c·r < 0 that stays feasible (A·r ≥ 0 on rows
+  with a finite lower bound, ≤ 0 on rows with a finite upper bound, likewise for the bounds).
+
+References
+----------
+.. [1] A. M. Gleixner, D. E. Steffy, K. Wolter, "Iterative refinement for linear programming",
+   INFORMS J. Computing 28(3), 2016.
+.. [2] D. G. Espinoza, "On linear programming, integer programming and cutting planes",
+   PhD thesis, Georgia Tech, 2006 (QSopt_ex).
+
+Examples
+--------
+>>> program = LinearProgram.build(2, [{0: 1, 1: 1}], row_lower=[1], row_upper=[None],
+...                               cost=[2, 3], lower=[0, 0])
+>>> answer = solve(program)
+>>> answer.status, answer.value, answer.point
+('optimal', Fraction(2, 1), (Fraction(1, 1), Fraction(0, 1)))
+>>> certificate_defect(program, answer) is None
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import flint
+import numpy as np
+import scipy.sparse
+
+from qifkit.errors import CertificateError, QifError, ShapeError, UndecidableError
+from qifkit.numbers import exact
+from qifkit.sparse_exact import solve_bordered, solve_square, solve_square_transposed
+
+__all__ = [
+    "LinearProgram",
+    "LPSolution",
+    "solve",
+    "certificate_defect",
+    "verify_solution",
+    "exact_dot",
+    "solve_by_cdd",
+    "CDD_LIMIT",
+]
+
+#: Largest number of rows × variables that :func:`solve` hands to cddlib's exact simplex as a last
+#: resort; beyond it cddlib takes hours and the engine says so (:class:`UndecidableError`) instead.
+CDD_LIMIT = 200_000
+
+_Bound = flint.fmpq | None
+
+
+@dataclass(frozen=True)
+class LinearProgram:
+    """min c·x subject to row_lower ≤ A·x ≤ row_upper and lower ≤ x ≤ upper (exact data).
+
+    Build it with :meth:`build`, which validates; the fields are read-only and hold python-flint
+    rationals (``flint.fmpq``), the fast exact type of the toolkit's matrices.
+
+    Attributes
+    ----------
+    variables : int
+    rows : tuple of tuple of (int, flint.fmpq)
+        Row i of A as (variable, coefficient) pairs, coefficients non-zero.
+    row_lower, row_upper : tuple of flint.fmpq or None
+    cost : tuple of flint.fmpq
+    lower, upper : tuple of flint.fmpq or None
+    name : str
+        Used in messages.
+    blocks : tuple of int or None
+        Optional structure: a group for each variable such that most rows touch one group only
+        (e.g. the columns of a witness matrix). Bases are then solved group by group
+        (:func:`qifkit.sparse_exact.solve_bordered`); without it, by block triangular form.
+    """
+
+    variables: int
+    rows: tuple[tuple[tuple[int, flint.fmpq], ...], ...]
+    row_lower: tuple[_Bound, ...]
+    row_upper: tuple[_Bound, ...]
+    cost: tuple[flint.fmpq, ...]
+    lower: tuple[_Bound, ...]
+    upper: tuple[_Bound, ...]
+    name: str = "LP"
+    blocks: tuple[int, ...] | None = None
+
+    @classmethod
+    def build(cls, variables: int, rows: Sequence[Mapping[int, Any]], *, row_lower: Sequence[Any] | None = None,
+              row_upper: Sequence[Any] | None = None, cost: Sequence[Any] | None = None,
+              lower: Sequence[Any] | Any = 0, upper: Sequence[Any] | Any = None, name: str = "LP",
+              blocks: Sequence[int] | None = None) -> LinearProgram:
+        """Validate and build a program.
+
+        Parameters
+        ----------
+        variables : int
+            Number of variables, ≥ 1.
+        rows : sequence of mapping int → exact number
+            Row i of A: {variable: coefficient}.
+        row_lower, row_upper : sequence of exact number or None, optional
+            Bounds of A·x, one per row; None (the default for all) is infinite.
+        cost : sequence of exact number, optional
+            c (all zero by default: a feasibility problem).
+        lower, upper : exact number, None, or a sequence of them
+            Bounds of x; by default x ≥ 0.
+        name : str
+        blocks : sequence of int, optional
+            A group for each variable (see the class docstring); a hint for speed only.
+
+        Raises
+        ------
+        ShapeError
+            Lengths that do not match, a variable index out of range.
+        NotExactError, NumberSyntaxError
+            A float or a malformed number.
+        QifError
+            A lower bound above its upper bound.
+        """
+        if isinstance(variables, bool) or not isinstance(variables, int) or variables < 1:
+            raise ShapeError(f"an LP needs a positive whole number of variables, not {variables!r}")
+        sparse_rows = []
+        for i, row in enumerate(rows):
+            terms = []
+            for k, a in row.items():
+                if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < variables:
+                    raise ShapeError(f"row {i} names variable {k!r}; variables are 0..{variables - 1}")
+                value = to_fmpq(a)
+                if value:
+                    terms.append((int(k), value))
+            sparse_rows.append(tuple(sorted(terms, key=lambda term: term[0])))
+        m = len(sparse_rows)
+        row_lower_t = _bounds(row_lower, m, "row_lower")
+        row_upper_t = _bounds(row_upper, m, "row_upper")
+        lower_t = _bounds(lower, variables, "lower")
+        upper_t = _bounds(upper, variables, "upper")
+        cost_t = tuple(to_fmpq(v) for v in cost) if cost is not None else (flint.fmpq(0),) * variables
+        if len(cost_t) != variables:
+            raise ShapeError(f"the cost has {len(cost_t)} coefficients for {variables} variables")
+        for what, low, high in (("row", row_lower_t, row_upper_t), ("variable", lower_t, upper_t)):
+            for i, (lo, hi) in enumerate(zip(low, high)):
+                if lo is not None and hi is not None and lo > hi:
+                    raise QifError(f"{what} {i} has lower bound {lo} above its upper bound {hi}")
+        if blocks is not None and len(blocks) != variables:
+            raise ShapeError(f"blocks has {len(blocks)} entries for {variables} variables")
+        blocks_t = None if blocks is None else tuple(int(g) for g in blocks)
+        return cls(variables, tuple(sparse_rows), row_lower_t, row_upper_t, cost_t, lower_t, upper_t, name, blocks_t)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(rows, variables)."""
+        return len(self.rows), self.variables
+
+    def with_cost(self, cost: Sequence[Any]) -> LinearProgram:
+        """The same constraints with another objective."""
+        cost_t = tuple(to_fmpq(v) for v in cost)
+        if len(cost_t) != self.variables:
+            raise ShapeError(f"the cost has {len(cost_t)} coefficients for {self.variables} variables")
+        return LinearProgram(self.variables, self.rows, self.row_lower, self.row_upper, cost_t, self.lower, self.upper,
+                             self.name, self.blocks)
+
+
+def _bounds(values: Any, size: int, what: str) -> tuple[_Bound, ...]:
+    if values is None or not isinstance(values, (list, tuple, np.ndarray)):
+        bound = None if values is None else to_fmpq(values)
+        return (bound,) * size
+    if len(values) != size:
+        raise ShapeError(f"{what} has {len(values)} entries, not {size}")
+    return tuple(None if v is None else to_fmpq(v) for v in values)
+
+
+def to_fmpq(value: Any) -> flint.fmpq:
+    """An exact number as a flint rational (floats refused, see :func:`qifkit.numbers.exact`)."""
+    if isinstance(value, flint.fmpq):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return flint.fmpq(value)
+    number = exact(value)
+    return flint.fmpq(number.numerator, number.denominator)
+
+
+def _fraction(value: flint.fmpq) -> Fraction:
+    return Fraction(int(value.p), int(value.q))
+
+
+@dataclass(frozen=True)
+class LPSolution:
+    """An exact answer with its certificate (see the module docstring).
+
+    Attributes
+    ----------
+    status : str
+        ``"optimal"``, ``"infeasible"`` or ``"unbounded"``.
+    value : Fraction or None
+        min c·x when optimal.
+    point : tuple of Fraction or None
+        An optimal (optimal) or feasible (unbounded) x.
+    duals : tuple of Fraction or None
+        Row multipliers y: optimal duals (optimal) or Farkas multipliers (infeasible).
+    ray : tuple of Fraction or None
+        An improving feasible direction (unbounded).
+    method : str
+        Which route produced it, e.g. ``"highs basis, exact solve"``.
+    """
+
+    status: str
+    value: Fraction | None = None
+    point: tuple[Fraction, ...] | None = None
+    duals: tuple[Fraction, ...] | None = None
+    ray: tuple[Fraction, ...] | None = None
+    method: str = ""
+
+    def reduced_costs(self, program: LinearProgram) -> tuple[Fraction, ...]:
+        """d = c − Aᵀy (for an infeasibility certificate, c = 0)."""
+        if self.duals is None:
+            raise CertificateError("this solution has no dual multipliers")
+        d = list(program.cost) if self.status == "optimal" else [flint.fmpq(0)] * program.variables
+        for row, y in zip(program.rows, self.duals):
+            if y:
+                q = to_fmpq(y)
+                for k, a in row:
+                    d[k] -= a * q
+        return tuple(map(_fraction, d))
+
+
+# ------------------------------------------------------------------------------------ the checker
+def certificate_defect(program: LinearProgram, solution: LPSolution) -> str | None:
+    """Why `solution` is not a valid certificate for `program`, or None when it is.
+
+    Exact arithmetic only (flint rationals); no LP is solved. See the module docstring for what
+    each kind of certificate must satisfy.
+
+    Examples
+    --------
+    >>> program = LinearProgram.build(1, [{0: 1}], row_lower=[1], cost=[1])
+    >>> certificate_defect(program, LPSolution("optimal", Fraction(1), (Fraction(1),), (Fraction(1),)))
+    >>> certificate_defect(program, LPSolution("optimal", Fraction(1), (Fraction(1),), (Fraction(-1),)))
+    'row 0: multiplier -1 < 0 needs a finite upper bound'
+    """
+    if solution.status not in ("optimal", "infeasible", "unbounded"):
+        return f"unknown status {solution.status!r}"
+    m, n = program.shape
+    if solution.status in ("optimal", "unbounded"):
+        if solution.point is None or len(solution.point) != n:
+            return f"the point must have {n} entries"
+        defect = _primal_defect(program, [to_fmpq(v) for v in solution.point])
+        if defect:
+            return defect
+    if solution.status == "unbounded":
+        if solution.ray is None or len(solution.ray) != n:
+            return f"the ray must have {n} entries"
+        return _ray_defect(program, [to_fmpq(v) for v in solution.ray])
+    if solution.duals is None or len(solution.duals) != m:
+        return f"the dual multipliers must have {m} entries"
+    y = [to_fmpq(v) for v in solution.duals]
+    cost = program.cost if solution.status == "optimal" else [flint.fmpq(0)] * n
+    columns: list[list[tuple[flint.fmpq, flint.fmpq]]] = [[] for _ in range(n)]
+    dual_terms = []
+    for i, (row, yi) in enumerate(zip(program.rows, y)):
+        if yi == 0:
+            continue
+        bound = program.row_lower[i] if yi > 0 else program.row_upper[i]
+        if bound is None:
+            side = "lower" if yi > 0 else "upper"
+            return f"row {i}: multiplier {yi} {'>' if yi > 0 else '<'} 0 needs a finite {side} bound"
+        dual_terms.append((yi, bound))
+        for k, a in row:
+            columns[k].append((a, yi))
+    d = [c - exact_dot(terms) if terms else c for c, terms in zip(cost, columns)]
+    dual_value = exact_dot(dual_terms)
+    for j, dj in enumerate(d):
+        if dj == 0:
+            continue
+        bound = program.lower[j] if dj > 0 else program.upper[j]
+        if bound is None:
+            side = "lower" if dj > 0 else "upper"
+            return f"variable {j}: reduced cost {dj} {'>' if dj > 0 else '<'} 0 needs a finite {side} bound"
+        dual_value += dj * bound
+    if solution.status == "infeasible":
+        return None if dual_value > 0 else f"the Farkas value {dual_value} is not positive"
+    x = [to_fmpq(v) for v in solution.point]  # type: ignore[union-attr]
+    primal_value = sum((c * v for c, v in zip(cost, x)), flint.fmpq(0))
+    if primal_value != dual_value:
+        return f"the primal value {primal_value} differs from the dual value {dual_value}"
+    if solution.value is None or to_fmpq(solution.value) != primal_value:
+        return f"the stated value {solution.value} is not c·x = {primal_value}"
+    return None
+
+
+def exact_dot(pairs: Iterable[tuple[flint.fmpq, flint.fmpq]]) -> flint.fmpq:
+    """Σ a·v over exact pairs, on one running common denominator (no gcd per term).
+
+    Exact solutions of a basis share large denominators; adding them one by one as rationals
+    costs a gcd of those large numbers each time, this costs one division test.
+
+    Examples
+    --------
+    >>> q = flint.fmpq
+    >>> exact_dot([(q(1, 2), q(2, 3)), (q(3), q(1, 6))])
+    5/6
+    """
+    numerator, denominator = flint.fmpz(0), flint.fmpz(1)
+    for a, v in pairs:
+        term_p, term_q = a.p * v.p, a.q * v.q
+        if term_q == denominator:
+            numerator += term_p
+        elif denominator % term_q == 0:
+            numerator += term_p * (denominator // term_q)
+        else:
+            common = denominator.gcd(term_q)
+            numerator = numerator * (term_q // common) + term_p * (denominator // common)
+            denominator = denominator // common * term_q
+    return flint.fmpq(numerator, denominator)
+
+
+def verify_solution(program: LinearProgram, solution: LPSolution) -> bool:
+    """True when :func:`certificate_defect` finds nothing wrong."""
+    return certificate_defect(program, solution) is None
+
+
+def _primal_defect(program: LinearProgram, x: Sequence[flint.fmpq]) -> str | None:
+    for j, v in enumerate(x):
+        low, high = program.lower[j], program.upper[j]
+        if low is not None and v < low:
+            return f"variable {j} = {v} is below its lower bound {low}"
+        if high is not None and v > high:
+            return f"variable {j} = {v} is above its upper bound {high}"
+    for i, row in enumerate(program.rows):
+        activity = exact_dot((a, x[k]) for k, a in row)
+        low, high = program.row_lower[i], program.row_upper[i]
+        if low is not None and activity < low:
+            return f"row {i} = {activity} is below its lower bound {low}"
+        if high is not None and activity > high:
+            return f"row {i} = {activity} is above its upper bound {high}"
+    return None
+
+
+def _ray_defect(program: LinearProgram, r: Sequence[flint.fmpq]) -> str | None:
+    if sum((c * v for c, v in zip(program.cost, r)), flint.fmpq(0)) >= 0:
+        return "the ray does not decrease the cost"
+    checks = [(f"variable {j}", r[j], program.lower[j], program.upper[j]) for j in range(program.variables)]
+    checks += [(f"row {i}", sum((a * r[k] for k, a in row), flint.fmpq(0)), program.row_lower[i], program.row_upper[i])
+               for i, row in enumerate(program.rows)]
+    for what, change, low, high in checks:
+        if (low is not None and change < 0) or (high is not None and change > 0):
+            return f"{what} changes by {change} along the ray, leaving its bounds"
+    return None
+
+
+# ------------------------------------------------------------------------------------ the engine
+def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = True) -> LPSolution:
+    """Solve `program` exactly; the answer is certified before it is returned.
+
+    Parameters
+    ----------
+    program : LinearProgram
+    time_limit : float
+        Seconds the float solver may spend in each of its runs.
+    fallback : bool
+        Whether cddlib's exact simplex may be tried when no float basis certifies (only for
+        programs of at most :data:`CDD_LIMIT` variables × rows).
+
+    Returns
+    -------
+    LPSolution
+        status ``"optimal"``, ``"infeasible"`` or ``"unbounded"``, with its certificate, which
+        has passed :func:`certificate_defect`.
+
+    Raises
+    ------
+    UndecidableError
+        When neither the float bases nor (within its size limit) cddlib give a certificate.
+    """
+    if not isinstance(program, LinearProgram):
+        raise TypeError(f"solve takes a LinearProgram, not {type(program).__name__}")
+    status, solution = _by_bases(program, time_limit, _optimum_of(program))
+    if solution is None and status == "infeasible":
+        solution = _farkas_certificate(program, time_limit)
+    if solution is None and status == "unbounded":
+        solution = _unbounded_certificate(program, time_limit)
+    if solution is None and fallback and len(program.rows) * program.variables <= CDD_LIMIT:
+        solution = solve_by_cdd(program)
+    if solution is None:
+        raise UndecidableError(f"no certificate found for {program.name} ({len(program.rows)} rows, "
+                               f"{program.variables} variables): HiGHS's bases did not certify exactly"
+                               + ("" if fallback else " and the cddlib fallback was not allowed")
+                               + (f"; cddlib is not tried beyond {CDD_LIMIT} variables × rows" if fallback else ""))
+    return solution
+
+
+# Runs of the float solver, in order: default settings; then from the last basis without presolve
+# and with tight tolerances; then the primal simplex.
+_ATTEMPTS = (
+    ("dual simplex", {}),
+    ("no presolve, tight tolerances",
+     {"presolve": "off", "primal_feasibility_tolerance": 1e-12, "dual_feasibility_tolerance": 1e-12}),
+    ("primal simplex", {"simplex_strategy": 4}),
+)
+
+_Certifier = Callable[[Any, str], "LPSolution | None"]
+
+
+def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier) -> tuple[str, LPSolution | None]:
+    """Run HiGHS on `program` (each setting of :data:`_ATTEMPTS` in turn, each continuing from
+    the last basis) until `certify` turns an optimal basis into a checked certificate; the float
+    status and that certificate, or None."""
+    highs = _highs(program)
+    highs.setOptionValue("time_limit", float(time_limit))
+    status = "unknown"
+    for name, options in _ATTEMPTS:
+        for key, value in options.items():
+            highs.setOptionValue(key, value)
+        highs.run()
+        status = _status(highs)
+        if status != "optimal":
+            return status, None
+        solution = certify(highs, f"HiGHS basis ({name}), exact solve")
+        if solution is not None:
+            return status, solution
+    return status, None
+
+
+def _highs(program: LinearProgram) -> Any:
+    import highspy
+
+    m, n = program.shape
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, m
+    inf = highspy.kHighsInf
+    lp.col_cost_ = np.array([float(v) for v in program.cost])
+    lp.col_lower_ = np.array([-inf if v is None else float(v) for v in program.lower])
+    lp.col_upper_ = np.array([inf if v is None else float(v) for v in program.upper])
+    lp.row_lower_ = np.array([-inf if v is None else float(v) for v in program.row_lower])
+    lp.row_upper_ = np.array([inf if v is None else float(v) for v in program.row_upper])
+    indices = [k for row in program.rows for k, _ in row]
+    values = [float(a) for row in program.rows for _, a in row]
+    pointers = np.cumsum([0] + [len(row) for row in program.rows])
+    matrix = scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n)).tocsc()
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = matrix.indptr
+    lp.a_matrix_.index_ = matrix.indices
+    lp.a_matrix_.value_ = matrix.data
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
+    highs = highspy.Highs()
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("threads", 1)
+    highs.passModel(lp)
+    return highs
+
+
+def _status(highs: Any) -> str:
+    import highspy
+
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
+        return "optimal"
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return "infeasible"
+    if status in (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+        return "unbounded"
+    return "unknown"
+
+
+def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True
+              ) -> tuple[list[flint.fmpq] | None, list[flint.fmpq]] | None:
+    import highspy
+
+    basis = highs.getBasis()
+    if not basis.valid:
+        return None
+    basic, upper = highspy.HighsBasisStatus.kBasic, highspy.HighsBasisStatus.kUpper
+    return basis_solution(program, [s == basic for s in basis.col_status], [s == upper for s in basis.col_status],
+                          [s == basic for s in basis.row_status], [s == upper for s in basis.row_status], need_point)
+
+
+def _optimum_of(program: LinearProgram) -> _Certifier:
+    """Certify an optimal HiGHS basis of `program`: its exact vertex and duals, checked."""
+
+    def certify(highs: Any, method: str) -> LPSolution | None:
+        found = _basis_of(program, highs)
+        if found is None or found[0] is None:
+            return None
+        x, y = found
+        value = sum((c * v for c, v in zip(program.cost, x)), flint.fmpq(0))
+        solution = LPSolution("optimal", _fraction(value), tuple(map(_fraction, x)), tuple(map(_fraction, y)),
+                              method=method)
+        return solution if certificate_defect(program, solution) is None else None
+
+    return certify
+
+
+def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_at_upper: Sequence[bool],
+                   row_basic: Sequence[bool], row_at_upper: Sequence[bool], need_point: bool = True
+                   ) -> tuple[list[flint.fmpq] | None, list[flint.fmpq]] | None:
+    """The exact primal point and row duals of a basis, or None if it is singular.
+
+    Non-basic variables sit at their lower bound (upper if `column_at_upper` or the lower is
+    infinite; 0 if free), non-basic rows at theirs likewise; the basic variables solve the square
+    system M_B·x_B = r of the non-basic rows, and the duals of the non-basic rows solve its
+    transpose (M_Bᵀ·y_N = c_B), basic rows having y = 0. Without `need_point` only the duals
+    are computed (the point is None).
+    """
+    m, n = program.shape
+
+    def at_bound(low: Any, high: Any, prefer_upper: bool) -> flint.fmpq:
+        if (prefer_upper and high is not None) or low is None:
+            return high if high is not None else flint.fmpq(0)
+        return low
+
+    basic_columns = [j for j in range(n) if column_basic[j]]
+    nonbasic_rows = [i for i in range(m) if not row_basic[i]]
+    if len(basic_columns) != len(nonbasic_rows):
+        return None
+    x = [flint.fmpq(0)] * n
+    for j in range(n):
+        if not column_basic[j]:
+            x[j] = at_bound(program.lower[j], program.upper[j], column_at_upper[j])
+    position = {j: p for p, j in enumerate(basic_columns)}
+    square, right = [], []
+    for i in nonbasic_rows:
+        target = at_bound(program.row_lower[i], program.row_upper[i], row_at_upper[i])
+        terms = []
+        for k, a in program.rows[i]:
+            p = position.get(k)
+            if p is None:
+                target -= a * x[k]
+            else:
+                terms.append((p, a))
+        square.append(terms)
+        right.append(target)
+    basic_cost = [program.cost[j] for j in basic_columns]
+    if program.blocks is not None:
+        both = solve_bordered(square, right, [program.blocks[j] for j in basic_columns], basic_cost)
+        if both is None:
+            return None
+        values, duals_nonbasic = both
+    else:
+        duals_nonbasic = solve_square_transposed(square, basic_cost)
+        if duals_nonbasic is None:
+            return None
+        values = solve_square(square, right) if need_point else None
+        if need_point and values is None:  # pragma: no cover - a matrix is regular when its transpose is
+            return None
+    y = [flint.fmpq(0)] * m
+    for i, v in zip(nonbasic_rows, duals_nonbasic):  # type: ignore[arg-type]
+        y[i] = v
+    if not need_point:
+        return None, y
+    for j, v in zip(basic_columns, values):
+        x[j] = v
+    return x, y
+
+
+def _elastic(program: LinearProgram) -> LinearProgram:
+    """The program with every row made elastic: row_lower ≤ A·x + s⁺ − s⁻ ≤ row_upper, s ≥ 0,
+    minimising Σ(s⁺ + s⁻). It is always feasible and bounded; when its optimum is positive, its
+    optimal row duals are Farkas multipliers of `program` (the sign rules and the dual value are
+    those of the module docstring, with c = 0 on x)."""
+    m, n = program.shape
+    one, zero = flint.fmpq(1), flint.fmpq(0)
+    rows = tuple(row + ((n + i, one), (n + m + i, -one)) for i, row in enumerate(program.rows))
+    cost = (zero,) * n + (one,) * (2 * m)
+    blocks = None
+    if program.blocks is not None:  # a row's slacks join the group of its first variable
+        slack_groups = tuple(program.blocks[row[0][0]] if row else -1 - i for i, row in enumerate(program.rows))
+        blocks = program.blocks + slack_groups + slack_groups
+    return LinearProgram(n + 2 * m, rows, program.row_lower, program.row_upper, cost,
+                         program.lower + (zero,) * (2 * m), program.upper + (None,) * (2 * m),
+                         f"{program.name} (elastic)", blocks)
+
+
+def _farkas_certificate(program: LinearProgram, time_limit: float) -> LPSolution | None:
+    """Farkas multipliers from an optimal basis of the elastic program, checked on `program`."""
+
+    def certify(highs: Any, method: str) -> LPSolution | None:
+        found = _basis_of(elastic, highs, need_point=False)
+        if found is None:
+            return None
+        solution = LPSolution("infeasible", duals=tuple(map(_fraction, found[1])), method=f"elastic {method}")
+        return solution if certificate_defect(program, solution) is None else None
+
+    elastic = _elastic(program)
+    return _by_bases(elastic, time_limit, certify)[1]
+
+
+def _unbounded_certificate(program: LinearProgram, time_limit: float) -> LPSolution | None:
+    """A feasible point (the program with c = 0) and an improving ray (the recession cone cut by
+    the box −1 ≤ r ≤ 1), or the Farkas certificate when the program is in fact infeasible."""
+    m, n = program.shape
+    status, feasible = _by_bases(program.with_cost([0] * n), time_limit, _optimum_of(program.with_cost([0] * n)))
+    if status == "infeasible":
+        return _farkas_certificate(program, time_limit)
+    if feasible is None:
+        return None
+
+    def cone(low: Any, high: Any) -> tuple[_Bound, _Bound]:
+        return (None if low is None else flint.fmpq(0)), (None if high is None else flint.fmpq(0))
+
+    row_bounds = [cone(lo, hi) for lo, hi in zip(program.row_lower, program.row_upper)]
+    bounds = [cone(lo, hi) for lo, hi in zip(program.lower, program.upper)]
+    recession = LinearProgram(n, program.rows, tuple(b[0] for b in row_bounds), tuple(b[1] for b in row_bounds),
+                              program.cost, tuple(flint.fmpq(-1) if b[0] is None else b[0] for b in bounds),
+                              tuple(flint.fmpq(1) if b[1] is None else b[1] for b in bounds), f"{program.name} (rays)",
+                              program.blocks)
+    _, direction = _by_bases(recession, time_limit, _optimum_of(recession))
+    if direction is None or direction.value is None or direction.value >= 0:
+        return None
+    solution = LPSolution("unbounded", point=feasible.point, ray=direction.point,
+                          method="HiGHS bases (a feasible point, the recession cone), exact solve")
+    return solution if certificate_defect(program, solution) is None else None
+
+
+def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution | None:
+    """cddlib's exact simplex in GMP rationals, for small programs (the last resort of :func:`solve`
+    and an independent route for cross-checks); None when cddlib's answer does not pass
+    :func:`certificate_defect`. Its optimal duals are mapped
+    back to the rows; an infeasible program is certified by the elastic program solved the same
+    way."""
+    m, n = program.shape
+    import cdd
+    import cdd.gmp
+
+    started = time.perf_counter()
+    fraction = lambda v: None if v is None else _fraction(v)  # noqa: E731 - cddlib reads Fractions
+    table, source = [], []  # equalities as two rows, so that every multiplier is signed; source: (row i, sign) of each table row, None for a bound
+    for i, row in enumerate(program.rows):
+        dense = [Fraction(0)] * n
+        for k, a in row:
+            dense[k] = _fraction(a)
+        low, high = fraction(program.row_lower[i]), fraction(program.row_upper[i])
+        if low is not None:
+            table.append([-low, *dense])
+            source.append((i, 1))
+        if high is not None:
+            table.append([high, *(-a for a in dense)])
+            source.append((i, -1))
+    for j in range(n):
+        unit = [Fraction(1) if k == j else Fraction(0) for k in range(n)]
+        low, high = fraction(program.lower[j]), fraction(program.upper[j])
+        if low is not None:
+            table.append([-low, *unit])
+            source.append(None)
+        if high is not None:
+            table.append([high, *(-u for u in unit)])
+            source.append(None)
+    if not table:
+        table.append([Fraction(1)] + [Fraction(0)] * n)
+        source.append(None)
+    matrix = cdd.gmp.matrix_from_array(table, rep_type=cdd.RepType.INEQUALITY, obj_type=cdd.LPObjType.MIN,
+                                       obj_func=[Fraction(0), *map(_fraction, program.cost)])
+    solver = cdd.gmp.linprog_from_matrix(matrix)
+    cdd.gmp.linprog_solve(solver)
+    elapsed = time.perf_counter() - started
+    if solver.status == cdd.LPStatusType.OPTIMAL:
+        x = tuple(Fraction(v) for v in solver.primal_solution)
+        duals = [Fraction(0)] * m
+        for index, value in solver.dual_solution:
+            if index < len(source) and source[index] is not None:
+                i, sign = source[index]
+                duals[i] -= sign * Fraction(value)  # cddlib's multipliers of a minimum are ≤ 0
+        value = sum((_fraction(c) * v for c, v in zip(program.cost, x)), Fraction(0))
+        solution = LPSolution("optimal", value, x, tuple(duals), method=f"cddlib exact simplex ({elapsed:.1f} s)")
+        return solution if certificate_defect(program, solution) is None else None
+    if solver.status != cdd.LPStatusType.OPTIMAL and not is_elastic:  # infeasible, or unbounded
+        elastic = solve_by_cdd(_elastic(program), is_elastic=True)
+        if elastic is None or elastic.value is None or elastic.value <= 0:
+            return None
+        solution = LPSolution("infeasible", duals=elastic.duals[:m], method="cddlib exact simplex (elastic)")
+        return solution if certificate_defect(program, solution) is None else None
+    return None
