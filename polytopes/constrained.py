@@ -161,9 +161,11 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
         Σ_j or max_j of the per-input cost w_j·Σ_i Pr[i|j]·|i−j|^p (max via an extra variable t).
     min_distance : int
         Only outputs with |i − j| ≥ d cost (L0,d; d = 0 or 1 is plain L0).
-    method : {"exact", "certified"}
-        cddlib's exact simplex, or HiGHS re-solved and certified exactly on its basis
-        (:func:`polytopes.lp.certified_minimum`), which scales to n in the hundreds.
+    method : {"exact", "cdd"}
+        The toolkit's exact LP engine (:func:`polytopes.lp.certified_minimum`: HiGHS's basis
+        solved and certified exactly; ``"certified"`` is the same route by its older name), which
+        scales to n in the hundreds; or cddlib's exact simplex alone, the independent route
+        for cross-checks.
 
     Raises
     ------
@@ -175,8 +177,8 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
     n, _ = _check(n, alpha)
     if aggregate not in ("sum", "max"):
         raise LabelError(f"aggregate must be 'sum' or 'max', got {aggregate!r}")
-    if method not in ("exact", "certified"):
-        raise LabelError(f"method must be 'exact' or 'certified', got {method!r}")
+    if method not in ("exact", "certified", "cdd"):
+        raise LabelError(f"method must be 'exact' or 'cdd', got {method!r}")
     if p not in (0, 1, 2) or isinstance(p, bool):
         raise LabelError(f"p must be 0, 1 or 2 (L0, L1, L2), got {p!r}")
     w = [Fraction(1, n + 1)] * (n + 1) if weights is None else [exact(v) for v in weights]
@@ -195,7 +197,7 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
         objective[size] = Fraction(1)
         bounds = tuple(({size: Fraction(1), **{k: -v for k, v in terms.items()}}, Fraction(0)) for terms in cost.values())
         program = SparseProgram(program.variables, program.equalities, program.inequalities + bounds, "design")
-    result = (exact_minimum if method == "exact" else certified_minimum)(program, objective)
+    result = (exact_minimum if method == "cdd" else certified_minimum)(program, objective)
     scale = Fraction(n + 1, n) if p == 0 and weights is None and aggregate == "sum" and min_distance <= 1 else Fraction(1)
     solution = result.point
     mechanism = Channel.from_rows([list(solution[j * (n + 1):(j + 1) * (n + 1)]) for j in range(n + 1)])

@@ -20,9 +20,11 @@ Method, the route of the exact solvers SoPlex and QSopt_ex [1]_, [2]_:
    from the transposed system. Rank-deficient constraint matrices are no obstacle: a redundant
    row keeps its activity basic and drops out of the square system.
 3. The exact primal point and duals go to the checker. If it accepts, that is the answer.
-   Otherwise the engine continues from the float solution: HiGHS again from that basis without
-   presolve and with tighter tolerances, then with the primal simplex; only then cddlib's exact
-   simplex, for programs small enough for it (:data:`CDD_LIMIT`), or :class:`UndecidableError`.
+   Otherwise the engine continues from that basis: HiGHS again without presolve and with tighter
+   tolerances, then with the primal simplex, then rounds of iterative refinement (the residual
+   program, shifted by the exact point and magnified, warm-started from the basis [1]_); only
+   then cddlib's exact simplex, for programs small enough for it (:data:`CDD_LIMIT`), or
+   :class:`UndecidableError`.
 
 Certificates (checked by :func:`certificate_defect`, which uses exact arithmetic only):
 
@@ -454,23 +456,73 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier) ->
         solution = certify(highs, f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
+    for round_ in range(1, _REFINEMENTS + 1):
+        found = _basis_of(program, highs)
+        shifted = None if found is None or found[0] is None else _shifted(program, found[0])
+        if shifted is None:
+            break
+        refined = _highs(shifted)
+        refined.setOptionValue("time_limit", float(time_limit))
+        refined.setBasis(highs.getBasis())
+        refined.run()
+        if _status(refined) != "optimal":
+            break
+        highs = refined
+        solution = certify(highs, f"HiGHS basis after {round_} refinement round(s), exact solve")
+        if solution is not None:
+            return status, solution
     return status, None
 
 
+#: Rounds of iterative refinement after the attempts (Gleixner, Steffy and Wolter [1]_).
+_REFINEMENTS = 3
+
+
+def _shifted(program: LinearProgram, x: Sequence[flint.fmpq]) -> LinearProgram | None:
+    """The residual program of primal iterative refinement [1]_: Δ = s·(x' − x), so every bound
+    and row bound is shifted by the exact point x of the current basis and magnified by s (a power
+    of two, about 1/largest violation). HiGHS then sees violations of 1e-9 as violations of 1 and
+    pivots them away; the new basis is again solved exactly on the original program. None when x
+    violates nothing (the basis fails on its duals, which this does not refine)."""
+    activities = [exact_dot((a, x[k]) for k, a in row) for row in program.rows]
+    worst = flint.fmpq(0)
+    for values, lows, highs in ((x, program.lower, program.upper), (activities, program.row_lower, program.row_upper)):
+        for v, low, high in zip(values, lows, highs):
+            if low is not None and low - v > worst:
+                worst = low - v
+            if high is not None and v - high > worst:
+                worst = v - high
+    if worst == 0:
+        return None
+    scale = flint.fmpq(2) ** min(max(int(-np.log2(float(worst))), 0), 60)
+
+    def shift(bounds: Sequence[_Bound], values: Sequence[flint.fmpq]) -> tuple[_Bound, ...]:
+        return tuple(None if b is None else (b - v) * scale for b, v in zip(bounds, values))
+
+    return LinearProgram(program.variables, program.rows, shift(program.row_lower, activities),
+                         shift(program.row_upper, activities), program.cost, shift(program.lower, x),
+                         shift(program.upper, x), f"{program.name} (refined)", program.blocks)
+
+
 def _highs(program: LinearProgram) -> Any:
+    """HiGHS loaded with the program in floats, each row scaled by a power of two so that its
+    largest coefficient is about 1: the scaling changes no basis, but HiGHS's absolute
+    tolerances then mean the same on every row (a row of coefficients 1e-9 would otherwise pass
+    any violation)."""
     import highspy
 
     m, n = program.shape
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, m
     inf = highspy.kHighsInf
+    scales = [2.0 ** -round(np.log2(max(abs(float(a)) for _, a in row))) if row else 1.0 for row in program.rows]
     lp.col_cost_ = np.array([float(v) for v in program.cost])
     lp.col_lower_ = np.array([-inf if v is None else float(v) for v in program.lower])
     lp.col_upper_ = np.array([inf if v is None else float(v) for v in program.upper])
-    lp.row_lower_ = np.array([-inf if v is None else float(v) for v in program.row_lower])
-    lp.row_upper_ = np.array([inf if v is None else float(v) for v in program.row_upper])
+    lp.row_lower_ = np.array([-inf if v is None else float(v) * s for v, s in zip(program.row_lower, scales)])
+    lp.row_upper_ = np.array([inf if v is None else float(v) * s for v, s in zip(program.row_upper, scales)])
     indices = [k for row in program.rows for k, _ in row]
-    values = [float(a) for row in program.rows for _, a in row]
+    values = [float(a) * s for row, s in zip(program.rows, scales) for _, a in row]
     pointers = np.cumsum([0] + [len(row) for row in program.rows])
     matrix = scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n)).tocsc()
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise

@@ -59,10 +59,10 @@ def test_flowchart_recommendation_is_the_lp_optimum_for_every_subset():
                 assert all(property_violation(mechanism, p) is None for p in subset), (alpha, subset, name)
 
 
-def test_certified_design_lp_agrees_with_the_exact_simplex():
+def test_the_engine_agrees_with_cddlibs_simplex_on_the_design_lp():
     for properties in ((), ("WH",), ("WH", "CM"), PROPERTIES):
-        exact_value, _ = optimal_mechanism(5, "9/10", properties)
-        certified_value, mechanism = optimal_mechanism(5, "9/10", properties, method="certified")
+        exact_value, _ = optimal_mechanism(5, "9/10", properties, method="cdd")
+        certified_value, mechanism = optimal_mechanism(5, "9/10", properties)
         assert certified_value == exact_value
         assert all(property_violation(mechanism, p) is None for p in properties)
 
