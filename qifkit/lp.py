@@ -505,26 +505,31 @@ def _shifted(program: LinearProgram, x: Sequence[flint.fmpq]) -> LinearProgram |
 
 
 def _highs(program: LinearProgram) -> Any:
-    """HiGHS loaded with the program in floats, each row scaled by a power of two so that its
-    largest coefficient is about 1: the scaling changes no basis, but HiGHS's absolute
-    tolerances then mean the same on every row (a row of coefficients 1e-9 would otherwise pass
-    any violation)."""
+    """HiGHS loaded with the program in floats, rows and columns scaled by powers of two
+    (:func:`_float_scaling`). Positive scalings change no basis, so the exact solve of HiGHS's
+    basis is that of the original program; only the floats see a well-scaled problem, in which
+    HiGHS's absolute tolerances mean the same on every row."""
     import highspy
 
     m, n = program.shape
+    indices = np.fromiter((k for row in program.rows for k, _ in row), dtype=np.int64)
+    values = np.fromiter((float(a) for row in program.rows for _, a in row), dtype=float)
+    pointers = np.cumsum([0] + [len(row) for row in program.rows])
+    matrix = scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
+    row_scale, column_scale = _float_scaling(matrix)
+    matrix = (scipy.sparse.diags(row_scale) @ matrix @ scipy.sparse.diags(column_scale)).tocsc()
+    inf = highspy.kHighsInf
+
+    def scaled(bounds: Sequence[_Bound], factors: np.ndarray, missing: float) -> np.ndarray:
+        return np.array([missing if v is None else float(v) * f for v, f in zip(bounds, factors)])
+
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, m
-    inf = highspy.kHighsInf
-    scales = [2.0 ** -round(np.log2(max(abs(float(a)) for _, a in row))) if row else 1.0 for row in program.rows]
-    lp.col_cost_ = np.array([float(v) for v in program.cost])
-    lp.col_lower_ = np.array([-inf if v is None else float(v) for v in program.lower])
-    lp.col_upper_ = np.array([inf if v is None else float(v) for v in program.upper])
-    lp.row_lower_ = np.array([-inf if v is None else float(v) * s for v, s in zip(program.row_lower, scales)])
-    lp.row_upper_ = np.array([inf if v is None else float(v) * s for v, s in zip(program.row_upper, scales)])
-    indices = [k for row in program.rows for k, _ in row]
-    values = [float(a) * s for row, s in zip(program.rows, scales) for _, a in row]
-    pointers = np.cumsum([0] + [len(row) for row in program.rows])
-    matrix = scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n)).tocsc()
+    lp.col_cost_ = np.array([float(v) for v in program.cost]) * column_scale
+    lp.col_lower_ = scaled(program.lower, 1 / column_scale, -inf)
+    lp.col_upper_ = scaled(program.upper, 1 / column_scale, inf)
+    lp.row_lower_ = scaled(program.row_lower, row_scale, -inf)
+    lp.row_upper_ = scaled(program.row_upper, row_scale, inf)
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_ = matrix.indptr
     lp.a_matrix_.index_ = matrix.indices
@@ -535,6 +540,36 @@ def _highs(program: LinearProgram) -> Any:
     highs.setOptionValue("threads", 1)
     highs.passModel(lp)
     return highs
+
+
+def _float_scaling(matrix: scipy.sparse.csr_matrix, passes: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column factors (powers of two) that bring the float matrix's entries near 1:
+    alternating geometric-mean passes, then each row's largest entry to about 1. Entries of
+    1e-20 next to 1 (counting pipelines of improbable counts) otherwise fall under HiGHS's
+    drop tolerance."""
+    m, n = matrix.shape
+    rows, columns = np.ones(m), np.ones(n)
+    if matrix.nnz == 0:
+        return rows, columns
+    coo = matrix.tocoo()
+    logs = np.log2(np.abs(coo.data))
+
+    def centre(keys: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+        high = np.full(size, -np.inf)
+        low = np.full(size, np.inf)
+        np.maximum.at(high, keys, values)
+        np.minimum.at(low, keys, values)
+        present = np.isfinite(high)
+        return np.where(present, np.round(-(np.where(present, high, 0.0) + np.where(present, low, 0.0)) / 2), 0.0)
+
+    row_log, column_log = np.zeros(m), np.zeros(n)
+    for _ in range(passes):
+        row_log += centre(coo.row, logs + row_log[coo.row] + column_log[coo.col], m)
+        column_log += centre(coo.col, logs + row_log[coo.row] + column_log[coo.col], n)
+    high = np.full(m, -np.inf)
+    np.maximum.at(high, coo.row, logs + row_log[coo.row] + column_log[coo.col])
+    row_log -= np.where(np.isfinite(high), np.round(high), 0.0)
+    return np.exp2(row_log), np.exp2(column_log)
 
 
 def _status(highs: Any) -> str:

@@ -196,17 +196,37 @@ def _lift(result: Refinement, a: Channel, abstract_a: Channel, b: Channel, abstr
 
 # ------------------------------------------------------------------------------- exact certificates
 def _row_basis(a: Channel) -> tuple[list[int], flint.fmpq_mat] | None:
-    """Rows R of A that span its row space and T with A = T·A_R, exactly; None when the rows that
-    floats suggest (pivoted QR) do not pass the exact test."""
+    """Rows R of A that span its row space and T with A = T·A_R, exactly.
+
+    The rows are first those a float pivoted QR suggests; if they fail the exact test (an
+    ill-conditioned A whose float rank is too low), they are found by an exact fraction-free
+    echelon form, for A of at most :data:`_EXACT_RANK_LIMIT` entries. None when neither gives a
+    basis (the witness LP then keeps every row)."""
+    exact_a = _flint_matrix(a.matrix)
     a_float = np.array(a.to_float().matrix)
-    secrets, outputs = a_float.shape
     _, triangular, row_pivots = scipy.linalg.qr(a_float.T, mode="economic", pivoting=True)
     diagonal = np.abs(np.diag(triangular))
     rank = int(np.sum(diagonal > 1e-10 * max(diagonal[0], 1.0)))
     rows = sorted(int(i) for i in row_pivots[:rank])
-    _, triangular, column_pivots = scipy.linalg.qr(a_float[rows].T.T, mode="economic", pivoting=True)
-    columns = sorted(int(j) for j in column_pivots[:rank])
-    exact_a = _flint_matrix(a.matrix)
+    _, _, column_pivots = scipy.linalg.qr(a_float[rows], mode="economic", pivoting=True)
+    found = _combination(exact_a, rows, sorted(int(j) for j in column_pivots[:rank]))
+    if found is None and a.shape[0] * a.shape[1] <= _EXACT_RANK_LIMIT:
+        rows = _pivots(_integer_rows(exact_a).transpose())
+        a_rows = flint.fmpq_mat(len(rows), a.shape[1], [exact_a[r, y] for r in rows for y in range(a.shape[1])])
+        found = _combination(exact_a, rows, _pivots(_integer_rows(a_rows)))
+    return None if found is None else (rows, found)
+
+
+#: Largest A (entries) whose row basis is found by an exact echelon form when floats fail.
+_EXACT_RANK_LIMIT = 200_000
+
+
+def _combination(exact_a: flint.fmpq_mat, rows: list[int], columns: list[int]) -> flint.fmpq_mat | None:
+    """T with A = T·A_R when A[R, C] is invertible and the identity holds exactly, else None."""
+    secrets, outputs = exact_a.nrows(), exact_a.ncols()
+    rank = len(rows)
+    if len(columns) != rank:
+        return None
     square = flint.fmpq_mat(rank, rank, [exact_a[r, c] for r in rows for c in columns])
     chosen = flint.fmpq_mat(secrets, rank, [exact_a[x, c] for x in range(secrets) for c in columns])
     try:
@@ -214,7 +234,25 @@ def _row_basis(a: Channel) -> tuple[list[int], flint.fmpq_mat] | None:
     except ZeroDivisionError:
         return None
     a_rows = flint.fmpq_mat(rank, outputs, [exact_a[r, y] for r in rows for y in range(outputs)])
-    return (rows, combination) if combination * a_rows == exact_a else None
+    return combination if combination * a_rows == exact_a else None
+
+
+def _integer_rows(matrix: flint.fmpq_mat) -> flint.fmpz_mat:
+    """Each row times the common denominator of its entries (same row space, integer entries)."""
+    rows = []
+    for r in range(matrix.nrows()):
+        entries = [matrix[r, c] for c in range(matrix.ncols())]
+        common = flint.fmpz(1)
+        for v in entries:
+            common = common.lcm(v.q)
+        rows.append([v.p * (common // v.q) for v in entries])
+    return flint.fmpz_mat(rows)
+
+
+def _pivots(matrix: flint.fmpz_mat) -> list[int]:
+    """The pivot columns of the reduced echelon form (exact, fraction-free)."""
+    echelon, _, rank = matrix.rref()
+    return [next(c for c in range(matrix.ncols()) if echelon[r, c] != 0) for r in range(rank)]
 
 
 def _flint_matrix(matrix: DomainMatrix) -> flint.fmpq_mat:

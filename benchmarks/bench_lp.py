@@ -1,0 +1,138 @@
+"""Benchmark: the exact LP engine (qifkit.lp) against HiGHS's float time on the same programs.
+
+Each row times one workload of issue 13 end to end with the certificate checked, and beside it
+HiGHS alone on the same program (floats, no certificate, measured in the same process); the
+ratio is certified / float. Rows whose certificate could not be found say so.
+
+Run: ``.venv/bin/python benchmarks/bench_lp.py [--full]`` (``--full`` adds refine 1000x100 and
+lp-fixed at n = 100, several minutes each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from fractions import Fraction
+from typing import Any, Callable
+
+from qifkit import Channel, refines, verify_certificate
+from qifkit import lp
+from qifkit.lp import LinearProgram, solve
+
+
+def random_channel(rng: random.Random, rows: int, columns: int) -> Channel:
+    table = []
+    for _ in range(rows):
+        weights = [rng.randint(1, 10) for _ in range(columns)]
+        table.append([Fraction(w, sum(weights)) for w in weights])
+    return Channel.from_rows(table)
+
+
+def rank_deficient_pair(rng: random.Random, rows: int, columns: int, rank: int, holds: bool) -> tuple[Channel, Channel]:
+    """A = R·M of the given rank; B = A·W (holds), or A·((1+t)W − tU) with the largest t that keeps
+    B ≥ 0, so that B has a zero entry, stays in A's row space and only the LP can refute it."""
+    a = random_channel(rng, rows, rank) @ random_channel(rng, rank, columns)
+    w, u = random_channel(rng, columns, columns), random_channel(rng, columns, columns)
+    aw, au = (a @ w).rows(), (a @ u).rows()
+    if holds:
+        return a, a @ w
+    t = min(p / (q - p) for rp, rq in zip(aw, au) for p, q in zip(rp, rq) if q > p)
+    return a, Channel.from_rows([[(1 + t) * p - t * q for p, q in zip(rp, rq)] for rp, rq in zip(aw, au)])
+
+
+def count_mechanism_program(n: int, e: Fraction) -> LinearProgram:
+    """min E|i − j|/(n+1) over ε-DP count mechanisms on 0..n (rows stochastic, neighbour ratios ≤ e^ε)."""
+    size = n + 1
+    rows, lower, upper = [], [], []
+    for j in range(size):
+        rows.append({j * size + i: 1 for i in range(size)})
+        lower.append(1), upper.append(1)
+    for j in range(n):
+        for i in range(size):
+            for a, b in ((j, j + 1), (j + 1, j)):
+                rows.append({a * size + i: 1, b * size + i: -e})
+                lower.append(None), upper.append(0)
+    cost = [Fraction(abs(i - j), size) for j in range(size) for i in range(size)]
+    return LinearProgram.build(size * size, rows, row_lower=lower, row_upper=upper, cost=cost)
+
+
+def float_seconds(program: LinearProgram) -> float:
+    highs = lp._highs(program)
+    start = time.perf_counter()
+    highs.run()
+    return time.perf_counter() - start
+
+
+def captured_program(run: Callable[[], Any]) -> tuple[Any, float, LinearProgram | None]:
+    """Run a workload, timing it and keeping the last program it handed to the engine."""
+    seen: list[LinearProgram] = []
+    original = lp.solve
+
+    def spy(program: LinearProgram, **options: Any) -> Any:
+        seen.append(program)
+        return original(program, **options)
+
+    import polytopes.lp
+    import qifkit.refinement
+
+    qifkit.refinement.solve_lp, polytopes.lp.solve = spy, spy
+    try:
+        start = time.perf_counter()
+        try:
+            result = run()
+        except Exception as error:  # noqa: BLE001 - a benchmark reports, it does not stop
+            result = f"no answer: {type(error).__name__}: {str(error)[:70]}"
+        return result, time.perf_counter() - start, seen[-1] if seen else None
+    finally:
+        qifkit.refinement.solve_lp, polytopes.lp.solve = original, original
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true")
+    arguments = parser.parse_args()
+    rng = random.Random(13)
+    from polytopes.constrained import PROPERTIES, optimal_mechanism
+    from polytopes.fixed_point import count_error_weights
+    from polytopes.lp import certified_minimum
+    from polytopes.spaces import count_polytope
+
+    def refine_row(rows: int, columns: int, rank: int, holds: bool) -> tuple[str, Callable[[], Any]]:
+        a, b = rank_deficient_pair(rng, rows, columns, rank, holds)
+
+        def run() -> str:
+            result = refines(a, b)
+            assert verify_certificate(a, b, result)
+            return f"{'holds' if result.holds else 'fails'}: {result.method[:48]}"
+
+        return f"refine {rows}x{columns}, rank {rank}, {'holds' if holds else 'fails'}", run
+
+    def lp_fixed(n: int) -> tuple[str, Callable[[], Any]]:
+        z = [Fraction(1, n + 1)] * (n + 1)
+        objective = [w for row in count_error_weights(z) for w in row]
+        return f"lp-fixed, uniform z, n = {n}", lambda: f"value {float(certified_minimum(count_polytope(n, '2', z, fixed=True), objective).value):.9f}"
+
+    workloads = [refine_row(200, 50, 25, True), refine_row(200, 50, 25, False), lp_fixed(20), lp_fixed(40),
+                 ("Cormode, all seven properties, n = 100",
+                  lambda: f"L0 = {float(optimal_mechanism(100, '9/10', PROPERTIES)[0]):.9f}"),
+                 ("count-mechanism LP n = 40 (E|i-j|)",
+                  lambda: f"value {solve(count_mechanism_program(40, Fraction(2))).value}")]
+    if arguments.full:
+        workloads += [refine_row(1000, 100, 50, True), refine_row(1000, 100, 50, False), lp_fixed(100)]
+    print(f"{'workload':<42} {'certified':>10} {'HiGHS float':>12} {'ratio':>7}  answer")
+    for name, run in workloads:
+        if name.startswith("count-mechanism"):
+            program = count_mechanism_program(40, Fraction(2))
+            start = time.perf_counter()
+            answer = run()
+            seconds, last = time.perf_counter() - start, program
+        else:
+            answer, seconds, last = captured_program(run)
+        floats = float_seconds(last) if last is not None else float("nan")
+        ratio = seconds / floats if last is not None and floats > 0 else float("nan")
+        print(f"{name:<42} {seconds:>8.2f} s {floats:>10.2f} s {ratio:>7.1f}  {str(answer)[:90]}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
