@@ -109,7 +109,7 @@ def main() -> None:
         return f"refine {rows}x{columns}, rank {rank}, {'holds' if holds else 'fails'}", run
 
     def lp_fixed(n: int) -> tuple[str, Callable[[], Any]]:
-        z = [Fraction(1, n + 1)] * (n + 1)
+        z = [Fraction(1, n)] * n
         objective = [w for row in count_error_weights(z) for w in row]
         return f"lp-fixed, uniform z, n = {n}", lambda: f"value {float(certified_minimum(count_polytope(n, '2', z, fixed=True), objective).value):.9f}"
 
