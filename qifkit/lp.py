@@ -298,10 +298,9 @@ def certificate_defect(program: LinearProgram, solution: LPSolution) -> str | No
     for i, (row, yi) in enumerate(zip(program.rows, y)):
         if yi == 0:
             continue
-        bound = program.row_lower[i] if yi > 0 else program.row_upper[i]
-        if bound is None:
-            side = "lower" if yi > 0 else "upper"
-            return f"row {i}: multiplier {yi} {'>' if yi > 0 else '<'} 0 needs a finite {side} bound"
+        bound, defect = _active_bound(f"row {i}: multiplier", yi, program.row_lower[i], program.row_upper[i])
+        if defect:
+            return defect
         dual_terms.append((yi, bound))
         for k, a in row:
             columns[k].append((a, yi))
@@ -310,10 +309,9 @@ def certificate_defect(program: LinearProgram, solution: LPSolution) -> str | No
     for j, dj in enumerate(d):
         if dj == 0:
             continue
-        bound = program.lower[j] if dj > 0 else program.upper[j]
-        if bound is None:
-            side = "lower" if dj > 0 else "upper"
-            return f"variable {j}: reduced cost {dj} {'>' if dj > 0 else '<'} 0 needs a finite {side} bound"
+        bound, defect = _active_bound(f"variable {j}: reduced cost", dj, program.lower[j], program.upper[j])
+        if defect:
+            return defect
         dual_value += dj * bound
     if solution.status == "infeasible":
         return None if dual_value > 0 else f"the Farkas value {dual_value} is not positive"
@@ -350,6 +348,16 @@ def exact_dot(pairs: Iterable[tuple[flint.fmpq, flint.fmpq]]) -> flint.fmpq:
             numerator = numerator * (term_q // common) + term_p * (denominator // common)
             denominator = denominator // common * term_q
     return flint.fmpq(numerator, denominator)
+
+
+def _active_bound(what: str, value: flint.fmpq, low: _Bound, high: _Bound) -> tuple[Any, str | None]:
+    """The bound a non-zero multiplier or reduced cost prices (the lower one when it is positive),
+    or why there is none."""
+    bound = low if value > 0 else high
+    if bound is None:
+        side, sign = ("lower", ">") if value > 0 else ("upper", "<")
+        return None, f"{what} {value} {sign} 0 needs a finite {side} bound"
+    return bound, None
 
 
 def verify_solution(program: LinearProgram, solution: LPSolution) -> bool:

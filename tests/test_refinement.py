@@ -15,7 +15,7 @@ from qifkit.lp import LinearProgram, solve_by_cdd
 from qifkit.measures import Prior
 from qifkit.postprocess import count_query, sum_query
 from proofs_checks.evidence import random_channel
-from qifkit.refinement import refines, verify_certificate
+from qifkit.refinement import certificate_from_document, refines, verify_certificate
 
 
 def _sum_query(power: Channel) -> Channel:
@@ -251,3 +251,47 @@ def test_agrees_with_libqif_on_300_random_pairs():
         if ours != theirs:
             disagreements.append(trial)
     assert disagreements == [] and holding >= 150
+
+
+# ---------------------------------------------------------------------------------- forged certificates
+def _forged(a: Channel, b: Channel, witness: list[list[str]]):
+    """A witness certificate read as a user's document would be (not validated on reading)."""
+    return certificate_from_document({"refines": True, "witness": witness}, a, b)
+
+
+def test_a_witness_whose_row_does_not_sum_to_one_is_rejected():
+    """A's second output never occurs, so A·W = B holds whatever W's second row is; only the
+    stochastic test of the checker can refuse a row summing to 3/4."""
+    a = Channel.from_rows([[1, 0], [1, 0]])
+    b = Channel.from_rows([["1/2", "1/2"], ["1/2", "1/2"]])
+    assert verify_certificate(a, b, _forged(a, b, [["1/2", "1/2"], ["1/2", "1/2"]]))
+    assert not verify_certificate(a, b, _forged(a, b, [["1/2", "1/2"], ["1/2", "1/4"]]))
+
+
+def test_a_witness_with_a_negative_entry_is_rejected():
+    """A of rank 1: W' = [[3/2, −1/2], [−1/2, 3/2]] gives A·W' = A = B like the identity does."""
+    a = Channel.from_rows([["1/2", "1/2"], ["1/2", "1/2"]])
+    assert verify_certificate(a, a, _forged(a, a, [["1", "0"], ["0", "1"]]))
+    assert not verify_certificate(a, a, _forged(a, a, [["3/2", "-1/2"], ["-1/2", "3/2"]]))
+
+
+@pytest.mark.parametrize("wrong_row", [0, 1, 2])
+def test_a_witness_wrong_in_one_row_of_a_w_equals_b_is_rejected(wrong_row):
+    """A = I₃: A·W = B row by row; a certificate that is right everywhere but one row fails."""
+    a = Channel.from_rows([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    rows = [["1/2", "1/2"], ["1/3", "2/3"], ["1", "0"]]
+    b = Channel.from_rows(rows)
+    assert verify_certificate(a, b, _forged(a, b, rows))
+    forged = [list(row) for row in rows]
+    forged[wrong_row] = ["1/4", "3/4"]
+    assert not verify_certificate(a, b, _forged(a, b, forged))
+
+
+def test_a_refutation_with_a_wrong_gap_or_loss_is_rejected():
+    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    result = refines(r2, r3)
+    assert verify_certificate(r2, r3, result)
+    assert not verify_certificate(r2, r3, replace(result, gap=result.gap * 2))
+    assert not verify_certificate(r2, r3, replace(result, uncertainty_a=result.uncertainty_a + 1, gap=result.gap + 1))
+    flipped = replace(result, uncertainty_a=result.uncertainty_b, uncertainty_b=result.uncertainty_a, gap=-result.gap)
+    assert not verify_certificate(r2, r3, flipped)
