@@ -27,6 +27,7 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Collection, Hashable, Sequence
+from fractions import Fraction
 from typing import Any
 
 import flint
@@ -38,6 +39,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
 from qifkit.errors import LabelError, ShapeError
+from qifkit.lp import to_fmpq
 from qifkit.matrices import NumberKind, float_matrix
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "sum_pipeline",
     "argmax_pipeline",
     "histogram_prior_weights",
+    "count_witness",
 ]
 
 
@@ -203,6 +206,76 @@ def count_pipeline(perturber: Channel, respondents: int, counted: Collection[Has
         hit = sum((row[j] for j in columns), _zero(algebra))
         factors[value] = algebra.poly([_one(algebra) - hit, hit])
     return _lumped(algebra, perturber, factors, respondents, known, respondents + 1, range(respondents + 1))
+
+
+def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: int,
+                  counted: Collection[Hashable]) -> Channel | None:
+    """A witness W with count_pipeline(high)·W = count_pipeline(low), by lumping, or None.
+
+    A count pipeline sees each respondent only through the probability h(v) that the perturbed
+    value is counted (its factor 1 − h + h·t in :func:`count_pipeline`). When the two perturbers'
+    hit probabilities are affinely related, h_low(v) = b + (a − b)·h_high(v) with a, b in [0, 1],
+    the 2×2 channel "counted stays counted with probability a, uncounted becomes counted with
+    probability b" post-processes each high report into a low one; on the counts it lumps to
+    W[c, c'] = [t^c'] (1 − a + a·t)^c (1 − b + b·t)^(N−c) (Alvim et al. 2023, App. A's generating
+    functions; the Kronecker power of the 2×2 channel is never formed). W is the same for every
+    set of known respondents. None when no such a, b exist (the pipelines may still refine; the
+    witness LP decides those) or the perturbers are not exact.
+
+    Parameters
+    ----------
+    perturber_high, perturber_low : Channel
+        Exact perturbers on the same values, e.g. at e^ε ≥ e^ε'.
+    respondents : int
+        N.
+    counted : collection
+        The perturbed values the query counts.
+
+    Returns
+    -------
+    Channel or None
+        Stochastic, exact, on the counts 0..N; A·W = B is left to the caller's exact check
+        (:func:`qifkit.refines` verifies any candidate it is given).
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response
+    >>> w = count_witness(randomized_response(4, 3), randomized_response(4, 2), 2, {0})
+    >>> w.rows()[0]
+    [Fraction(81, 100), Fraction(9, 50), Fraction(1, 100)]
+    """
+    _check_population(perturber_high, respondents, ())
+    if perturber_high.secrets != perturber_low.secrets:
+        raise LabelError("the two perturbers have different values (or order)")
+    if perturber_high.kind is not NumberKind.EXACT or perturber_low.kind is not NumberKind.EXACT:
+        return None
+    hits = []
+    for perturber in (perturber_high, perturber_low):
+        missing = [y for y in counted if y not in perturber.outputs]
+        if missing:
+            raise LabelError(f"counted value {missing[0]!r} is not an output of the perturber")
+        columns = [j for j, y in enumerate(perturber.outputs) if y in counted]
+        hits.append([sum((Fraction(row[j]) for j in columns), Fraction(0)) for row in perturber.rows()])
+    high, low = hits
+    distinct = next((v for v in range(1, len(high)) if high[v] != high[0]), None)
+    if distinct is None:
+        if len(set(low)) > 1:
+            return None
+        slope, intercept = Fraction(0), low[0]
+    else:
+        slope = (low[distinct] - low[0]) / (high[distinct] - high[0])
+        intercept = low[0] - slope * high[0]
+    stay, enter = intercept + slope, intercept
+    if not (0 <= stay <= 1 and 0 <= enter <= 1) or any(l != intercept + slope * h for h, l in zip(high, low)):
+        return None
+    factor = {True: flint.fmpq_poly([to_fmpq(1 - stay), to_fmpq(stay)]),
+              False: flint.fmpq_poly([to_fmpq(1 - enter), to_fmpq(enter)])}
+    rows = []
+    for c in range(respondents + 1):
+        poly = factor[True] ** c * factor[False] ** (respondents - c)
+        coefficients = [Fraction(int(v.p), int(v.q)) for v in poly.coeffs()]
+        rows.append((coefficients + [Fraction(0)] * (respondents + 1))[:respondents + 1])
+    return Channel.from_rows(rows, secrets=range(respondents + 1), outputs=range(respondents + 1))
 
 
 def sum_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable] = ()) -> Channel:

@@ -88,7 +88,8 @@ def _check_prior(prior: Prior, a: Channel) -> None:
         raise DistributionError(f"the prior gives secret {zero!r} probability 0; a refutation needs every secret")
 
 
-def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: float = 60.0) -> Refinement:
+def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: float = 60.0,
+            candidate: Channel | None = None) -> Refinement:
     """Decide A ⊑ B (B is a post-processing of A) exactly, with a certificate.
 
     Parameters
@@ -100,6 +101,10 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
         the uniform prior by default.
     time_limit : float
         Seconds each float LP run of the engine may take (see :func:`qifkit.lp.solve`).
+    candidate : Channel, optional
+        A witness to try first, e.g. one built from the channels' structure
+        (:func:`qifkit.pipelines.count_witness`). It is accepted only if it passes
+        :func:`verify_certificate`; otherwise the question is decided as without it.
 
     Returns
     -------
@@ -126,6 +131,13 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
     _check_pair(a, b)
     if prior is not None:
         _check_prior(prior, a)
+    if candidate is not None:
+        if not isinstance(candidate, Channel):
+            raise TypeError(f"a candidate witness must be a Channel, not {type(candidate).__name__}")
+        offered = Refinement(True, witness=candidate, method="candidate witness from the channels' structure, "
+                                                               "checked exactly")
+        if verify_certificate(a, b, offered):
+            return offered
     abstract_a, abstract_b = _abstract(a), _abstract(b)
     result = _decide(abstract_a, abstract_b, prior, time_limit)
     if abstract_a is not a or abstract_b is not b:

@@ -44,7 +44,14 @@ from qifkit.measures import (
 )
 from qifkit.mechanisms import randomized_response, truncated_geometric
 from qifkit.numbers import exact_eps_exp, exact_str, parse_number
-from qifkit.pipelines import argmax_pipeline, count_pipeline, histogram_prior_weights, histograms, sum_pipeline
+from qifkit.pipelines import (
+    argmax_pipeline,
+    count_pipeline,
+    count_witness,
+    histogram_prior_weights,
+    histograms,
+    sum_pipeline,
+)
 from qifkit.refinement import Refinement, refines
 
 __all__ = ["SpecError", "StabilitySpec", "read_spec", "parse_spec", "evaluate_spec", "MAX_ROWS"]
@@ -211,6 +218,16 @@ def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
     return build
 
 
+def _candidate(spec: StabilitySpec) -> Callable[[Any, Any], Channel | None]:
+    """A candidate witness for pipeline(high) ⊑ pipeline(low): the lumped one of
+    :func:`qifkit.pipelines.count_witness` for exact count queries, else none (the LP decides)."""
+    if spec.query != "count" or not spec.exact:
+        return lambda high, low: None
+    family = _FAMILIES[spec.family]
+    return lambda high, low: count_witness(family(spec.values, high), family(spec.values, low), spec.respondents,
+                                           set(spec.counted))
+
+
 def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss]:
     if spec.prior == "uniform":
         prior = uniform_prior(secrets)
@@ -279,8 +296,9 @@ def evaluate_spec(spec: StabilitySpec) -> tuple[dict[str, Any], tuple[Channel, C
     report["stable"] = None
     if spec.exact:
         report["stable"] = True
+        candidate = _candidate(spec)
         for low, high in zip(grid, grid[1:]):
-            result = refines(pipelines[high], pipelines[low])
+            result = refines(pipelines[high], pipelines[low], candidate=candidate(high, low))
             if not result.holds:
                 report["stable"] = False
                 if report["instability"] is None:

@@ -1,13 +1,21 @@
 """Lazy pipelines equal the materialised Kronecker pipelines exactly on every small case."""
 
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from qifkit import Channel, argmax, randomized_response, truncated_geometric
+from qifkit import Channel, argmax, randomized_response, refines, truncated_geometric
 from qifkit.errors import LabelError, ShapeError
-from qifkit.pipelines import argmax_pipeline, count_pipeline, histogram_prior_weights, histograms, sum_pipeline
+from qifkit.pipelines import (
+    argmax_pipeline,
+    count_pipeline,
+    count_witness,
+    histogram_prior_weights,
+    histograms,
+    sum_pipeline,
+)
 from qifkit.postprocess import count_query, deterministic, sum_query
 
 PERTURBERS = {
@@ -108,3 +116,62 @@ def test_bad_populations_are_refused():
         sum_pipeline(randomized_response(2, "2", labels=("a", "b")), 2)
     with pytest.raises(LabelError, match="bar heights"):
         argmax_pipeline(randomized_response(2, "2", labels=("a", "b")), 2)
+
+
+def _perturber_with_hits(hits, counted, rng):
+    """An exact K×K perturber whose probability of a counted output in row v is hits[v], the mass
+    spread over the counted and the other outputs at random."""
+    size = len(hits)
+    rows = []
+    for hit in hits:
+        inside = [Fraction(int(w)) for w in rng.integers(1, 9, size=size)]
+        outside = [Fraction(int(w)) for w in rng.integers(1, 9, size=size)]
+        in_total = sum(w for y, w in enumerate(inside) if y in counted)
+        out_total = sum(w for y, w in enumerate(outside) if y not in counted)
+        rows.append([hit * inside[y] / in_total if y in counted else (1 - hit) * outside[y] / out_total
+                     for y in range(size)])
+    return Channel.from_rows(rows)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_count_witness_post_processes_the_materialised_pipelines(seed):
+    """A·W = B against the materialised Kronecker pipelines (not count_pipeline): perturbers built
+    to have low hit probabilities affine in the high ones, h_low = b + (a − b)·h_high."""
+    rng = np.random.default_rng(seed)
+    size, respondents, counted = 3, 3, {0, 2} if seed % 2 else {1}
+    high_hits = [Fraction(int(rng.integers(1, 10)), 10) for _ in range(size)]
+    stay, enter = Fraction(int(rng.integers(0, 8)), 7), Fraction(int(rng.integers(0, 8)), 7)
+    low_hits = [enter + (stay - enter) * h for h in high_hits]
+    high = _perturber_with_hits(high_hits, counted, rng)
+    low = _perturber_with_hits(low_hits, counted, rng)
+    witness = count_witness(high, low, respondents, counted)
+    assert witness is not None
+    materialise = lambda p: p.power(respondents) @ count_query(p.power(respondents).outputs, counted)  # noqa: E731
+    assert materialise(high) @ witness == materialise(low)
+    assert all(sum(row) == 1 and min(row) >= 0 for row in witness.rows())
+
+
+def test_count_witness_declines_what_it_cannot_lump():
+    # geometric hit probabilities of value 0 are not affine in one another across e^ε
+    assert count_witness(truncated_geometric(4, 3), truncated_geometric(4, 2), 5, {0}) is None
+    # a more accurate low side would need a, b outside [0, 1]
+    assert count_witness(randomized_response(4, 2), randomized_response(4, 3), 5, {0}) is None
+    with pytest.raises(LabelError):
+        count_witness(randomized_response(4, 3), randomized_response(4, 2), 5, {"z"})
+    with pytest.raises(LabelError):
+        count_witness(randomized_response(4, 3), randomized_response(3, 2), 5, {0})
+
+
+def test_refines_ignores_a_wrong_candidate():
+    """A candidate is only a suggestion: a wrong one changes neither verdict."""
+    high, low = randomized_response(3, "3"), randomized_response(3, "2")
+    identity = Channel.from_rows([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    kept = refines(high, low, candidate=identity)
+    assert kept.holds and "candidate" not in kept.method
+    post = Channel.from_rows([[Fraction(1, 2), Fraction(1, 2), 0], [0, 1, 0], [0, Fraction(1, 3), Fraction(2, 3)]])
+    taken = refines(high, high @ post, candidate=post)
+    assert taken.holds and "candidate" in taken.method and taken.witness == post
+    refuted = refines(low, high, candidate=identity)
+    assert not refuted.holds and refuted.gap > 0
+    with pytest.raises(TypeError):
+        refines(high, low, candidate=[[1, 0, 0], [0, 1, 0], [0, 0, 1]])
