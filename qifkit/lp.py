@@ -444,16 +444,30 @@ _ATTEMPTS = (
     ("primal simplex", {"simplex_strategy": 4}),
 )
 
-_Certifier = Callable[[Any, str], "LPSolution | None"]
+#: certify(highs, method, memo) -> a checked certificate from HiGHS's basis, or None; `memo` keeps
+#: the exact solves of bases already seen (see :func:`_basis_of`).
+_Certifier = Callable[[Any, str, dict], "LPSolution | None"]
 
 
 def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier) -> tuple[str, LPSolution | None]:
     """Run HiGHS on `program` (each setting of :data:`_ATTEMPTS` in turn, each continuing from
     the last basis) until `certify` turns an optimal basis into a checked certificate; the float
-    status and that certificate, or None."""
+    status and that certificate, or None. A basis already refused is not solved again."""
     highs = _highs(program)
     highs.setOptionValue("time_limit", float(time_limit))
     status = "unknown"
+    refused: set[bytes] = set()
+    memo: dict[bytes, Any] = {}
+
+    def try_basis(method: str) -> LPSolution | None:
+        key = _basis_key(highs)
+        if key in refused:
+            return None
+        solution = certify(highs, method, memo)
+        if solution is None:
+            refused.add(key)
+        return solution
+
     for name, options in _ATTEMPTS:
         for key, value in options.items():
             highs.setOptionValue(key, value)
@@ -461,11 +475,11 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier) ->
         status = _status(highs)
         if status != "optimal":
             return status, None
-        solution = certify(highs, f"HiGHS basis ({name}), exact solve")
+        solution = try_basis(f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
     for round_ in range(1, _REFINEMENTS + 1):
-        found = _basis_of(program, highs)
+        found = _basis_of(program, highs, memo=memo)
         shifted = None if found is None or found[0] is None else _shifted(program, found[0])
         if shifted is None:
             break
@@ -476,10 +490,15 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier) ->
         if _status(refined) != "optimal":
             break
         highs = refined
-        solution = certify(highs, f"HiGHS basis after {round_} refinement round(s), exact solve")
+        solution = try_basis(f"HiGHS basis after {round_} refinement round(s), exact solve")
         if solution is not None:
             return status, solution
     return status, None
+
+
+def _basis_key(highs: Any) -> bytes:
+    basis = highs.getBasis()
+    return bytes(int(s) for s in basis.col_status) + b"|" + bytes(int(s) for s in basis.row_status)
 
 
 #: Rounds of iterative refinement after the attempts (Gleixner, Steffy and Wolter [1]_).
@@ -593,23 +612,31 @@ def _status(highs: Any) -> str:
     return "unknown"
 
 
-def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True
+def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True, memo: dict | None = None
               ) -> tuple[list[flint.fmpq] | None, list[flint.fmpq]] | None:
+    """The exact point and duals of HiGHS's current basis (:func:`basis_solution`), remembered in
+    `memo` by the basis so that a basis is solved once."""
     import highspy
 
+    key = (_basis_key(highs), need_point)
+    if memo is not None and key in memo:
+        return memo[key]
     basis = highs.getBasis()
     if not basis.valid:
         return None
     basic, upper = highspy.HighsBasisStatus.kBasic, highspy.HighsBasisStatus.kUpper
-    return basis_solution(program, [s == basic for s in basis.col_status], [s == upper for s in basis.col_status],
-                          [s == basic for s in basis.row_status], [s == upper for s in basis.row_status], need_point)
+    found = basis_solution(program, [s == basic for s in basis.col_status], [s == upper for s in basis.col_status],
+                           [s == basic for s in basis.row_status], [s == upper for s in basis.row_status], need_point)
+    if memo is not None:
+        memo[key] = found
+    return found
 
 
 def _optimum_of(program: LinearProgram) -> _Certifier:
     """Certify an optimal HiGHS basis of `program`: its exact vertex and duals, checked."""
 
-    def certify(highs: Any, method: str) -> LPSolution | None:
-        found = _basis_of(program, highs)
+    def certify(highs: Any, method: str, memo: dict) -> LPSolution | None:
+        found = _basis_of(program, highs, memo=memo)
         if found is None or found[0] is None:
             return None
         x, y = found
@@ -704,8 +731,8 @@ def _elastic(program: LinearProgram) -> LinearProgram:
 def _farkas_certificate(program: LinearProgram, time_limit: float) -> LPSolution | None:
     """Farkas multipliers from an optimal basis of the elastic program, checked on `program`."""
 
-    def certify(highs: Any, method: str) -> LPSolution | None:
-        found = _basis_of(elastic, highs, need_point=False)
+    def certify(highs: Any, method: str, memo: dict) -> LPSolution | None:
+        found = _basis_of(elastic, highs, need_point=False, memo=memo)
         if found is None:
             return None
         solution = LPSolution("infeasible", duals=tuple(map(_fraction, found[1])), method=f"elastic {method}")

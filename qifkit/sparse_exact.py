@@ -16,6 +16,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import flint
@@ -85,6 +86,25 @@ def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list
             solution[c] = rest / pivot
             continue
         position = {c: p for p, c in enumerate(block)}
+        if len(block) >= _LIFT_MIN:
+            local: list[list[tuple[int, flint.fmpq]]] = []
+            targets = []
+            for c in block:
+                i = int(row_of[c])
+                rest, terms = right[i], []
+                for k, a in rows[i]:
+                    q = position.get(k)
+                    if q is None:
+                        rest -= a * solution[k]
+                    else:
+                        terms.append((q, a))
+                local.append(terms)
+                targets.append(rest)
+            lifted = solve_by_lifting(local, targets)
+            if lifted is not None:
+                for c, v in zip(block, lifted):
+                    solution[c] = v
+                continue
         dense = flint.fmpq_mat(len(block), len(block))
         rhs = flint.fmpq_mat(len(block), 1)
         for p, c in enumerate(block):
@@ -104,6 +124,134 @@ def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list
         for p, c in enumerate(block):
             solution[c] = values[p, 0]
     return solution  # type: ignore[return-value]
+
+
+#: Diagonal blocks at least this large are first tried by :func:`solve_by_lifting`.
+_LIFT_MIN = 48
+
+
+def solve_by_lifting(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
+    """The exact solution of a square sparse M·x = right by numeric lifting, or None when the
+    float factorisation fails or the lifting stalls (the caller then solves densely).
+
+    The rows are made integral (each multiplied by the lcm of its denominators), one sparse float
+    LU of M (scipy's SuperLU) is computed, and the solution is lifted in base 2: each step solves
+    for the scaled exact residual in floats, rounds the correction to integers and updates the
+    residual in exact integer arithmetic, gaining about 53 − log₂ cond(M) bits [2]_. The rational
+    solution is then reconstructed from its dyadic approximation by continued fractions, one
+    common denominator at a time, and accepted only after an exact check M·x = right. The cost is
+    O(nnz) big-integer operations per step instead of the O(n³) of a dense rational solve.
+
+    References
+    ----------
+    .. [2] Z. Wan, "An algorithm to solve integer linear systems exactly using numerical methods",
+       J. Symbolic Computation 41(6), 2006.
+
+    Examples
+    --------
+    >>> q = flint.fmpq
+    >>> solve_by_lifting([[(0, q(2)), (1, q(1, 3))], [(0, q(1)), (1, q(-5))]], [q(1), q(2)])
+    [17/31, -9/31]
+    """
+    import scipy.sparse.linalg
+
+    size = len(rows)
+    integer_rows, targets, shifts = [], [], []
+    for row, value in zip(rows, right):
+        scale = math.lcm(int(value.q), *(int(a.q) for _, a in row))
+        terms = [(k, int(a.p) * (scale // int(a.q))) for k, a in row]
+        integer_rows.append(terms)
+        targets.append(int(value.p) * (scale // int(value.q)))
+        shifts.append(max((abs(v).bit_length() for _, v in terms), default=0))
+    indices = [k for terms in integer_rows for k, _ in terms]
+    values = [v / (1 << shift) for terms, shift in zip(integer_rows, shifts) for _, v in terms]
+    pointers = np.cumsum([0] + [len(terms) for terms in integer_rows])
+    floats = scipy.sparse.csr_matrix((values, indices, pointers), shape=(size, size)).tocsc()
+    try:
+        factor = scipy.sparse.linalg.splu(floats)
+    except RuntimeError:  # singular in floats
+        return None
+    budget = 2 * (sum(shifts) + size * max(1, size.bit_length()) + max(abs(t).bit_length() for t in targets)) + 128
+    numerators, denominator_bits, residual = [0] * size, 0, list(targets)
+    next_try, stalls = 64, 0
+    while denominator_bits <= budget:
+        size_bits = max(abs(r).bit_length() for r in residual)
+        if size_bits == 0:
+            return [flint.fmpq(n, 1 << denominator_bits) for n in numerators]
+        scaled = np.array([r / (1 << (size_bits + shift)) if size_bits + shift < 1000 else
+                           (r >> (size_bits + shift - 1000)) / (1 << 1000) for r, shift in zip(residual, shifts)])
+        step = factor.solve(scaled)
+        largest = float(np.max(np.abs(step))) if np.all(np.isfinite(step)) else 0.0
+        if largest == 0.0:
+            return None
+        exponent = 52 - math.ceil(math.log2(largest))
+        lift = max(0, exponent - size_bits)
+        correction = [int(round(math.ldexp(v, exponent))) << (lift + size_bits - exponent)
+                      if lift + size_bits >= exponent else int(round(math.ldexp(v, lift + size_bits)))
+                      for v in step]
+        numerators = [(n << lift) + d for n, d in zip(numerators, correction)]
+        denominator_bits += lift
+        residual = [(r << lift) - sum(v * correction[k] for k, v in terms)
+                    for r, terms in zip(residual, integer_rows)]
+        new_bits = max(abs(r).bit_length() for r in residual)
+        stalls = stalls + 1 if new_bits > size_bits + lift - 8 else 0
+        if stalls >= 3:
+            return None
+        if denominator_bits >= next_try:
+            next_try *= 2
+            # the next correction, M⁻¹·residual, is about as large relative to the residual as this one
+            error_bits = new_bits + max(0, math.ceil(math.log2(largest))) + 1
+            found = _reconstructed(numerators, denominator_bits, error_bits, integer_rows, targets)
+            if found is not None:
+                return found
+    return None
+
+
+def _reconstructed(numerators: list[int], denominator_bits: int, error_bits: int,
+                   integer_rows: list[list[tuple[int, int]]], targets: list[int]) -> list[flint.fmpq] | None:
+    """Rationals of small denominators near numerators / 2^denominator_bits (about error_bits of
+    them are noise), found by continued fractions with a growing common denominator; None unless
+    they solve the integer system exactly."""
+    reliable = denominator_bits - error_bits - 2
+    if reliable < 2:
+        return None
+    bound = math.isqrt(1 << (reliable - 1))
+    common = 1
+    found: list[tuple[int, int]] = []  # x_i = numerator / denominator
+    for n in numerators:
+        if common > bound:
+            return None
+        numerator, denominator = _nearest_fraction(n * common, denominator_bits, bound // common)
+        found.append((numerator, denominator * common))
+        common *= denominator
+    scaled = [u * (common // q) for u, q in found]  # x·common, integers
+    for terms, target in zip(integer_rows, targets):
+        if sum(v * scaled[k] for k, v in terms) != target * common:
+            return None
+    return [flint.fmpq(u, q) for u, q in found]
+
+
+def _nearest_fraction(numerator: int, bits: int, bound: int) -> tuple[int, int]:
+    """The fraction p/q closest to numerator / 2^bits with 1 ≤ q ≤ bound (continued fractions,
+    as :meth:`fractions.Fraction.limit_denominator`, on plain integers)."""
+    p0, q0, p1, q1 = 0, 1, 1, 0
+    n, d = numerator, 1 << bits
+    while True:
+        a = n // d
+        q2 = q0 + a * q1
+        if q2 > bound:
+            break
+        p0, q0, p1, q1 = p1, q1, p0 + a * p1, q2
+        n, d = d, n - a * d
+        if d == 0:
+            return p1, q1
+    k = (bound - q0) // q1
+    # the two candidates p1/q1 and (p0 + k·p1)/(q0 + k·q1): keep the nearer
+    p2, q2 = p0 + k * p1, q0 + k * q1
+    target = numerator
+    if abs(p1 * (1 << bits) - target * q1) * q2 <= abs(p2 * (1 << bits) - target * q2) * q1:
+        return p1, q1
+    return p2, q2
 
 
 def solve_square_transposed(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:

@@ -12,7 +12,7 @@ import pytest
 from qifkit.errors import NotExactError, QifError, ShapeError, UndecidableError
 from qifkit import lp
 from qifkit.lp import LinearProgram, LPSolution, certificate_defect, exact_dot, solve, solve_by_cdd
-from qifkit.sparse_exact import solve_bordered, solve_square, solve_square_transposed
+from qifkit.sparse_exact import solve_bordered, solve_by_lifting, solve_square, solve_square_transposed
 
 
 def _random_program(rng: random.Random, blocks: bool = False) -> LinearProgram:
@@ -241,6 +241,56 @@ def test_block_solvers_agree_with_each_other_and_with_a_dense_solve():
         assert all(exact_dot((a, y[i]) for i, row in enumerate(rows) for c, a in row if c == k) == cost[k]
                    for k in range(size))
     assert regular >= 100
+
+
+def _lifting_system(rng: random.Random, size: int, kind: str) -> list[list[tuple[int, flint.fmpq]]]:
+    q = flint.fmpq
+    rows = []
+    for i in range(size):
+        columns = {i} | {rng.randrange(size) for _ in range(rng.randint(1, 4))}
+        if kind == "badly scaled":  # rows of probabilities like p^30 beside ones
+            scale = q(1, 5 ** rng.randint(0, 30))
+            rows.append([(c, scale * q(rng.randint(1, 9), rng.randint(1, 7))) for c in sorted(columns)])
+        elif kind == "ratio chains":  # the count-mechanism bases: x_a - e·x_b and row sums
+            rows.append([(c, q(1) if c == i else q(-2)) for c in sorted(columns)])
+        else:
+            rows.append([(c, q(rng.randint(-4, 4) or 1, rng.randint(1, 5))) for c in sorted(columns)])
+    if kind == "singular":
+        rows[-1] = list(rows[0])
+    if kind == "nearly singular":
+        rows[-1] = [(c, a + (q(1, 10**30) if c == rows[0][0][0] else 0)) for c, a in rows[0]]
+    return rows
+
+
+@pytest.mark.parametrize("kind", ["plain", "badly scaled", "ratio chains", "nearly singular", "singular"])
+def test_lifting_agrees_with_a_dense_solve(kind):
+    """Numeric lifting (Wan's method) on systems above the dense threshold: every answer it gives
+    is the dense rational solution, singular systems give None (floats may also give up on a
+    nearly singular one: the dense solve then decides), and solve_square (which tries
+    lifting first on large blocks) agrees with the dense solve everywhere."""
+    rng = random.Random(kind)
+    q = flint.fmpq
+    lifted_count = 0
+    for _ in range(6):
+        size = rng.randint(50, 110)
+        rows = _lifting_system(rng, size, kind)
+        right = [q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(size)]
+        dense = flint.fmpq_mat(size, size)
+        for i, row in enumerate(rows):
+            for c, a in row:
+                dense[i, c] += a
+        lifted, square = solve_by_lifting(rows, right), solve_square(rows, right)
+        if dense.rank() < size:
+            assert lifted is None and square is None
+            continue
+        expected = dense.solve(flint.fmpq_mat(size, 1, right))
+        expected = [expected[k, 0] for k in range(size)]
+        assert square == expected
+        if lifted is not None:
+            lifted_count += 1
+            assert lifted == expected
+    if kind not in ("singular", "nearly singular"):  # those two fall to the dense solve
+        assert lifted_count >= 4
 
 
 def test_exact_dot_matches_plain_fractions():
