@@ -34,7 +34,6 @@ __all__ = [
     "properties_of",
     "optimal_mechanism",
     "symmetrised",
-    "design_rows",
     "design_program",
     "weakly_honest_mechanism",
     "recommend",
@@ -109,22 +108,6 @@ def property_violation(mechanism: Channel | Sequence[Sequence[Any]], name: str) 
 def properties_of(mechanism: Channel | Sequence[Sequence[Any]]) -> dict[str, str | None]:
     """Every property with its first violated inequality (None where the property holds)."""
     return {name: property_violation(mechanism, name) for name in PROPERTIES}
-
-
-def design_rows(n: int, alpha: Any, properties: Collection[str] = ()) -> tuple[list[list[Fraction]], list[int]]:
-    """The LP of BasicDP plus the properties, in cdd's dense rows (b + a·x ≥ 0) over M row-major,
-    and the indices of its equality rows."""
-    program = design_program(n, alpha, properties)
-    rows, linear = [], []
-    for k, (terms, constant) in enumerate(program.equalities + program.inequalities):
-        row = [Fraction(0)] * (program.variables + 1)
-        row[0] = constant
-        for index, value in terms.items():
-            row[1 + index] = value
-        if k < len(program.equalities):
-            linear.append(k)
-        rows.append(row)
-    return rows, linear
 
 
 def design_program(n: int, alpha: Any, properties: Collection[str] = (), extra_variables: int = 0) -> SparseProgram:

@@ -140,10 +140,18 @@ def fig7(gm_true: str = "5/21", em_true: str = "121/541", printed_gm: str = "0.2
 import itertools  # noqa: E402
 import random  # noqa: E402
 
-import cdd  # noqa: E402
-import cdd.gmp  # noqa: E402
+import dataclasses  # noqa: E402
 
-from polytopes.constrained import PROPERTIES, design_program, design_rows, optimal_mechanism, properties_of, property_violation, symmetrised  # noqa: E402
+
+from polytopes.constrained import (  # noqa: E402
+    PROPERTIES,
+    design_program,
+    optimal_mechanism,
+    properties_of,
+    property_violation,
+    symmetrised,
+)
+from polytopes.lp import exact_minimum  # noqa: E402
 from qifkit import Channel  # noqa: E402
 
 ALPHAS = ("1/2", "2/3", "10/11", "99/100", "19/25")
@@ -151,18 +159,12 @@ ALPHAS = ("1/2", "2/3", "10/11", "99/100", "19/25")
 
 def _entry_range(n: int, alpha: str, optimum: Fraction, j: int, i: int) -> tuple[Fraction, Fraction]:
     """Min and max of M[j][i] over the L0-optimal face of BasicDP (exact LPs)."""
-    rows, linear = design_rows(n, alpha)
-    trace_row = [Fraction(n + 1, n) - optimum] + [(-Fraction(1, n) if a == b else Fraction(0)) for a in range(n + 1) for b in range(n + 1)]
-    rows = rows + [trace_row]
-    linear = linear + [len(rows) - 1]
-    values = []
-    for sense in (cdd.LPObjType.MIN, cdd.LPObjType.MAX):
-        objective = [Fraction(0)] * ((n + 1) ** 2 + 1)
-        objective[1 + j * (n + 1) + i] = Fraction(1)
-        matrix = cdd.gmp.matrix_from_array(rows, lin_set=linear, rep_type=cdd.RepType.INEQUALITY, obj_type=sense, obj_func=objective)
-        program = cdd.gmp.linprog_from_matrix(matrix)
-        cdd.gmp.linprog_solve(program)
-        values.append(Fraction(program.obj_value))
+    program = design_program(n, alpha)
+    size = (n + 1) ** 2
+    trace = ({j * (n + 1) + j: -Fraction(1, n) for j in range(n + 1)}, Fraction(n + 1, n) - optimum)  # L0 = optimum
+    program = dataclasses.replace(program, equalities=program.equalities + (trace,))
+    entry = [Fraction(int(k == j * (n + 1) + i)) for k in range(size)]
+    values = [exact_minimum(program, entry).value, -exact_minimum(program, [-c for c in entry]).value]
     return values[0], values[1]
 
 
@@ -273,13 +275,9 @@ def lemma3(alphas: tuple[str, ...] = ("1/10", "1/3", "49/100", "1/2", "51/100", 
 
 
 def _max_fair_diagonal(n: int, alpha: str) -> Fraction:
-    rows, linear = design_rows(n, alpha, ["F"])
-    objective = [Fraction(0)] * ((n + 1) ** 2 + 1)
-    objective[1] = Fraction(1)  # M[0][0] = y
-    matrix = cdd.gmp.matrix_from_array(rows, lin_set=linear, rep_type=cdd.RepType.INEQUALITY, obj_type=cdd.LPObjType.MAX, obj_func=objective)
-    program = cdd.gmp.linprog_from_matrix(matrix)
-    cdd.gmp.linprog_solve(program)
-    return Fraction(program.obj_value)
+    program = design_program(n, alpha, ["F"])
+    objective = [Fraction(-1)] + [Fraction(0)] * (program.variables - 1)  # maximise M[0][0] = y
+    return -exact_minimum(program, objective).value
 
 
 @claim("cormode18.lemma4")
@@ -342,13 +340,9 @@ def thm1(trials: int = 24, seed: int = 1) -> Outcome:
         n = rng.randint(2, 4)
         alpha = rng.choice(ALPHAS)
         subset = [p for p in PROPERTIES if p != "S" and rng.random() < 0.4]
-        rows, linear = design_rows(n, alpha, subset)
-        objective = [Fraction(0)] + [Fraction(rng.randint(-5, 5)) for _ in range((n + 1) ** 2)]
-        matrix = cdd.gmp.matrix_from_array(rows, lin_set=linear, rep_type=cdd.RepType.INEQUALITY,
-                                           obj_type=cdd.LPObjType.MIN, obj_func=objective)
-        program = cdd.gmp.linprog_from_matrix(matrix)
-        cdd.gmp.linprog_solve(program)
-        solution = [Fraction(v) for v in program.primal_solution]
+        program = design_program(n, alpha, subset)
+        objective = [Fraction(rng.randint(-5, 5)) for _ in range((n + 1) ** 2)]
+        solution = exact_minimum(program, objective).point
         mechanism = Channel.from_rows([solution[j * (n + 1):(j + 1) * (n + 1)] for j in range(n + 1)])
         star = symmetrised(mechanism)
         asymmetric += property_violation(mechanism, "S") is not None
@@ -438,21 +432,8 @@ def fig6(table: Any = None, sizes: range = range(2, 8), alphas: tuple[str, ...] 
 def _cdd_vertex_optimum(n: int, alpha: Any, subset: list[str]) -> Channel:
     """The L0-optimal vertex that cddlib's simplex reaches on the design rows (an optimum that is
     not the symmetric one; which optimum an LP solver returns is its own choice)."""
-    program = design_program(n, alpha, subset)
-    rows, linear = [], []
-    for k, (terms, constant) in enumerate(program.equalities + program.inequalities):
-        row = [Fraction(constant)] + [Fraction(0)] * program.variables
-        for index, value in terms.items():
-            row[1 + index] = Fraction(value)
-        if k < len(program.equalities):
-            linear.append(k)
-        rows.append(row)
-    objective = [Fraction(0)] + [Fraction(int(i != j), n + 1) for j in range(n + 1) for i in range(n + 1)]
-    matrix = cdd.gmp.matrix_from_array(rows, lin_set=linear, rep_type=cdd.RepType.INEQUALITY,
-                                       obj_type=cdd.LPObjType.MIN, obj_func=objective)
-    program = cdd.gmp.linprog_from_matrix(matrix)
-    cdd.gmp.linprog_solve(program)
-    solution = [Fraction(v) for v in program.primal_solution]
+    objective = [Fraction(int(i != j), n + 1) for j in range(n + 1) for i in range(n + 1)]
+    solution = exact_minimum(design_program(n, alpha, subset), objective).point
     return Channel.from_rows([solution[j * (n + 1):(j + 1) * (n + 1)] for j in range(n + 1)])
 
 

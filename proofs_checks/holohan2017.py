@@ -11,8 +11,6 @@ import functools
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
 import sympy
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
@@ -28,8 +26,10 @@ from polytopes.classify import (
     tilde,
 )
 from polytopes.enumerate import enumerate_vertices, orbits
+from polytopes.lp import exact_minimum
 from polytopes.spaces import ldp_polytope
 from proofs_checks.registry import Outcome, Status, claim
+from qifkit.errors import QifError
 from qifkit import exact
 
 GRID = ("2", "3", "3/2")
@@ -58,7 +58,7 @@ def lemma1(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> 
     Source: Holohan et al., Lemma 1.
     Statement: for ε > 0, the stochastic and DP constraints alone force every entry to be ≥ 0, so
     the rows a_ij ≥ 0 of Def. 4 are redundant.
-    Method: for every entry, an exact LP (cddlib GMP) minimises a_ij over D *without* the
+    Method: for every entry, an exact LP (cddlib's GMP simplex, :func:`polytopes.lp.exact_minimum`) minimises a_ij over D *without* the
     non-negativity rows; every minimum must be ≥ 0 (it is exactly 0: zero columns are feasible).
     Assumptions: n = 2, 3, 4 and e^ε in {2, 3, 3/2}.
     """
@@ -68,18 +68,15 @@ def lemma1(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> 
             polytope = ldp_polytope(n, e, nonnegativity=False)
             lowest, solved = None, True
             for k in range(n * n):
-                objective = [Fraction(0)] * (n * n + 1)
-                objective[1 + k] = Fraction(1)
-                matrix = polytope.cdd_matrix()
-                matrix.obj_type = cdd.LPObjType.MIN
-                matrix.obj_func = objective
-                program = cdd.gmp.linprog_from_matrix(matrix)
-                cdd.gmp.linprog_solve(program)
-                solved = solved and program.status == cdd.LPStatusType.OPTIMAL
-                value = Fraction(program.obj_value)
+                objective = [Fraction(int(v == k)) for v in range(n * n)]
+                try:
+                    value = exact_minimum(polytope, objective).value
+                except QifError:  # infeasible or unbounded: the lemma fails
+                    solved = False
+                    continue
                 lowest = value if lowest is None else min(lowest, value)
             minima[f"n={n}, e^ε={e}"] = lowest
-            if not solved or lowest < 0:
+            if not solved or lowest is None or lowest < 0:
                 failures.append(f"n={n}, e^ε={e}: min entry {lowest}")
     return Outcome.decide(
         not failures, Status.CONFIRMED, "without the rows a_ij ≥ 0 no entry can go below 0 (exact LPs)",

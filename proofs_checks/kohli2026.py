@@ -12,8 +12,6 @@ import random
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
 
 from polytopes.enumerate import enumerate_vertices
 from polytopes.representation import affinely_simplified, apply_psi, linearly_simplified, positive_entries
@@ -22,6 +20,7 @@ from polytopes.spaces import count_polytope, representation_polytope
 from proofs_checks.evidence import table_mismatches
 from proofs_checks.registry import Outcome, Status, claim
 from qifkit import exact
+from qifkit.lp import LinearProgram, solve
 
 Matrix = tuple[tuple[Fraction, ...], ...]
 
@@ -85,15 +84,11 @@ def scales_check(sizes: range = range(2, 7), printed: Any = PRINTED_PSI) -> Outc
 
 
 def _conic(psi_matrix: list[list[Fraction]], column: list[Fraction]) -> bool:
-    """Exact LP feasibility (cddlib GMP): is column = Ψ·b for some b ≥ 0?"""
+    """Exact LP feasibility (the engine of :mod:`qifkit.lp`, certified): is column = Ψ·b for some b ≥ 0?"""
     k = len(psi_matrix[0])
-    rows = [[-column[r]] + list(psi_matrix[r]) for r in range(len(column))]
-    rows += [[Fraction(0)] + [Fraction(int(i == u)) for i in range(k)] for u in range(k)]
-    matrix = cdd.gmp.matrix_from_array(rows, lin_set=range(len(column)), rep_type=cdd.RepType.INEQUALITY,
-                                       obj_type=cdd.LPObjType.MAX, obj_func=[Fraction(0)] * (k + 1))
-    program = cdd.gmp.linprog_from_matrix(matrix)
-    cdd.gmp.linprog_solve(program)
-    return program.status == cdd.LPStatusType.OPTIMAL
+    rows = [{u: a for u, a in enumerate(row) if a} for row in psi_matrix]
+    program = LinearProgram.build(k, rows, row_lower=column, row_upper=column, name="Ψ·b = column, b ≥ 0")
+    return solve(program).status == "optimal"
 
 
 @claim("kohli26.lemma1")
@@ -331,12 +326,9 @@ def _exposed(target: Matrix, others: set[Matrix]) -> bool:
     rows = []
     for other in others:
         difference = [a - b for a, b in zip(flat, (v for row in other for v in row))]
-        rows.append([Fraction(-1)] + difference)
-    matrix = cdd.gmp.matrix_from_array(rows, rep_type=cdd.RepType.INEQUALITY, obj_type=cdd.LPObjType.MAX,
-                                       obj_func=[Fraction(0)] * (size + 1))
-    program = cdd.gmp.linprog_from_matrix(matrix)
-    cdd.gmp.linprog_solve(program)
-    return program.status in (cdd.LPStatusType.OPTIMAL, cdd.LPStatusType.DUAL_INCONSISTENT)
+        rows.append({k: d for k, d in enumerate(difference) if d})
+    program = LinearProgram.build(size, rows, row_lower=[1] * len(rows), lower=None, name="exposing W")
+    return solve(program).status == "optimal"
 
 
 @claim("kohli26.cor3-cor4")
