@@ -2,7 +2,10 @@
 
 Each row times one workload of issue 13 end to end with the certificate checked, and beside it
 HiGHS alone on the same program (floats, no certificate, measured in the same process); the
-ratio is certified / float. Rows whose certificate could not be found say so.
+ratio is certified / float. cddlib's and PPL's exact simplex run alone on the last program of
+the workload (a forked child each, with a time limit), and libqif's rational route on the
+refinement pairs. Rows whose certificate could not be found say so. The survey row has no
+program: its witnesses come from lumping, not from an LP.
 
 Run: ``.venv/bin/python benchmarks/bench_lp.py [--full]`` (``--full`` adds refine 1000x100 and
 lp-fixed at n = 100, several minutes each).
@@ -14,13 +17,14 @@ import argparse
 import random
 import time
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, Callable
 
 from qifkit import Channel, refines, verify_certificate
 from qifkit import lp
 from qifkit.lp import LinearProgram, solve
 
-from bench_refinement import random_channel  # the benchmarks' positive random channels (run from benchmarks/)
+from bench_refinement import libqif, random_channel  # shared with the refinement benchmark (run from benchmarks/)
 
 
 def rank_deficient_pair(rng: random.Random, rows: int, columns: int, rank: int, holds: bool) -> tuple[Channel, Channel]:
@@ -58,6 +62,32 @@ def float_seconds(program: LinearProgram) -> float:
     return time.perf_counter() - start
 
 
+def exact_oracle_seconds(route: str, program: LinearProgram, limit: float) -> str:
+    """cddlib's or PPL's exact simplex alone on the same program, in a forked child with a time
+    limit (neither can be interrupted from Python): its seconds, or why there are none."""
+    import multiprocessing
+
+    def child(queue: Any) -> None:
+        start = time.perf_counter()
+        try:
+            found = lp.solve_by_cdd(program) if route == "cdd" else lp.ppl_optimum(program)
+        except Exception as error:  # noqa: BLE001 - reported, not raised
+            queue.put(f"error: {type(error).__name__}")
+            return
+        queue.put(f"{time.perf_counter() - start:.2f} s" if found is not None else "no answer")
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=child, args=(queue,))
+    process.start()
+    process.join(limit)
+    if process.is_alive():
+        process.kill()
+        process.join()
+        return f"> {limit:.0f} s"
+    return queue.get() if not queue.empty() else "crashed"
+
+
 def captured_program(run: Callable[[], Any]) -> tuple[Any, float, LinearProgram | None]:
     """Run a workload, timing it and keeping the last program it handed to the engine."""
     seen: list[LinearProgram] = []
@@ -85,6 +115,7 @@ def captured_program(run: Callable[[], Any]) -> tuple[Any, float, LinearProgram 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true")
+    parser.add_argument("--limit", type=float, default=60.0, help="time limit of each cddlib, PPL and libqif run, in seconds")
     arguments = parser.parse_args()
     rng = random.Random(13)
     from polytopes.constrained import PROPERTIES, optimal_mechanism
@@ -92,29 +123,41 @@ def main() -> None:
     from polytopes.lp import certified_minimum
     from polytopes.spaces import count_polytope
 
+    peers: dict[str, str] = {}
+
     def refine_row(rows: int, columns: int, rank: int, holds: bool) -> tuple[str, Callable[[], Any]]:
         a, b = rank_deficient_pair(rng, rows, columns, rank, holds)
+        name = f"refine {rows}x{columns}, rank {rank}, {'holds' if holds else 'fails'}"
+        peers[name] = libqif(a, b, "rational", arguments.limit)
 
         def run() -> str:
             result = refines(a, b)
             assert verify_certificate(a, b, result)
             return f"{'holds' if result.holds else 'fails'}: {result.method[:48]}"
 
-        return f"refine {rows}x{columns}, rank {rank}, {'holds' if holds else 'fails'}", run
+        return name, run
+
+    def survey() -> str:
+        from qifkit.stability_spec import evaluate_spec, read_spec
+
+        report, _ = evaluate_spec(read_spec(str(Path(__file__).resolve().parent.parent / "examples" / "survey_rr.toml")))
+        return f"stable = {report['stable']} on {len(report['points'])} values of e^ε"
 
     def lp_fixed(n: int) -> tuple[str, Callable[[], Any]]:
         z = [Fraction(1, n)] * n
         objective = [w for row in count_error_weights(z) for w in row]
         return f"lp-fixed, uniform z, n = {n}", lambda: f"value {float(certified_minimum(count_polytope(n, '2', z, fixed=True), objective).value):.9f}"
 
-    workloads = [refine_row(200, 50, 25, True), refine_row(200, 50, 25, False), lp_fixed(20), lp_fixed(40),
+    workloads = [("survey stability spec (examples/survey_rr.toml)", survey),
+                 refine_row(200, 50, 25, True), refine_row(200, 50, 25, False), lp_fixed(20), lp_fixed(40),
                  ("Cormode, all seven properties, n = 100",
                   lambda: f"L0 = {float(optimal_mechanism(100, '9/10', PROPERTIES)[0]):.9f}"),
                  ("count-mechanism LP n = 40 (E|i-j|)",
                   lambda: f"value {solve(count_mechanism_program(40, Fraction(2))).value}")]
     if arguments.full:
         workloads += [refine_row(1000, 100, 50, True), refine_row(1000, 100, 50, False), lp_fixed(100)]
-    print(f"{'workload':<42} {'certified':>10} {'HiGHS float':>12} {'ratio':>7}  answer")
+    print(f"{'workload':<48} {'certified':>10} {'HiGHS float':>12} {'ratio':>7} {'cddlib':>9} {'PPL':>9} "
+          f"{'libqif rat.':>11}  answer")
     for name, run in workloads:
         if name.startswith("count-mechanism"):
             program = count_mechanism_program(40, Fraction(2))
@@ -125,7 +168,10 @@ def main() -> None:
             answer, seconds, last = captured_program(run)
         floats = float_seconds(last) if last is not None else float("nan")
         ratio = seconds / floats if last is not None and floats > 0 else float("nan")
-        print(f"{name:<42} {seconds:>8.2f} s {floats:>10.2f} s {ratio:>7.1f}  {str(answer)[:90]}", flush=True)
+        cdd = exact_oracle_seconds("cdd", last, arguments.limit) if last is not None else "–"
+        ppl = exact_oracle_seconds("ppl", last, arguments.limit) if last is not None else "–"
+        print(f"{name:<48} {seconds:>8.2f} s {floats:>10.2f} s {ratio:>7.1f} {cdd:>9} {ppl:>9} {peers.get(name, '–'):>11}  "
+              f"{str(answer)[:70]}", flush=True)
 
 
 if __name__ == "__main__":

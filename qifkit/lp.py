@@ -59,6 +59,7 @@ True
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -81,6 +82,7 @@ __all__ = [
     "verify_solution",
     "exact_dot",
     "solve_by_cdd",
+    "ppl_optimum",
     "CDD_LIMIT",
 ]
 
@@ -827,3 +829,58 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
         solution = LPSolution("infeasible", duals=elastic.duals[:m], method="cddlib exact simplex (elastic)")
         return solution if certificate_defect(program, solution) is None else None
     return None
+
+
+def ppl_optimum(program: LinearProgram) -> tuple[str, Fraction | None]:
+    """The status and optimal value of `program` by the Parma Polyhedra Library's exact simplex
+    (``MIP_Problem``, through the optional ``pplpy``): an oracle for tests and benchmarks,
+    independent of HiGHS and of cddlib. PPL gives no dual certificate, so the engine never
+    returns its answers; the status is ``"optimal"``, ``"infeasible"`` or ``"unbounded"``.
+
+    Raises
+    ------
+    QifError
+        When pplpy is not installed.
+    """
+    try:
+        import ppl
+    except ImportError:
+        raise QifError("PPL is an optional oracle: pip install pplpy") from None
+    variables = [ppl.Variable(j) for j in range(program.variables)]
+
+    def integral(terms: Sequence[tuple[int, flint.fmpq]], bound: flint.fmpq) -> tuple[Any, int]:
+        common = 1
+        for _, a in terms:
+            common = math.lcm(common, int(a.q))
+        common = math.lcm(common, int(bound.q))
+        expression = ppl.Linear_Expression(0)
+        for k, a in terms:
+            expression += int(a.p) * (common // int(a.q)) * variables[k]
+        return expression, int(bound.p) * (common // int(bound.q))
+
+    constraints = ppl.Constraint_System()
+    for row, low, high in zip(program.rows, program.row_lower, program.row_upper):
+        for bound, sense in ((low, 1), (high, -1)):
+            if bound is None:
+                continue
+            expression, value = integral(row, bound)
+            if low is not None and high is not None and low == high:
+                constraints.insert(expression == value)
+                break
+            constraints.insert(expression >= value if sense > 0 else expression <= value)
+    for j, (low, high) in enumerate(zip(program.lower, program.upper)):
+        if low is not None:
+            constraints.insert(int(low.q) * variables[j] >= int(low.p))
+        if high is not None:
+            constraints.insert(int(high.q) * variables[j] <= int(high.p))
+    common = math.lcm(1, *(int(c.q) for c in program.cost))
+    objective = ppl.Linear_Expression(0)
+    for j, c in enumerate(program.cost):
+        if c:
+            objective += int(c.p) * (common // int(c.q)) * variables[j]
+    problem = ppl.MIP_Problem(program.variables, constraints, objective, "minimization")
+    status = problem.solve()["status"]
+    if status != "optimized":
+        return ("infeasible" if status == "unfeasible" else "unbounded"), None
+    value = problem.optimal_value()
+    return "optimal", Fraction(int(value.numerator), int(value.denominator)) / common
