@@ -72,7 +72,7 @@ import scipy.sparse
 
 from qifkit.errors import CertificateError, QifError, ShapeError, UndecidableError
 from qifkit.numbers import exact
-from qifkit.sparse_exact import solve_bordered, solve_square, solve_square_transposed
+from qifkit.sparse_exact import solve_bordered, solve_square, solve_square_transposed, substituted
 
 __all__ = [
     "LinearProgram",
@@ -676,19 +676,10 @@ def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_
     for j in range(n):
         if not column_basic[j]:
             x[j] = at_bound(program.lower[j], program.upper[j], column_at_upper[j])
-    position = {j: p for p, j in enumerate(basic_columns)}
-    square, right = [], []
-    for i in nonbasic_rows:
-        target = at_bound(program.row_lower[i], program.row_upper[i], row_at_upper[i])
-        terms = []
-        for k, a in program.rows[i]:
-            p = position.get(k)
-            if p is None:
-                target -= a * x[k]
-            else:
-                terms.append((p, a))
-        square.append(terms)
-        right.append(target)
+    square, right = substituted([program.rows[i] for i in nonbasic_rows],
+                                [at_bound(program.row_lower[i], program.row_upper[i], row_at_upper[i])
+                                 for i in nonbasic_rows],
+                                {j: p for p, j in enumerate(basic_columns)}, x)
     basic_cost = [program.cost[j] for j in basic_columns]
     if program.blocks is not None:
         both = solve_bordered(square, right, [program.blocks[j] for j in basic_columns], basic_cost)

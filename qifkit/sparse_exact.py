@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.csgraph
 
-__all__ = ["SparseRow", "solve_square", "solve_square_transposed", "solve_bordered"]
+__all__ = ["SparseRow", "solve_square", "solve_square_transposed", "solve_bordered", "solve_by_lifting", "substituted"]
 
 #: One row of a sparse exact matrix: (column, value) pairs with non-zero values.
 SparseRow = Sequence[tuple[int, flint.fmpq]]
@@ -86,44 +86,40 @@ def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list
             solution[c] = rest / pivot
             continue
         position = {c: p for p, c in enumerate(block)}
-        if len(block) >= _LIFT_MIN:
-            local: list[list[tuple[int, flint.fmpq]]] = []
-            targets = []
-            for c in block:
-                i = int(row_of[c])
-                rest, terms = right[i], []
-                for k, a in rows[i]:
-                    q = position.get(k)
-                    if q is None:
-                        rest -= a * solution[k]
-                    else:
-                        terms.append((q, a))
-                local.append(terms)
-                targets.append(rest)
-            lifted = solve_by_lifting(local, targets)
-            if lifted is not None:
-                for c, v in zip(block, lifted):
-                    solution[c] = v
-                continue
-        dense = flint.fmpq_mat(len(block), len(block))
-        rhs = flint.fmpq_mat(len(block), 1)
-        for p, c in enumerate(block):
-            i = int(row_of[c])
-            rest = right[i]
-            for k, a in rows[i]:
-                q = position.get(k)
-                if q is None:
-                    rest -= a * solution[k]
-                else:
+        local, targets = substituted([rows[int(row_of[c])] for c in block], [right[int(row_of[c])] for c in block],
+                                     position, solution)
+        values = solve_by_lifting(local, targets) if len(block) >= _LIFT_MIN else None
+        if values is None:
+            dense = flint.fmpq_mat(len(block), len(block))
+            for p, terms in enumerate(local):
+                for q, a in terms:
                     dense[p, q] += a
-            rhs[p, 0] = rest
-        try:
-            values = dense.solve(rhs)
-        except ZeroDivisionError:
-            return None
-        for p, c in enumerate(block):
-            solution[c] = values[p, 0]
+            try:
+                solved = dense.solve(flint.fmpq_mat(len(block), 1, targets))
+            except ZeroDivisionError:
+                return None
+            values = [solved[p, 0] for p in range(len(block))]
+        for c, v in zip(block, values):
+            solution[c] = v
     return solution  # type: ignore[return-value]
+
+
+def substituted(rows: Sequence[SparseRow], right: Sequence[flint.fmpq], position: dict[int, int],
+                known: Sequence[flint.fmpq | None]) -> tuple[list[list[tuple[int, flint.fmpq]]], list[flint.fmpq]]:
+    """The rows restricted to the columns of `position` (renumbered by it), every other column's
+    known value moved to the right-hand side."""
+    local, targets = [], []
+    for row, value in zip(rows, right):
+        terms = []
+        for k, a in row:
+            q = position.get(k)
+            if q is None:
+                value -= a * known[k]
+            else:
+                terms.append((q, a))
+        local.append(terms)
+        targets.append(value)
+    return local, targets
 
 
 #: Diagonal blocks at least this large are first tried by :func:`solve_by_lifting`.
