@@ -422,7 +422,7 @@ def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = 
     """
     if not isinstance(program, LinearProgram):
         raise TypeError(f"solve takes a LinearProgram, not {type(program).__name__}")
-    status, solution = _by_bases(program, time_limit, _optimum_of(program))
+    status, solution = _by_bases(program, time_limit, _optimum_of(program), repair=True)
     if solution is None and status == "infeasible":
         solution = _farkas_certificate(program, time_limit)
     if solution is None and status == "unbounded":
@@ -451,10 +451,13 @@ _ATTEMPTS = (
 _Certifier = Callable[[Any, str, dict], "LPSolution | None"]
 
 
-def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier) -> tuple[str, LPSolution | None]:
+def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, repair: bool = False
+              ) -> tuple[str, LPSolution | None]:
     """Run HiGHS on `program` (each setting of :data:`_ATTEMPTS` in turn, each continuing from
     the last basis) until `certify` turns an optimal basis into a checked certificate; the float
-    status and that certificate, or None. A basis already refused is not solved again."""
+    status and that certificate, or None. A basis already refused is not solved again. With
+    `repair`, a last optimal basis that no refinement round fixed goes to
+    :func:`_exact_dual_simplex` (for the program's own optimum, not for derived programs)."""
     highs = _highs(program)
     highs.setOptionValue("time_limit", float(time_limit))
     status = "unknown"
@@ -495,7 +498,123 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier) ->
         solution = try_basis(f"HiGHS basis after {round_} refinement round(s), exact solve")
         if solution is not None:
             return status, solution
+    if repair:
+        return status, _exact_dual_simplex(program, highs, time.perf_counter() + time_limit)
     return status, None
+
+
+def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, pivots: int = 200) -> LPSolution | None:
+    """Exact dual simplex pivots from HiGHS's last basis, when that basis is dual feasible but
+    its exact point violates a bound by a hair (what floats cannot see on ill-conditioned bases).
+
+    Each pivot takes the first basic variable or row out of its bounds (smallest index, Bland's
+    rule against cycling), computes its row of the basis inverse exactly (one transposed solve),
+    and lets enter the non-basic variable or row of smallest dual ratio |d_q|/|α_pq| among those
+    that move it back; the leaving one stays at the bound it violated. The basis stays dual
+    feasible, so the first primal feasible basis is optimal; its certificate is checked by
+    :func:`certificate_defect`. None when the start is not dual feasible, when no variable can
+    enter (the program would be infeasible: the elastic route decides that), or after `pivots`
+    pivots or past `deadline` (``time.perf_counter()``).
+    """
+    import highspy
+
+    m, n = program.shape
+    basis = highs.getBasis()
+    if not basis.valid:
+        return None
+    basic, upper = highspy.HighsBasisStatus.kBasic, highspy.HighsBasisStatus.kUpper
+    column_basic = [s == basic for s in basis.col_status]
+    column_upper = [s == upper for s in basis.col_status]
+    row_basic = [s == basic for s in basis.row_status]
+    row_upper = [s == upper for s in basis.row_status]
+    # variables 0..n-1 are the columns, n..n+m-1 the row activities
+    low = list(program.lower) + list(program.row_lower)
+    high = list(program.upper) + list(program.row_upper)
+    for _ in range(pivots):
+        if time.perf_counter() > deadline:
+            return None
+        found = basis_solution(program, column_basic, column_upper, row_basic, row_upper)
+        if found is None or found[0] is None:
+            return None
+        x, y = found
+        values = x + [exact_dot((a, x[k]) for k, a in row) for row in program.rows]
+        is_basic = column_basic + row_basic
+        leaving, direction = None, 0
+        for v in range(n + m):
+            if is_basic[v] and low[v] is not None and values[v] < low[v]:
+                leaving, direction = v, 1
+                break
+            if is_basic[v] and high[v] is not None and values[v] > high[v]:
+                leaving, direction = v, -1
+                break
+        if leaving is None:
+            value = exact_dot(zip(program.cost, x))
+            solution = LPSolution("optimal", _fraction(value), tuple(map(_fraction, x)), tuple(map(_fraction, y)),
+                                  method="HiGHS basis, then exact dual simplex pivots")
+            return solution if certificate_defect(program, solution) is None else None
+        basic_columns = [j for j in range(n) if column_basic[j]]
+        tight_rows = [i for i in range(m) if not row_basic[i]]
+        position = {j: p for p, j in enumerate(basic_columns)}
+        square, _ = substituted([program.rows[i] for i in tight_rows], [flint.fmpq(0)] * len(tight_rows), position,
+                                [flint.fmpq(0)] * n)
+        target = [flint.fmpq(0)] * len(basic_columns)
+        if leaving < n:
+            target[position[leaving]] = flint.fmpq(1)
+        else:
+            for k, a in program.rows[leaving - n]:
+                if k in position:
+                    target[position[k]] = a
+        rho = solve_square_transposed(square, target)
+        if rho is None:
+            return None
+        # α: how the leaving variable moves per unit move of each non-basic variable or row
+        alpha: dict[int, flint.fmpq] = {n + i: r for i, r in zip(tight_rows, rho) if r}
+        through: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
+        for i, r in zip(tight_rows, rho):
+            if r:
+                for k, a in program.rows[i]:
+                    if not column_basic[k]:
+                        through.setdefault(k, []).append((r, a))
+        own = dict(program.rows[leaving - n]) if leaving >= n else {}
+        for k in set(through) | {k for k in own if not column_basic[k]}:
+            alpha[k] = own.get(k, flint.fmpq(0)) - exact_dot(through.get(k, []))
+        priced: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
+        for i in tight_rows:
+            if y[i]:
+                for k, a in program.rows[i]:
+                    if not column_basic[k]:
+                        priced.setdefault(k, []).append((y[i], a))
+        best, entering = None, None
+        for q in sorted(alpha):
+            a_pq = alpha[q]
+            if a_pq == 0:
+                continue
+            d = y[q - n] if q >= n else program.cost[q] - exact_dot(priced.get(q, []))
+            at_upper = (row_upper[q - n] if q >= n else column_upper[q]) or low[q] is None
+            free = low[q] is None and high[q] is None
+            fixed = low[q] is not None and low[q] == high[q]
+            if fixed:
+                continue
+            moves = (1, -1) if free else ((-1,) if at_upper else (1,))
+            for move in moves:
+                if a_pq * move * direction <= 0:
+                    continue
+                if d * move < 0:  # the start was not dual feasible: not this routine's case
+                    return None
+                ratio = abs(d / a_pq)
+                if best is None or ratio < best:
+                    best, entering = ratio, q
+        if entering is None:
+            return None
+        if leaving < n:
+            column_basic[leaving], column_upper[leaving] = False, direction < 0
+        else:
+            row_basic[leaving - n], row_upper[leaving - n] = False, direction < 0
+        if entering < n:
+            column_basic[entering] = True
+        else:
+            row_basic[entering - n] = True
+    return None
 
 
 def _basis_key(highs: Any) -> bytes:

@@ -181,7 +181,7 @@ def test_forged_unboundedness_certificates_are_rejected():
 
 # ---------------------------------------------------------------------------------- the engine's routes
 def test_without_fallback_an_unverified_basis_is_undecidable(monkeypatch):
-    monkeypatch.setattr(lp, "_by_bases", lambda program, time_limit, certify: ("unknown", None))
+    monkeypatch.setattr(lp, "_by_bases", lambda program, time_limit, certify, repair=False: ("unknown", None))
     program = LinearProgram.build(1, [{0: 1}], row_lower=[1], cost=[1])
     with pytest.raises(UndecidableError, match="fallback was not allowed"):
         solve(program, fallback=False)
@@ -318,3 +318,50 @@ def test_agrees_with_ppl_on_random_programs():
         assert solution.status == expected_status, trial
         assert solution.value == expected_value, trial
     assert statuses == {"optimal", "infeasible", "unbounded"}
+
+
+class _GivenBasis:
+    """Stands in for a HiGHS object whose last basis is the given one."""
+
+    def __init__(self, columns, rows):
+        import highspy
+
+        self.basis = highspy.HighsBasis()
+        self.basis.valid = True
+        self.basis.col_status = columns
+        self.basis.row_status = rows
+
+    def getBasis(self):  # noqa: N802 - HiGHS's name
+        return self.basis
+
+
+def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
+    """The repair route alone: from the all-slack basis (columns at 0, rows free), which is dual
+    feasible for c ≥ 0 but violates every row bound above 0, exact dual simplex pivots reach
+    the optimum cddlib finds; an infeasible program gives None (the elastic route decides it)."""
+    import time
+
+    import highspy
+
+    status = highspy.HighsBasisStatus
+    rng = random.Random(23)
+    q = flint.fmpq
+    pivoted = 0
+    for trial in range(60):
+        n, m = rng.randint(2, 7), rng.randint(1, 6)
+        rows = [{k: rng.randint(-2, 5) for k in range(n) if rng.random() < 0.7} for _ in range(m)]
+        lower = [rng.randint(0, 4) for _ in range(m)]
+        upper = [None if rng.random() < 0.6 else lo + rng.randint(0, 3) for lo in lower]
+        cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
+        bounds = [None if rng.random() < 0.7 else rng.randint(1, 4) for _ in range(n)]
+        program = LinearProgram.build(n, rows, row_lower=lower, row_upper=upper, cost=cost, upper=bounds)
+        start = _GivenBasis([status.kLower] * n, [status.kBasic] * m)
+        repaired = lp._exact_dual_simplex(program, start, time.perf_counter() + 60)
+        reference = solve_by_cdd(program)
+        if reference.status == "optimal":
+            assert repaired is not None and repaired.value == reference.value, trial
+            assert certificate_defect(program, repaired) is None
+            pivoted += any(v for v in lower)
+        else:
+            assert repaired is None, trial
+    assert pivoted >= 20
