@@ -181,7 +181,7 @@ def test_forged_unboundedness_certificates_are_rejected():
 
 # ---------------------------------------------------------------------------------- the engine's routes
 def test_without_fallback_an_unverified_basis_is_undecidable(monkeypatch):
-    monkeypatch.setattr(lp, "_by_bases", lambda program, time_limit, certify, repair=False: ("unknown", None))
+    monkeypatch.setattr(lp, "_by_bases", lambda program, time_limit, certify, repair=0.0: ("unknown", None))
     program = LinearProgram.build(1, [{0: 1}], row_lower=[1], cost=[1])
     with pytest.raises(UndecidableError, match="fallback was not allowed"):
         solve(program, fallback=False)
