@@ -37,6 +37,7 @@ from qifkit.numbers import exact as exact_number, exact_eps_exp
 
 __all__ = [
     "SELECTORS",
+    "BALL_FALLBACK_N",
     "Construction",
     "Verification",
     "heuristic_constructor",
@@ -48,7 +49,10 @@ __all__ = [
 ]
 
 SELECTORS = ("max", "min", "sandwich")
-FLOAT_TOLERANCE = 1e-11  # relative; the float mode refuses to return a matrix worse than this
+FLOAT_TOLERANCE = 1e-9  # relative; the float mode refuses to return a matrix worse than this
+BALL_FALLBACK_N = 400  # float mode: up to this n a run broken by rounding is redone in ball arithmetic
+_LOG_TIE = 1e-14
+_BALL_BITS = (256, 1024, 4096)  # two log amounts of Algorithm 1's float mode closer than this are one minimum
 
 Selector = str | Callable[..., int]
 
@@ -90,6 +94,9 @@ class Construction:
     order : tuple of int
         Columns in the order they were filled (Algorithm 1) or the column of each Σ_l (Algorithm 2).
     verification : Verification
+    arithmetic : str
+        What it was computed in: ``"exact"`` (rationals), ``"long double"`` (Algorithm 1's float
+        mode), ``"arb N bits"`` (its ball-arithmetic fallback) or ``"double"`` (Algorithm 2's).
     """
 
     matrix: list[list[Fraction]] | None
@@ -97,6 +104,7 @@ class Construction:
     steps: int
     order: tuple[int, ...]
     verification: Verification
+    arithmetic: str = "exact"
 
     @property
     def exact(self) -> bool:
@@ -125,15 +133,15 @@ def _positive_distribution(z: Sequence[Any]) -> list[Fraction]:
 
 
 def _log_distribution(z: Sequence[Any]) -> np.ndarray:
-    """log z for exact input (any magnitude) or for positive finite floats summing to 1 ± 1e-9."""
+    """log z (long double) for exact input (any magnitude) or for positive finite floats summing to 1 ± 1e-9."""
     if len(z) and all(isinstance(v, (float, np.floating)) for v in z):
         values = np.asarray(z, dtype=float)
         if values.size < 2 or not np.all(np.isfinite(values)) or np.any(values <= 0):
             raise DistributionError(f"z must have n >= 2 positive finite entries; got {values[:5]}...")
         if abs(math.fsum(values) - 1) > 1e-9:
             raise DistributionError(f"z sums to {math.fsum(values)}, not 1")
-        return np.log(values) - math.log(math.fsum(values))
-    return np.array([math.log(v.numerator) - math.log(v.denominator) for v in _positive_distribution(z)])
+        return np.log(values.astype(np.longdouble)) - np.log(np.longdouble(math.fsum(values)))
+    return np.array([_log_int(v.numerator) - _log_int(v.denominator) for v in _positive_distribution(z)])
 
 
 def _eps_exp(eps_exp: Any) -> Fraction:
@@ -143,20 +151,28 @@ def _eps_exp(eps_exp: Any) -> Fraction:
     return value
 
 
-def _epsilon(eps_exp: Any) -> float:
+def _epsilon(eps_exp: Any) -> Any:
+    """ε = log e^ε as a long double (for an exact e^ε, from its exact numerator and denominator)."""
     if isinstance(eps_exp, (float, np.floating)):
         if not math.isfinite(eps_exp) or eps_exp <= 1:
             raise PrivacyParameterError(f"e^ε = {eps_exp} must be a finite number > 1")
-        return math.log(eps_exp)
+        return np.log(np.longdouble(eps_exp))
     value = _eps_exp(eps_exp)
-    return math.log(value.numerator) - math.log(value.denominator)
+    return _log_int(value.numerator) - _log_int(value.denominator)
+
+
+def _log_int(value: int) -> Any:
+    """log of a positive integer of any size as a long double (its top 64 bits and a power of 2)."""
+    shift = max(value.bit_length() - 64, 0)
+    return np.log(np.longdouble(value >> shift)) + shift * np.log(np.longdouble(2))
 
 
 def _choose(selector: Selector) -> Callable[[Any, Any, Any, Any, np.ndarray], int]:
-    """κ as a function of (z, r, c, A, open mask); a callable κ gets (z, r, c, A) and is checked."""
+    """κ as a function of (z, r, c, A, open mask), r and A given as functions that compute them (only a
+    callable κ, which gets (z, r, c, A) and is checked, needs them)."""
     if callable(selector):
-        def custom(z: Any, r: Any, c: Any, a: Any, is_open: np.ndarray) -> int:
-            j = selector(z, r, c, a)
+        def custom(z: Any, r: Callable[[], Any], c: Any, a: Callable[[], Any], is_open: np.ndarray) -> int:
+            j = selector(z, r(), c, a())
             if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < len(is_open) or not is_open[j]:
                 raise LabelError(f"the column selector returned {j!r}, which is not an unfilled column (c_j > 0)")
             return int(j)
@@ -164,7 +180,7 @@ def _choose(selector: Selector) -> Callable[[Any, Any, Any, Any, np.ndarray], in
     if selector not in SELECTORS:
         raise LabelError(f"unknown column selector {selector!r}; use one of {', '.join(SELECTORS)} or a callable")
 
-    def builtin(z: Any, r: Any, c: Any, a: Any, is_open: np.ndarray) -> int:
+    def builtin(z: Any, r: Callable[[], Any], c: Any, a: Callable[[], Any], is_open: np.ndarray) -> int:
         candidates = np.flatnonzero(is_open)
         if selector == "sandwich":  # columns are filled once each, in the order 0, n−1, 1, n−2, ...
             filled = len(is_open) - candidates.size
@@ -195,17 +211,25 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
         0, n−1, 1, n−2, ...). A callable receives (z, r, c, A) (in float mode their natural logs,
         A as columns) and must return an unfilled column.
     exact : bool
-        Exact rationals (default) or the float log mode.
+        Exact rationals (default) or the float mode: logarithms in extended precision, a step
+        costing O(runs of tight bounds). Where the float mode's rounding breaks the run (z with
+        entries far below the others, e.g. 1e-300 beside 0.1, leaves a remainder too small for
+        any fixed precision) and n ≤ :data:`BALL_FALLBACK_N`, the run is redone in FLINT's ball
+        arithmetic at up to 4096 bits (on the floats' exact values, z renormalised exactly) and
+        its logarithms verified.
 
     Returns
     -------
     Construction
-        The verified mechanism; ``steps`` counts scale additions (at most 2n − 1).
+        The verified mechanism; ``steps`` counts scale additions (at most 2n − 1; the float mode
+        counts the last column as one).
 
     Raises
     ------
     DistributionError, PrivacyParameterError, LabelError
         For z with a zero, negative or non-summing entry, e^ε ≤ 1, an unknown selector.
+    CertificateError
+        In float mode at n > :data:`BALL_FALLBACK_N`, if the rounding broke the run.
 
     Examples
     --------
@@ -216,116 +240,239 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
     choose = _choose(selector)
     if exact:
         return _heuristic_exact(_positive_distribution(z), _eps_exp(eps_exp), choose)
-    return _heuristic_log(_log_distribution(z), _epsilon(eps_exp), choose)
+    log_z, eps = _log_distribution(z), _epsilon(eps_exp)
+    try:
+        return _heuristic_log(log_z, eps, choose)
+    except CertificateError as failure:
+        if len(z) > BALL_FALLBACK_N:
+            raise CertificateError(f"{failure}; the ball-arithmetic fallback stops at n = "
+                                   f"{BALL_FALLBACK_N}; use exact=True (slow at n in the thousands)") from None
+    exact_z = [Fraction(v) if isinstance(v, (float, np.floating)) else exact_number(v) for v in z]
+    total = sum(exact_z)
+    e = Fraction(eps_exp) if isinstance(eps_exp, (float, np.floating)) else eps_exp
+    return _heuristic_balls([v / total for v in exact_z], _eps_exp(e), choose)
+
+
+class _Runs:
+    """The rows of the remainder r joined by tight privacy bounds (Algorithm 1, Step 7).
+
+    A bound of r between rows i and i + 1 that is tight stays tight, and every later scale follows
+    it (s_{i+1}/s_i = r_{i+1}/r_i); so r, and each scale, is one number per run of rows joined by
+    tight bounds times e^{ε·off_i}, where ``off`` is the row's height inside its run. This class
+    keeps that integer bookkeeping; the arithmetic (exact or logarithmic) keeps one value of r and
+    one weight Σ_{i in run} z_i·e^{ε·off_i} per run, which makes a step O(number of runs).
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.starts = np.arange(n)
+        self.spans = np.zeros(n, dtype=np.int64)  # off of the run's last row
+        self.off = np.zeros(n, dtype=np.int64)
+
+    def lengths(self) -> np.ndarray:
+        return np.diff(np.append(self.starts, self.n))
+
+    def directions(self, j: int) -> np.ndarray:
+        """The single-peaked pattern at column j across each loose bound: +1 left of j, −1 right."""
+        return np.where(self.starts[1:] <= j, 1, -1)
+
+    def heights(self, directions: np.ndarray) -> np.ndarray:
+        """H_k, the scale's height (log base e^ε) at the first row of run k."""
+        heights = np.zeros(self.starts.size, dtype=np.int64)
+        np.cumsum(self.spans[:-1] + directions, out=heights[1:])
+        return heights
+
+    def row_heights(self, heights: np.ndarray) -> np.ndarray:
+        return np.repeat(heights, self.lengths()) + self.off
+
+    def merge(self, bounds: np.ndarray, directions: np.ndarray) -> list[tuple[int, int]]:
+        """Join run k and k + 1 for every newly tight bound k; the bound's direction is the
+        opposite of the scale's step there (the attained side of Prop. 2). Returns (k, shift) for
+        each join, right to left, where run k + 1's heights move up by shift."""
+        joined = []
+        for k in sorted(bounds.tolist(), reverse=True):
+            shift = int(self.spans[k]) - int(directions[k])
+            end = self.starts[k + 2] if k + 2 < self.starts.size else self.n
+            self.off[self.starts[k + 1]:end] += shift
+            self.spans[k] = shift + self.spans[k + 1]
+            self.starts = np.delete(self.starts, k + 1)
+            self.spans = np.delete(self.spans, k + 1)
+            joined.append((k, shift))
+        return joined
 
 
 def _heuristic_exact(z: list[Fraction], e: Fraction, choose: Callable[..., int]) -> Construction:
-    n = len(z)
     zq = [flint.fmpq(v.numerator, v.denominator) for v in z]
-    eq = flint.fmpq(e.numerator, e.denominator)
-    columns = [[flint.fmpq(0)] * n for _ in range(n)]
-    r = [flint.fmpq(1)] * n
-    c = list(zq)
+    columns, steps, order = _algorithm1(zq, flint.fmpq(e.numerator, e.denominator), choose)
+    verification = _verify_columns(columns, e, z)
+    n = len(z)
+    matrix = [[Fraction(int(columns[j][i].p), int(columns[j][i].q)) for j in range(n)] for i in range(n)]
+    return Construction(matrix, None, steps, tuple(order), verification)
+
+
+def _heuristic_balls(z: list[Fraction], e: Fraction, choose: Callable[..., int]) -> Construction:
+    """Algorithm 1 in FLINT's ball arithmetic (arb) at 256, 1024 and 4096 bits, until the result's
+    logarithms pass :func:`verify_log_mechanism`; for the float mode's hard cases, where the
+    remainder falls far below the rounding of any fixed precision."""
+    previous = flint.ctx.prec
+    try:
+        for bits in _BALL_BITS:
+            flint.ctx.prec = bits
+            balls = [flint.arb(flint.fmpq(v.numerator, v.denominator)) for v in z]
+            columns, steps, order = _algorithm1(balls, flint.arb(flint.fmpq(e.numerator, e.denominator)), choose)
+            try:
+                log_matrix = np.array([[float(v.log().mid()) for v in column] for column in columns]).T
+            except (ValueError, ArithmeticError):
+                continue  # a ball of the remainder reached 0: more bits
+            try:
+                log_z = np.array([float(v.log().mid()) for v in balls])
+                verification = verify_log_mechanism(log_matrix, float(flint.arb(flint.fmpq(e.numerator, e.denominator)).log().mid()), log_z)
+            except CertificateError:
+                continue
+            return Construction(None, log_matrix, steps, tuple(order), verification, f"arb {bits} bits")
+    finally:
+        flint.ctx.prec = previous
+    raise CertificateError(f"Algorithm 1: no verified result with up to {_BALL_BITS[-1]} bits")
+
+
+def _algorithm1(z: list[Any], e: Any, choose: Callable[..., int]) -> tuple[list[list[Any]], int, list[int]]:
+    """Algorithm 1 on scalars of one arithmetic: flint rationals (exact) or arb balls. Returns the
+    columns of T, the number of scale additions and the order the columns were filled in.
+
+    Per run of rows joined by tight bounds (:class:`_Runs`) it keeps r at the run's first row and the
+    weight Σ z_i·e^{ε·off_i}, so a step costs O(runs); the scales are kept as (amount, heights) and
+    summed into T at the end. With balls a comparison is made only where it is certain, so near-ties
+    stay separate steps."""
+    n = len(z)
+    zero, one = z[0] * 0, z[0] * 0 + 1
+    power = [e ** h for h in range(-n, n + 1)]  # power[h + n] = e^{εh}; heights stay within ±(n − 1)
+    up_norm, down_norm = e * e - 1, 1 - 1 / (e * e)
+    runs = _Runs(n)
+    rho = [one] * n  # r at the first row of each run
+    weight = list(z)  # Σ_{i in run} z_i·e^{ε·off_i}
+    c = list(z)
+    placed: list[list[tuple[Any, np.ndarray]]] = [[] for _ in range(n)]
+    is_open = np.ones(n, dtype=bool)
     order: list[int] = []
     steps = 0
+
+    def remainder() -> list[Any]:
+        return [rho[k] * power[int(h) + n] for k, h in zip(np.repeat(np.arange(len(rho)), runs.lengths()), runs.off)]
+
     while len(order) < n:
-        j = choose(zq, r, c, columns, np.array([v > 0 for v in c]))
+        j = choose(z, remainder, c, lambda: _exact_columns(placed, power, n, zero), is_open.copy())
         order.append(j)
-        while c[j] > 0:
-            # Steps 6-7: the single-peaked pattern at j, turned where a bound of r is tight against it.
-            pattern = [1 if i < j else -1 for i in range(n - 1)]
-            for i in range(n - 1):
-                if (pattern[i] == 1 and r[i + 1] * eq == r[i]) or (pattern[i] == -1 and r[i + 1] == eq * r[i]):
-                    pattern[i] = -pattern[i]
-            s = [flint.fmpq(1)]
-            for step in pattern:
-                s.append(s[-1] * eq if step == 1 else s[-1] / eq)
-            zs = sum((a * b for a, b in zip(zq, s)), flint.fmpq(0))
-            q = c[j] / zs
-            for i, step in enumerate(pattern):  # Prop. 2
-                if step == 1:
-                    bound = (eq * r[i + 1] - r[i]) / (eq * s[i + 1] - s[i])
+        full = False
+        while not full:
+            directions = runs.directions(j)
+            heights = [int(h) + n for h in runs.heights(directions)]
+            spans = runs.spans.tolist()
+            zs = sum((power[h] * w for h, w in zip(heights, weight)), zero)
+            q, full = c[j] / zs, True
+            tight: list[int] = []
+            for k in range(len(rho) - 1):  # Prop. 2 at each loose bound
+                last_r, s_last = rho[k] * power[spans[k] + n], power[heights[k] + spans[k]]
+                if directions[k] == 1:
+                    bound = (e * rho[k + 1] - last_r) / (s_last * up_norm)
                 else:
-                    bound = (r[i] - r[i + 1] / eq) / (s[i] - s[i + 1] / eq)
-                q = min(q, bound)
-            column = columns[j]
-            for i in range(n):
-                column[i] += q * s[i]
-                r[i] -= q * s[i]
-            c[j] -= q * zs
+                    bound = (last_r - rho[k + 1] / e) / (s_last * down_norm)
+                if bound < q:
+                    q, tight, full = bound, [k], False
+                elif bound == q:
+                    tight.append(k)
+            rho = [r - q * power[h] for r, h in zip(rho, heights)]
+            placed[j].append((q, runs.row_heights(np.array(heights) - n)))
+            c[j] = zero if full else c[j] - q * zs
+            for k, shift in runs.merge(np.array(tight, dtype=np.int64), directions):
+                weight[k] += power[shift + n] * weight.pop(k + 1)
+                del rho[k + 1]
             steps += 1
-    matrix = [[Fraction(int(columns[j][i].p), int(columns[j][i].q)) for j in range(n)] for i in range(n)]
-    return Construction(matrix, None, steps, tuple(order), verify_mechanism(matrix, e, z))
+        is_open[j] = False
+    return _exact_columns(placed, power, n, zero), steps, order
+
+
+def _exact_columns(placed: list[list[tuple[Any, np.ndarray]]], power: list[Any], n: int, zero: Any) -> list[list[Any]]:
+    """Column j of T is Σ q·s over the scales placed in it (scalars of :func:`_algorithm1`)."""
+    columns = []
+    for scales in placed:
+        column = [zero] * n
+        for q, heights in scales:
+            column = [t + q * power[h + n] for t, h in zip(column, heights.tolist())]
+        columns.append(column)
+    return columns
+
+
+def _log_columns(placed: list[list[tuple[Any, np.ndarray]]], eps: Any, n: int) -> np.ndarray:
+    """log T with log T[:, j] = log Σ q·s over the scales placed in column j (−inf where none)."""
+    log_a = np.full((n, n), -np.inf)
+    for j, scales in enumerate(placed):
+        if len(scales) == 1:
+            log_a[j] = scales[0][0] + eps * scales[0][1]
+        elif scales:
+            log_a[j] = _logsumexp(np.array([log_q + eps * heights for log_q, heights in scales]), axis=0)
+    return log_a
 
 
 def _heuristic_log(log_z: np.ndarray, eps: float, choose: Callable[..., int]) -> Construction:
-    """Algorithm 1 on logarithms. The remainder is stored as log r_i = μ_i + ε·G_i, where G is the
-    height profile of the tight bounds (G_{i+1} − G_i = ±1 across a tight bound, 0 across a loose
-    one) and μ is constant on each run of rows joined by tight bounds. Both the scale added and r
-    have the same shape on such a run (Step 7), so one number per run is updated and the tight
-    ratios stay exactly e^±ε however small r becomes."""
+    """Algorithm 1 on logarithms in extended precision (numpy's long double, 64-bit significand).
+    The remainder is one log value μ_k per run of rows joined by tight bounds (:class:`_Runs`), so
+    a tight bound is a recorded fact, never re-tested on rounded numbers, and a step costs
+    O(number of runs). The last column takes what is left of r (private by Prop. 2), whatever its
+    rounded budget says (in exact arithmetic its scales add up to r too). Ties closer than
+    :data:`_LOG_TIE` count as ties."""
     n = log_z.size
-    log_a = np.full((n, n), -np.inf)  # log_a[j] is column j
-    mu = np.zeros(n)
-    profile = np.zeros(n)
-    tight = np.zeros(n - 1, dtype=np.int64)  # +1: r_{i+1} = e^ε r_i, −1: r_{i+1} = e^−ε r_i, 0: loose
+    log_z = log_z.astype(np.longdouble)
+    eps = np.longdouble(eps)
+    up_norm, down_norm = np.log(np.expm1(2 * eps)), np.log(-np.expm1(-2 * eps))
+    runs = _Runs(n)
+    mu = np.zeros(n, dtype=np.longdouble)
+    log_w = log_z.copy()
     log_c = log_z.copy()
     open_mask = np.ones(n, dtype=bool)
-    rows = np.arange(n - 1)
-    up_norm, down_norm = math.log(math.expm1(2 * eps)), math.log(-math.expm1(-2 * eps))
-    heights = np.zeros(n)
+    placed: list[list[tuple[Any, np.ndarray]]] = [[] for _ in range(n)]
     order: list[int] = []
     steps = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         while open_mask.any():
-            j = choose(log_z, mu + eps * profile, log_c, log_a, open_mask)
+            j = choose(log_z, lambda: np.repeat(mu, runs.lengths()) + eps * runs.off, log_c,
+                       lambda: _log_columns(placed, eps, n), open_mask)
             order.append(j)
-            peaked = np.where(rows < j, 1, -1)
-            last_column = np.count_nonzero(open_mask) == 1
-            while True:
-                pattern = np.where(tight != 0, tight, peaked)
-                np.cumsum(pattern, out=heights[1:])
-                log_s = eps * heights
-                log_zs = _logsumexp(log_z + log_s)
-                log_q_column = log_c[j] - log_zs
-                log_r = mu + eps * profile
-                ratio = (mu[1:] - mu[:-1]) + eps * tight
-                up = pattern == 1
-                slack = np.maximum(np.where(up, eps + ratio, eps - ratio), 0.0)
-                factor = np.where(up, np.log(np.expm1(slack)) - up_norm, np.log(-np.expm1(-slack)) - down_norm)
-                log_q_rows = log_r[:-1] - log_s[:-1] + factor
-                log_q = min(log_q_column, log_q_rows.min())
-                column_full = log_q_column <= log_q + 1e-13
-                # In exact arithmetic r runs out (a tight bound's q_i is the minimum) only together
-                # with the last column, whose last step adds the remainder r itself (r is ε-neighbour
-                # indistinguishable throughout, so the column stays private and the rows sum to 1).
-                if last_column and np.any((log_q_rows <= log_q + 1e-9) & (tight != 0)):
-                    column_full = True
-                if not column_full and np.any((log_q_rows <= log_q + 1e-13) & (tight != 0)):
-                    raise CertificateError("Algorithm 1 (log mode): the remainder ran out before the columns did; "
-                                           "rounding broke the run")
+            if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
+                placed[j].append((np.repeat(mu, runs.lengths()), runs.off.copy()))
+                open_mask[j] = False
                 steps += 1
-                if column_full and last_column:
-                    log_a[j] = np.logaddexp(log_a[j], log_r)
-                    open_mask[j] = False
-                    break
-                log_a[j] = np.logaddexp(log_a[j], log_q + log_s)
-                mu = mu + np.log1p(-np.exp(log_q + eps * (heights - profile) - mu))
-                newly_tight = (log_q_rows <= log_q + 1e-13) & (tight == 0)
-                if newly_tight.any():
-                    log_r = mu + eps * profile
-                    tight[newly_tight] = -pattern[newly_tight]
-                    profile[1:] = np.cumsum(tight)
-                    mu = log_r - eps * profile
-                    first = np.flatnonzero(np.concatenate(([True], tight == 0)))
-                    mu = mu[first][np.cumsum(np.concatenate(([0], tight == 0)))]
-                if column_full:
+                break
+            while True:
+                directions = runs.directions(j)
+                heights = runs.heights(directions)
+                steps += 1
+                spans = runs.spans[:-1]
+                log_zs = _logsumexp(log_w + eps * heights)
+                log_q_column = log_c[j] - log_zs
+                log_last_r = mu[:-1] + eps * spans
+                ratio = mu[1:] - log_last_r
+                up = directions == 1
+                slack = np.maximum(np.where(up, eps + ratio, eps - ratio), 0).astype(float)  # the bounds decide q only
+                factor = np.where(up, np.log(np.expm1(slack)) - up_norm, np.log(-np.expm1(-slack)) - down_norm)
+                log_q_rows = log_last_r - eps * (heights[:-1] + spans) + factor
+                log_q = min(log_q_column, log_q_rows.min(initial=np.inf))
+                used = log_q + eps * heights - mu
+                if np.any(used >= -_LOG_TIE):
+                    raise CertificateError("Algorithm 1 (float mode): a scale would use up the remainder before the "
+                                           f"last column (column {j}); extended precision was not enough")
+                mu = mu + np.log1p(-np.exp(used))
+                placed[j].append((log_q, runs.row_heights(heights)))
+                for k, shift in runs.merge(np.flatnonzero(log_q_rows <= log_q + _LOG_TIE), directions):
+                    log_w[k] = np.logaddexp(log_w[k], eps * shift + log_w[k + 1])
+                    log_w, mu = np.delete(log_w, k + 1), np.delete(mu, k + 1)
+                if log_q_column <= log_q + _LOG_TIE:
                     log_c[j] = -np.inf
                     open_mask[j] = False
                     break
                 log_c[j] = log_c[j] + np.log1p(-np.exp(log_q + log_zs - log_c[j]))
-    log_matrix = log_a.T
-    return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, eps, log_z))
+    log_matrix = _log_columns(placed, eps, n).T
+    return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, float(eps), log_z),
+                        "long double")
 
 
 def _logsumexp(values: np.ndarray, axis: int | None = None) -> Any:
@@ -337,11 +484,12 @@ def _logsumexp(values: np.ndarray, axis: int | None = None) -> Any:
 
 # --------------------------------------------------------------------------- count error
 
-def count_error_weights(z: Sequence[Any], kind: str = "absolute") -> list[list[Fraction]]:
+def count_error_weights(z: Sequence[Any], kind: str = "absolute", *, exact: bool = True) -> Any:
     """W with ⟨W, T⟩ the expected count error (Kohli and Laskowski §5.3): w_ij = z_i·|i − j| for
     ``"absolute"`` (expected absolute deviation) or z_i·(i − j)² for ``"squared"``.
 
-    z may be any n non-negative exact numbers (a distribution, or counts)."""
+    z may be any n non-negative exact numbers (a distribution, or counts). With ``exact=False``, W is
+    a float array (what the float modes use; n² exact entries would cost seconds at n = 2000)."""
     values = [exact_number(v) for v in z]
     if any(v < 0 for v in values):
         raise DistributionError(f"z has a negative entry {min(values)}")
@@ -349,14 +497,16 @@ def count_error_weights(z: Sequence[Any], kind: str = "absolute") -> list[list[F
         raise LabelError(f"unknown count error {kind!r}; use 'absolute' or 'squared'")
     power = 1 if kind == "absolute" else 2
     n = len(values)
+    if not exact:
+        index = np.arange(n, dtype=float)
+        return np.array([float(v) for v in values])[:, None] * np.abs(index[:, None] - index[None, :]) ** power
     return [[values[i] * abs(i - j) ** power for j in range(n)] for i in range(n)]
 
 
 def count_error(construction: Construction | Sequence[Sequence[Any]], weights: Sequence[Sequence[Any]]) -> Any:
     """⟨W, T⟩, exactly for an exact mechanism, as a float for a log-mode one."""
     if isinstance(construction, Construction) and construction.log_matrix is not None:
-        w = np.asarray([[float(v) for v in row] for row in weights])
-        return float(np.sum(w * np.exp(construction.log_matrix)))
+        return float(np.sum(np.asarray(weights, dtype=float) * np.exp(construction.log_matrix)))
     matrix = construction.matrix if isinstance(construction, Construction) else construction
     return sum(exact_number(w) * exact_number(t) for w_row, t_row in zip(weights, matrix) for w, t in zip(w_row, t_row))
 
@@ -457,7 +607,7 @@ def unfixed_optimum(eps_exp: Any, weights: Sequence[Sequence[Any]], *, exact: bo
     log_matrix = np.full((n, n), -np.inf)
     for l, column in enumerate(placement):
         log_matrix[:, column] = np.logaddexp(log_matrix[:, column], log_amounts[l] - eps * np.abs(index - l))
-    return Construction(None, log_matrix, steps, tuple(placement), verify_log_mechanism(log_matrix, eps))
+    return Construction(None, log_matrix, steps, tuple(placement), verify_log_mechanism(log_matrix, eps), "double")
 
 
 # --------------------------------------------------------------------------- verification
@@ -470,40 +620,63 @@ def verify_mechanism(matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequ
     >>> verify_mechanism([[Fraction(1, 2)] * 2] * 2, "2").dp_ratio
     Fraction(1, 1)
     """
-    e = _eps_exp(eps_exp)
-    n = len(matrix)
-    worst = Fraction(1)
-    for j in range(n):
+    rows = [[flint.fmpq(v.numerator, v.denominator) for v in map(exact_number, row)] for row in matrix]
+    columns = [list(column) for column in zip(*rows)]
+    return _verify_columns(columns, _eps_exp(eps_exp), None if z is None else [exact_number(v) for v in z])
+
+
+def _verify_columns(columns: list[list[Any]], e: Fraction, z: list[Fraction] | None) -> Verification:
+    """:func:`verify_mechanism` on the columns of T as flint rationals."""
+    n = len(columns)
+    eq = flint.fmpq(e.numerator, e.denominator)
+    worst = flint.fmpq(1)
+    for j, column in enumerate(columns):
         for i in range(n - 1):
-            a, b = matrix[i][j], matrix[i + 1][j]
+            a, b = column[i], column[i + 1]
             if a < 0 or b < 0 or (a == 0) != (b == 0):
                 raise CertificateError(f"column {j} is not ε-neighbour indistinguishable at rows {i}, {i + 1}: {a}, {b}")
-            if a:
-                worst = max(worst, a / b, b / a)
-    row_error = max(abs(sum(row) - 1) for row in matrix)
+            if a > worst * b:
+                worst = a / b
+            elif b > worst * a:
+                worst = b / a
+    row_error = max(abs(sum((c[i] for c in columns), flint.fmpq(0)) - 1) for i in range(n))
     fixed_error = None
     if z is not None:
-        fixed_error = max(abs(sum(z[i] * matrix[i][j] for i in range(n)) - z[j]) / z[j] for j in range(n))
-    if worst > e or row_error or fixed_error:
+        zq = [flint.fmpq(v.numerator, v.denominator) for v in z]
+        fixed_error = max(abs(sum((a * b for a, b in zip(zq, c)), flint.fmpq(0)) - zq[j]) / zq[j]
+                          for j, c in enumerate(columns))
+    if worst > eq or row_error or fixed_error:
         raise CertificateError(f"the constructed matrix fails its check: worst ratio {worst} (e^ε = {e}), "
                                f"row-sum error {row_error}, fixed-point error {fixed_error}")
-    return Verification(row_error, fixed_error, worst, e)
+    as_fraction = lambda v: Fraction(int(v.p), int(v.q))  # noqa: E731
+    return Verification(as_fraction(row_error), None if fixed_error is None else as_fraction(fixed_error),
+                        as_fraction(worst), e)
 
 
 def verify_log_mechanism(log_matrix: np.ndarray, eps: float, log_z: np.ndarray | None = None,
                          tolerance: float = FLOAT_TOLERANCE) -> Verification:
     """Check T = exp(log_matrix) in floating point: row sums, z·T = z (relative, per coordinate)
-    and every neighbour ratio within e^ε, each to `tolerance`; raise :class:`CertificateError` if not."""
-    with np.errstate(invalid="ignore"):
-        row_error = float(np.max(np.abs(np.expm1(_logsumexp(log_matrix, axis=1)))))
-        steps = np.abs(np.diff(log_matrix, axis=0))
-    if not np.all(np.isfinite(log_matrix)):
-        steps = np.where(np.isneginf(log_matrix[1:]) & np.isneginf(log_matrix[:-1]), 0.0, steps)
+    and every neighbour ratio within e^ε, each to `tolerance`; raise :class:`CertificateError` if not.
+
+    The reported errors are upper bounds for the matrix as given: each adds to the computed value
+    the rounding the check itself can make (at most 2n + 8 + max |log T| units of the last place
+    of a double per sum, far below `tolerance`)."""
+    logs = np.asarray(log_matrix, dtype=float)
+    finite = logs[np.isfinite(logs)]
+    n = logs.shape[0]
+    rounding = float((2 * n + 8 + (np.max(np.abs(finite)) if finite.size else 0)) * np.finfo(float).eps)
+    with np.errstate(invalid="ignore", over="ignore"):
+        row_error = float(np.max(np.abs(np.expm1(_logsumexp(logs, axis=1))))) + rounding
+        steps = np.abs(np.diff(logs, axis=0))
+    if not np.all(np.isfinite(logs)):
+        steps = np.where(np.isneginf(logs[1:]) & np.isneginf(logs[:-1]), 0.0, steps)
     worst_log = float(np.max(steps)) if steps.size else 0.0
-    dp_ratio = math.exp(worst_log) if math.isfinite(worst_log) else math.inf
+    dp_ratio = math.exp(worst_log) * (1 + rounding) if math.isfinite(worst_log) else math.inf
     fixed_error = None
     if log_z is not None:
-        fixed_error = float(np.max(np.abs(np.expm1(_logsumexp(log_z[:, None] + log_matrix, axis=0) - log_z))))
+        z = np.asarray(log_z, dtype=float)
+        with np.errstate(invalid="ignore", over="ignore"):
+            fixed_error = float(np.max(np.abs(np.expm1(_logsumexp(z[:, None] + logs, axis=0) - z)))) + rounding
     bad = (not row_error <= tolerance or not worst_log <= eps + tolerance
            or (fixed_error is not None and not fixed_error <= tolerance))
     if bad:

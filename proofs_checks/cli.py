@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli_design import add_design_commands, comma_list, write_json
+from proofs_checks.cli_design import NAMED_FIXED_POINTS, add_design_commands, comma_list, fixed_point, write_json
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
@@ -196,9 +196,15 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
     for path in (arguments.json, arguments.ine, arguments.ext):
         if path:
             _check_writable(path)
-    if arguments.z is not None and arguments.polytope not in ("F", "RF"):
-        raise UsageError(f"--z is the fixed point of F and RF; {arguments.polytope} has none")
-    z = None if arguments.z is None else comma_list(arguments.z, "--z")
+    given = arguments.z is not None or arguments.z_file is not None
+    if given and arguments.polytope not in ("F", "RF"):
+        raise UsageError(f"--z/--z-file is the fixed point of F and RF; {arguments.polytope} has none")
+    z = None
+    if given:
+        named = arguments.z in NAMED_FIXED_POINTS
+        z, _ = fixed_point(arguments.z, arguments.z_file, arguments.n if named else None, renormalise=False)
+        if len(z) != arguments.n:
+            raise UsageError(f"the fixed point has {len(z)} entries; --n is {arguments.n}")
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)
@@ -270,7 +276,9 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("polytope", choices=sorted(_POLYTOPES))
     enumerate_.add_argument("--n", type=int, required=True, help="number of values (n >= 2)")
     enumerate_.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
-    enumerate_.add_argument("--z", help='the fixed point of F and RF, e.g. "1/3,1/3,1/3" (default uniform)')
+    enumerate_.add_argument("--z", help='the fixed point of F and RF, e.g. "1/3,1/3,1/3", or "uniform" (the '
+                            'default) or "binomial"')
+    enumerate_.add_argument("--z-file", metavar="Z.csv|Z.npy", help="the fixed point of F and RF from a file")
     enumerate_.add_argument("--orbits", action="store_true", help="count the orbits under the symmetry group")
     enumerate_.add_argument("--json", metavar="FILE", help="write the vertices as JSON (atomically)")
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")

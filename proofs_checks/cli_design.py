@@ -1,6 +1,6 @@
 """The ``qifkit construct`` and ``qifkit design`` commands (mechanism design).
 
-- ``qifkit construct --z "z0,z1,..." --eps-exp E --method alg1|alg2|lp-fixed|lp-unfixed
+- ``qifkit construct (--z "z0,z1,..." | --z uniform|binomial --n N | --z-file Z.csv|Z.npy) --eps-exp E --method alg1|alg2|lp-fixed|lp-unfixed
   [--selector max|min|sandwich] [--float] [--error absolute|squared] [--out T.npy|T.csv]
   [--json FILE]`` builds a count mechanism of Kohli and Laskowski (Algorithm 1 or 2, or the exact
   LP optimum of count error over F[z] or U, certified) and reports its count error ⟨W, T⟩, the
@@ -38,9 +38,9 @@ from qifkit.count_objectives import l0_score, objective_value
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
-from qifkit.numbers import exact, exact_str, parse_eps_exp
+from qifkit.numbers import exact, exact_str, parse_eps_exp, parse_number
 
-__all__ = ["add_design_commands", "comma_list", "write_json"]
+__all__ = ["NAMED_FIXED_POINTS", "add_design_commands", "comma_list", "fixed_point", "write_json"]
 
 METHODS = ("alg1", "alg2", "lp-fixed", "lp-unfixed")
 
@@ -55,6 +55,76 @@ def comma_list(text: str, what: str) -> list[str]:
     if not all(cells):
         raise DesignUsageError(f"{what} {text!r} has an empty entry")
     return cells
+
+
+NAMED_FIXED_POINTS = ("uniform", "binomial")
+FLOAT_SUM_TOLERANCE = Fraction(1, 10**9)  # float mode: a z summing to 1 within this is renormalised (and said)
+
+
+def fixed_point(text: str | None, path: str | None, n: int | None, *, renormalise: bool) -> tuple[list[Fraction], str]:
+    """The fixed point z from ``--z`` (numbers, or ``uniform``/``binomial`` with ``--n``) or ``--z-file``.
+
+    A file holds numbers separated by commas or line breaks (exact strings, as in ``--z``) or is a
+    ``.npy`` array of floats (read exactly). With `renormalise` (float mode) a z whose sum is within
+    1e-9 of 1 is divided by its sum, exactly, and the returned note says so; otherwise the sum must be
+    exactly 1 (checked by the constructor). Returns (z, note).
+    """
+    if (text is None) == (path is None):
+        raise DesignUsageError("give the fixed point with one of --z and --z-file")
+    if text in NAMED_FIXED_POINTS:
+        if n is None or n < 2:
+            raise DesignUsageError(f"--z {text} needs --n N with N >= 2 values, got {n}")
+        if text == "uniform":
+            return [Fraction(1, n)] * n, ""
+        return [Fraction(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)], ""
+    if n is not None:
+        raise DesignUsageError(f"--n goes with a named fixed point ({', '.join(NAMED_FIXED_POINTS)}); z gives n itself")
+    if text is not None:
+        z = [exact(c) for c in comma_list(text, "--z")]
+    elif path.endswith(".npy"):
+        z = _npy_numbers(path)
+    else:
+        z = _text_numbers(path)
+    total = sum(z)
+    if renormalise and total != 1 and abs(total - 1) <= FLOAT_SUM_TOLERANCE and all(v > 0 for v in z):
+        return [v / total for v in z], f"z summed to 1 {'+' if total > 1 else '-'} {float(abs(total - 1)):.3g}; renormalised"
+    if total != 1 and abs(total - 1) <= FLOAT_SUM_TOLERANCE:
+        raise DesignUsageError(f"z sums to 1 {'+' if total > 1 else '-'} {float(abs(total - 1)):.3g}, not exactly 1; "
+                               "the exact methods need an exact distribution (--float renormalises such a z)")
+    return z, ""
+
+
+def _npy_numbers(path: str) -> list[Fraction]:
+    try:
+        values = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as error:
+        raise DesignUsageError(f"{path}: not a readable .npy array ({error})") from None
+    if values.ndim != 1 or values.dtype.kind not in "fiu":
+        raise DesignUsageError(f"{path}: z must be a 1-D array of numbers, got shape {values.shape}, dtype {values.dtype}")
+    bad = np.flatnonzero(~np.isfinite(values.astype(float)))
+    if bad.size:
+        raise DesignUsageError(f"{path}: entry {bad[0]} is {values[bad[0]]}, not a finite number")
+    return [Fraction(v) for v in values.tolist()]
+
+
+def _text_numbers(path: str) -> list[Fraction]:
+    try:
+        with open(path, encoding="utf-8-sig") as stream:
+            lines = stream.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise DesignUsageError(f"{path}: cannot read the fixed point ({error})") from None
+    z = []
+    for row, line in enumerate(lines, start=1):
+        for column, cell in enumerate(line.split(","), start=1):
+            cell = cell.strip()
+            if not cell and line.strip():
+                raise DesignUsageError(f"{path}, line {row}, entry {column}: empty")
+            if cell:
+                try:
+                    z.append(parse_number(cell))
+                except QifError as error:
+                    raise DesignUsageError(f"{path}, line {row}, entry {column}: {error}") from None
+    return z
 
 
 def write_json(path: str, document: Any, what: str) -> None:
@@ -75,15 +145,16 @@ def _construct(arguments: argparse.Namespace) -> int:
     for path in (arguments.out, arguments.json):
         if path and not path.endswith((".npy", ".csv", ".json")):
             raise DesignUsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
-    z = [exact(c) for c in comma_list(arguments.z, "--z")]
+    z, note = fixed_point(arguments.z, arguments.z_file, arguments.n, renormalise=arguments.float)
+    if note:
+        print(note)
     eps_exp = parse_eps_exp(arguments.eps_exp)
-    weights = count_error_weights(z, arguments.error)
+    weights = count_error_weights(z, arguments.error, exact=not arguments.float)
     n = len(z)
     if arguments.method == "alg1":
         result = heuristic_constructor(z, eps_exp, arguments.selector or "sandwich", exact=not arguments.float)
     elif arguments.method == "alg2":
-        result = unfixed_optimum(eps_exp, weights if not arguments.float else np.array(weights, dtype=float),
-                                 exact=not arguments.float)
+        result = unfixed_optimum(eps_exp, weights, exact=not arguments.float)
     else:
         fixed = arguments.method == "lp-fixed"
         optimum = certified_minimum(count_polytope(n, eps_exp, z, fixed=fixed), [w for row in weights for w in row])
@@ -96,11 +167,11 @@ def _construct(arguments: argparse.Namespace) -> int:
         "count_error": _text(count_error(result, weights)), "count_error_kind": arguments.error,
         "max_row_sum_error": _text(check.row_sum_error),
         "fixed_point_error": None if check.fixed_point_error is None else _text(check.fixed_point_error),
-        "worst_dp_ratio": _text(check.dp_ratio), "steps": result.steps,
+        "worst_dp_ratio": _text(check.dp_ratio), "steps": result.steps, "arithmetic": result.arithmetic,
     }
     print(f"{arguments.method}: n = {n}, e^ε = {report['eps_exp']}, count error {report['count_error']}, "
           f"row-sum error {report['max_row_sum_error']}, fixed-point error {report['fixed_point_error']}, "
-          f"worst ratio {report['worst_dp_ratio']} ({'exact' if result.exact else 'float, log mode'})")
+          f"worst ratio {report['worst_dp_ratio']} ({result.arithmetic})")
     if arguments.out:
         if arguments.out.endswith(".npy"):
             buffer = io.BytesIO()
@@ -152,7 +223,11 @@ def _design(arguments: argparse.Namespace) -> int:
 def add_design_commands(commands: Any) -> None:
     """Register ``construct`` and ``design`` on the ``qifkit`` subcommand parser."""
     construct = commands.add_parser("construct", help="build a count mechanism with a fixed point (Kohli-Laskowski)")
-    construct.add_argument("--z", required=True, help='the fixed point, e.g. "1/4,1/2,1/4" (positive, sums to 1)')
+    construct.add_argument("--z", help='the fixed point, e.g. "1/4,1/2,1/4" (positive, sums to 1), or '
+                           '"uniform" or "binomial" with --n')
+    construct.add_argument("--z-file", metavar="Z.csv|Z.npy",
+                           help="the fixed point from a file (numbers separated by commas or lines, or a .npy array)")
+    construct.add_argument("--n", type=int, help="number of values for a named fixed point (--z uniform|binomial)")
     construct.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
     construct.add_argument("--method", choices=METHODS, default="alg1")
     construct.add_argument("--selector", choices=SELECTORS, help="column selector of alg1 (default sandwich)")

@@ -8,7 +8,8 @@ A *number string* is, ignoring surrounding white space::
     decimal  := [sign] ( digits ["." [digits]] | "." digits ) [ ("e"|"E") [sign] digits ]
 
 so ``"3"``, ``"-3/7"``, ``"0.25"`` (read exactly as 1/4), ``"1e-3"`` and ``"2.5/10"`` are numbers,
-while ``"1/0"``, ``"1/2/3"``, ``"abc"`` and ``"nan"`` are not. A privacy parameter e^ε is given
+while ``"1/0"``, ``"1/2/3"``, ``"abc"`` and ``"nan"`` are not. Digits are the ASCII 0–9 only:
+Arabic-Indic or full-width digits are refused, not read as numbers. A privacy parameter e^ε is given
 either as a number string (the value of e^ε itself) or as ``"ln(number)"`` (the value of ε, so
 ``"ln(2)"`` means e^ε = 2).
 
@@ -53,9 +54,9 @@ ExactInput = Union[int, Fraction, decimal.Decimal, str, Any]
 _MAX_TEXT = 200_000
 _MAX_EXPONENT = 1000
 _DECIMAL = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_NUMBER = re.compile(rf"\s*(?P<num>{_DECIMAL})\s*(?:/\s*(?P<den>{_DECIMAL})\s*)?")
+_NUMBER = re.compile(rf"\s*(?P<num>{_DECIMAL})\s*(?:/\s*(?P<den>{_DECIMAL})\s*)?", re.ASCII)  # ASCII digits only
 _DECIMAL_PARTS = re.compile(
-    r"(?P<sign>[+-]?)(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?"
+    r"(?P<sign>[+-]?)(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?", re.ASCII
 )
 _LN = re.compile(r"\s*ln\s*\(\s*(?P<arg>[^()]*)\)\s*")
 

@@ -67,3 +67,66 @@ def test_design_fig7_values(tmp_path):
 ])
 def test_design_refuses_bad_input(arguments, capsys):
     assert main(["design", *arguments]) == 2
+
+
+# --------------------------------------------------------------------------- fixed points from names and files
+
+def test_construct_named_fixed_points(tmp_path):
+    path = tmp_path / "c.json"
+    assert main(["construct", "--z", "binomial", "--n", "4", "--eps-exp", "2", "--json", str(path)]) == 0
+    document = json.loads(path.read_text())
+    assert document["n"] == 4 and document["fixed_point_error"] == "0" and document["arithmetic"] == "exact"
+    assert main(["construct", "--z", "uniform", "--n", "300", "--eps-exp", "2", "--float", "--json", str(path)]) == 0
+    assert json.loads(path.read_text())["arithmetic"] == "long double"
+
+
+def test_construct_reads_z_from_csv_and_npy(tmp_path, capsys):
+    csv_file = tmp_path / "z.csv"
+    csv_file.write_text("\ufeff1/4, 1/2\n1/4\n", encoding="utf-8")  # a BOM, commas and line breaks
+    path = tmp_path / "c.json"
+    assert main(["construct", "--z-file", str(csv_file), "--eps-exp", "2", "--json", str(path)]) == 0
+    assert json.loads(path.read_text())["worst_dp_ratio"] == "2"
+    z = np.array([0.1, 0.2, 0.7000000000000002])  # sums to 1 + 2.2e-16 in binary
+    npy_file = tmp_path / "z.npy"
+    np.save(npy_file, z)
+    assert main(["construct", "--z-file", str(npy_file), "--eps-exp", "2", "--float"]) == 0
+    assert "renormalised" in capsys.readouterr().out
+    assert main(["construct", "--z-file", str(npy_file), "--eps-exp", "2"]) == 2  # exact: not a distribution
+    assert "--float renormalises" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, arguments, message", [
+    ("1/4,1/0,3/4", [], "line 1, entry 2"),
+    ("1/4\n\n1/2,,1/4", [], "line 3, entry 2: empty"),
+    ("١/4,1/2,1/4", [], "line 1, entry 1"),  # an Arabic-Indic digit is not a number
+    ("1/4,1/2,1/4", ["--z", "1/4,1/2,1/4"], "one of --z and --z-file"),
+    ("1/4,1/2,1/4", ["--n", "3"], "--n goes with a named fixed point"),
+])
+def test_construct_refuses_a_bad_fixed_point_file(tmp_path, capsys, content, arguments, message):
+    path = tmp_path / "z.csv"
+    path.write_text(content, encoding="utf-8")
+    assert main(["construct", "--z-file", str(path), "--eps-exp", "2", *arguments]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("array", [np.ones((2, 2)) / 4, np.array([0.5, np.nan, 0.5]), np.array(["a", "b"])])
+def test_construct_refuses_a_bad_npy(tmp_path, capsys, array):
+    path = tmp_path / "z.npy"
+    np.save(path, array)
+    assert main(["construct", "--z-file", str(path), "--eps-exp", "2", "--float"]) == 2
+    assert str(path) in capsys.readouterr().err
+
+
+def test_construct_named_fixed_point_needs_n(capsys):
+    assert main(["construct", "--z", "binomial", "--eps-exp", "2"]) == 2
+    assert "needs --n" in capsys.readouterr().err
+
+
+def test_enumerate_takes_the_same_fixed_points(tmp_path, capsys):
+    path = tmp_path / "z.csv"
+    path.write_text("1/4\n1/2\n1/4\n")
+    for arguments in (["--z", "1/4,1/2,1/4"], ["--z", "binomial"], ["--z-file", str(path)]):
+        assert main(["enumerate", "F", "--n", "3", "--eps-exp", "2", *arguments]) == 0
+        assert "22 vertices" in capsys.readouterr().out
+    assert main(["enumerate", "F", "--n", "4", "--eps-exp", "2", "--z-file", str(path)]) == 2
+    assert "has 3 entries" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from polytopes.fixed_point import (
     count_error_weights,
     heuristic_constructor,
     unfixed_optimum,
+    verify_log_mechanism,
     verify_mechanism,
 )
 from polytopes.lp import SparseProgram, certified_minimum, check_optimality, exact_minimum, float_minimum
@@ -166,3 +167,110 @@ def test_two_stage_release_is_reproducible_with_a_seed():
     first = two_stage_release(table, 11, 0.5, "sandwich", np.random.default_rng(3))
     second = two_stage_release(table, 11, 0.5, "sandwich", np.random.default_rng(3))
     assert np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1])
+
+
+# --------------------------------------------------------------------------- Algorithm 1 at scale (issue 16)
+
+def _independent_check(result, z, e, tolerance=1e-9):
+    """Row sums, z·T = z and the neighbour ratios of exp(log T), recomputed with scipy's logsumexp."""
+    from scipy.special import logsumexp
+
+    logs = result.log_matrix
+    log_z = np.log(np.asarray(z, dtype=float))
+    assert np.max(np.abs(np.expm1(logsumexp(logs, axis=1)))) <= tolerance
+    assert np.max(np.abs(np.expm1(logsumexp(log_z[:, None] + logs, axis=0) - log_z))) <= tolerance
+    assert np.max(np.abs(np.diff(logs, axis=0))) <= math.log(e) + tolerance
+
+
+def _random_fixed_point(rng, n):
+    """Dirichlet, Zipf or a mixture, a tenth of its entries pushed down to 1e-20 .. 1e-300."""
+    kind = rng.integers(3)
+    if kind == 0:
+        z = rng.dirichlet(np.full(n, rng.choice([0.1, 1.0, 10.0])))
+    elif kind == 1:
+        z = 1.0 / np.arange(1, n + 1) ** rng.uniform(0.5, 3)
+        rng.shuffle(z)
+    else:
+        z = 0.5 * rng.dirichlet(np.ones(n)) + 0.5 * np.exp(-0.5 * ((np.arange(n) - n / 2) / (n / 8 + 1)) ** 2)
+    tiny = rng.random(n) < 0.1
+    z[tiny] = 10.0 ** -rng.uniform(20, 300, tiny.sum())
+    z = np.maximum(z, 1e-300)
+    return list(z / math.fsum(z))
+
+
+def _never_refuses(cases, largest, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(cases):
+        n = int(rng.integers(2, largest + 1))
+        e = float(np.exp(rng.uniform(math.log(1.01), math.log(20))))
+        z = _random_fixed_point(rng, n)
+        _independent_check(heuristic_constructor(z, e, exact=False), z, e)
+
+
+def test_algorithm1_float_mode_never_refuses_random_fixed_points():
+    _never_refuses(40, 120, seed=16)
+
+
+@pytest.mark.slow
+def test_algorithm1_float_mode_never_refuses_200_fixed_points_up_to_n_300():
+    _never_refuses(200, 300, seed=1600)
+
+
+@pytest.mark.parametrize("family, e", [("mixture", 2.0), ("uniform", 1.1)])
+def test_algorithm1_float_mode_at_n_2000(family, e):
+    # Both were refused before the run-wise extended-precision mode: "the remainder ran out before the
+    # columns did" (0.9·binomial + 0.1·uniform) and a worst ratio of 1.16 against e^ε = 1.1 (uniform).
+    n = 2000
+    log_binomial = np.array([math.lgamma(n) - math.lgamma(k + 1) - math.lgamma(n - k) - (n - 1) * math.log(2)
+                             for k in range(n)])
+    z = np.full(n, 1 / n) if family == "uniform" else 0.9 * np.exp(log_binomial) + 0.1 / n
+    z = list(z / math.fsum(z))
+    result = heuristic_constructor(z, e, exact=False)
+    assert result.arithmetic == "long double" and result.steps <= 2 * n - 1
+    _independent_check(result, z, e)
+
+
+def test_algorithm1_float_mode_follows_the_exact_path():
+    z = binomial(60)
+    exact_result = heuristic_constructor(z, "3/2")
+    float_result = heuristic_constructor(z, "3/2", exact=False)
+    assert float_result.order == exact_result.order
+    exact_logs = np.array([[math.log(v) for v in row] for row in exact_result.matrix])
+    assert np.max(np.abs(float_result.log_matrix - exact_logs)) <= 1e-10
+
+
+def test_algorithm1_ball_fallback_where_extended_precision_breaks():
+    # z_1 = 1e-277 beside z_2 ≈ 1: the remainder of the last column is far below the rounding of a long
+    # double; the run is redone in arb balls and must agree with the exact mechanism.
+    z = [Fraction(1, 10**84), Fraction(1, 10**277)]
+    z.append(1 - sum(z))
+    result = heuristic_constructor(z, "35/2", exact=False)
+    assert result.arithmetic.startswith("arb")
+    exact_logs = np.array([[math.log(v.numerator) - math.log(v.denominator) for v in row]
+                           for row in heuristic_constructor(z, "35/2").matrix])
+    assert np.max(np.abs(result.log_matrix - exact_logs)) <= 1e-10
+
+
+def test_algorithm1_exact_mode_lands_in_f_at_n_24():
+    z = [Fraction(k % 5 + 1, 70) for k in range(24)]
+    result = heuristic_constructor(z, "7/4", "max")
+    assert count_polytope(24, "7/4", z, fixed=True).contains([v for row in result.matrix for v in row])
+    assert result.steps <= 2 * 24 - 1
+
+
+@pytest.mark.parametrize("damage", ["ratio", "row", "fixed point"])
+def test_float_verification_refuses_a_damaged_mechanism(damage):
+    z = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
+    logs = heuristic_constructor(z, "2", exact=False).log_matrix.copy()
+    log_z = np.log([0.25, 0.5, 0.25])
+    if damage == "ratio":  # column 0 gets a neighbour ratio of 2·(1 + 1e-8); rows rescaled to sum to 1
+        logs[0, 0] = logs[1, 0] + math.log(2) + 1e-8
+    elif damage == "row":
+        logs[1] += 1e-8
+    else:  # rows still sum to 1, but mass moves between columns 0 and 1
+        logs[1, 0] += 1e-8
+        logs[1, 1] = math.log(1 - math.exp(logs[1, 0]) - math.exp(logs[1, 2]))
+    if damage == "ratio":
+        logs[0] -= np.log(np.sum(np.exp(logs[0])))
+    with pytest.raises(CertificateError):  # each damage is seen by its own check alone
+        verify_log_mechanism(logs, math.log(2), log_z if damage == "fixed point" else None)

@@ -119,3 +119,9 @@ def test_exact_str_writes_rationals_of_any_size(unguarded_str):
     value = Fraction(3**10_000, 2**10_000 + 1)
     assert exact_str(value) == unguarded_str(value)
     assert exact_str(-(7**20_000)) == unguarded_str(-(7**20_000))
+
+
+@pytest.mark.parametrize("text", ["١/4", "１", "٣", "2.５"])
+def test_only_ascii_digits_are_numbers(text):
+    with pytest.raises(NumberSyntaxError):
+        parse_number(text)

@@ -1,0 +1,121 @@
+"""Benchmark: Kohli and Laskowski's Algorithm 1 at n in the thousands, on every kind of fixed point.
+
+Rows, in one run:
+
+* the float mode (long double, run-wise; arb balls where it breaks) at n = 2000 on six families of
+  z (uniform, binomial, 0.9·binomial + 0.1·uniform, Dirichlet(1), Zipf(1.5), geometric(0.99)) and
+  e^ε ∈ {1.1, 2, 5}, each result verified to 1e-9 (row sums, z·T = z per coordinate, ratios ≤ e^ε);
+  the ratio column is time / time of Algorithm 2 (the unfixed optimum, float) at the same n and
+  e^ε, measured in this run; the authors report Algorithm 1 at n = 2000 "in under 10 seconds on a
+  single laptop" (§6.3);
+* 200 random z at n ≤ 300 (Dirichlet, Zipf, mixtures, a tenth of the entries down to 1e-300;
+  e^ε ∈ [1.01, 20]): refusals, how many needed the ball fallback, worst time;
+* the exact mode at n = 100, 300, 500 (uniform z, e^ε = 2) beside the certified LP over F[z] at
+  n = 40 (the exact optimum the heuristic approximates; beyond n ≈ 40 the LP takes minutes).
+
+Run: ``.venv/bin/python benchmarks/bench_fixed_points.py [--quick]`` (``--quick`` skips exact n = 500).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from polytopes.fixed_point import count_error_weights, heuristic_constructor, unfixed_optimum
+from polytopes.lp import certified_minimum
+from polytopes.spaces import count_polytope
+from qifkit.errors import QifError
+
+
+def families(n: int) -> dict[str, np.ndarray]:
+    log_binomial = np.array([math.lgamma(n) - math.lgamma(k + 1) - math.lgamma(n - k) - (n - 1) * math.log(2)
+                             for k in range(n)])
+    rng = np.random.default_rng(2000)
+    raw = {
+        "uniform": np.full(n, 1.0),
+        "binomial": np.exp(log_binomial),
+        "0.9 binomial + 0.1 uniform": 0.9 * np.exp(log_binomial) + 0.1 / n,
+        "Dirichlet(1)": rng.dirichlet(np.ones(n)),
+        "Zipf(1.5)": 1.0 / np.arange(1, n + 1) ** 1.5,
+        "geometric(0.99)": 0.99 ** np.arange(n),
+    }
+    return {name: z / math.fsum(z) for name, z in raw.items()}
+
+
+def timed(function):
+    start = time.perf_counter()
+    value = function()
+    return value, time.perf_counter() - start
+
+
+def random_fixed_point(rng: np.random.Generator, n: int) -> list[float]:
+    kind = rng.integers(3)
+    if kind == 0:
+        z = rng.dirichlet(np.full(n, rng.choice([0.1, 1.0, 10.0])))
+    elif kind == 1:
+        z = 1.0 / np.arange(1, n + 1) ** rng.uniform(0.5, 3)
+        rng.shuffle(z)
+    else:
+        z = 0.5 * rng.dirichlet(np.ones(n)) + 0.5 * np.exp(-0.5 * ((np.arange(n) - n / 2) / (n / 8 + 1)) ** 2)
+    tiny = rng.random(n) < 0.1
+    z[tiny] = 10.0 ** -rng.uniform(20, 300, tiny.sum())
+    z = np.maximum(z, 1e-300)
+    return list(z / math.fsum(z))
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    n = 2000
+    print(f"{'Algorithm 1, float mode, n = 2000':<44} {'e^ε':>4} {'seconds':>8} {'/alg2':>6}  verified errors")
+    baseline = {}
+    for e in (1.1, 2.0, 5.0):
+        weights = count_error_weights([1] * n, exact=False)
+        _, baseline[e] = timed(lambda: unfixed_optimum(e, weights, exact=False))
+    valid = 0
+    for name, z in families(n).items():
+        for e in (1.1, 2.0, 5.0):
+            try:
+                result, seconds = timed(lambda: heuristic_constructor(list(z), e, exact=False))
+            except QifError as error:
+                print(f"{name:<44} {e:>4} {'—':>8} {'—':>6}  refused: {str(error)[:70]}")
+                continue
+            check = result.verification
+            valid += 1
+            print(f"{name:<44} {e:>4} {seconds:8.2f} {seconds / baseline[e]:6.2f}  row sums {check.row_sum_error:.1e}, "
+                  f"z·T {check.fixed_point_error:.1e}, ratio/e^ε − 1 {check.dp_ratio / e - 1:.1e} ({result.arithmetic})")
+    print(f"valid to 1e-9: {valid} of 18; Algorithm 2 (float) at n = 2000: "
+          + ", ".join(f"{baseline[e]:.2f} s (e^ε = {e})" for e in baseline))
+
+    rng = np.random.default_rng(1600)
+    times, balls, refused = [], 0, 0
+    for _ in range(200):
+        size = int(rng.integers(2, 301))
+        e = float(np.exp(rng.uniform(math.log(1.01), math.log(20))))
+        z = random_fixed_point(rng, size)
+        try:
+            result, seconds = timed(lambda: heuristic_constructor(z, e, exact=False))
+        except QifError:
+            refused += 1
+            continue
+        times.append(seconds)
+        balls += result.arithmetic.startswith("arb")
+    print(f"\n200 random z, n ≤ 300, e^ε ∈ [1.01, 20]: {refused} refused, {balls} by the ball fallback, "
+          f"median {np.median(times):.3f} s, worst {max(times):.2f} s, total {sum(times):.1f} s")
+
+    print(f"\n{'exact (python-flint), uniform z, e^ε = 2':<44} {'n':>4} {'seconds':>8}")
+    for size in (100, 300) if quick else (100, 300, 500):
+        result, seconds = timed(lambda: heuristic_constructor([Fraction(1, size)] * size, "2"))
+        print(f"{'Algorithm 1 exact, verified exactly':<44} {size:>4} {seconds:8.2f}  steps {result.steps}")
+    size = 40
+    z = [Fraction(1, size)] * size
+    objective = [w for row in count_error_weights(z) for w in row]
+    optimum, seconds = timed(lambda: certified_minimum(count_polytope(size, "2", z, fixed=True), objective))
+    print(f"{'LP over F[z], exact optimum (certified)':<44} {size:>4} {seconds:8.2f}  count error {float(optimum.value):.6f}")
+
+
+if __name__ == "__main__":
+    main()
