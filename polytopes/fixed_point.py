@@ -14,11 +14,15 @@ when its rows are distributions and every column is ε-neighbour indistinguishab
 
 Both run in exact rational arithmetic (python-flint) or, with ``exact=False``, in floating point
 on the natural logarithms of every quantity: a scale at n = 2000 and e^ε = 2 spans 2^1999, far
-outside the range of a double, while its logarithm is a few thousand. In the log mode the
-tightness of a privacy bound of the remainder r is a recorded fact (set when Prop. 2's minimum
-is attained there), never re-tested on rounded numbers; that is what keeps the float mode a
-mechanism at n in the thousands. Every result is verified in its own arithmetic before it is
-returned (:class:`Verification`).
+outside the range of a double, while its logarithm is a few thousand. Algorithm 1 keeps the
+remainder r as one number per run of rows joined by tight privacy bounds (:class:`_Runs`): a
+bound that Prop. 2's minimum made tight is a recorded fact, never re-tested on rounded numbers,
+and a step costs O(runs) rather than O(n). Its float mode computes in long double (64-bit
+significand): the remainder is a difference of nearly equal amounts late in the run, and a
+double loses the digits a fixed point needs at n in the thousands. Where even that is not
+enough (entries of z far below the others) it is redone in arb balls at up to 4096 bits. Every
+result is verified in its own arithmetic before it is returned (:class:`Verification`), and
+:attr:`Construction.arithmetic` says which arithmetic made it.
 """
 
 from __future__ import annotations

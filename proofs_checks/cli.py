@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli_design import NAMED_FIXED_POINTS, add_design_commands, comma_list, fixed_point, write_json
+from proofs_checks.cli_design import NAMED_FIXED_POINTS, add_design_commands, fixed_point, write_json
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
