@@ -1,9 +1,12 @@
 """Files: channels as CSV, and atomic writes (a reader never sees half a file).
 
-Channel CSV: one row per secret, entries as exact number strings (``3/7``, ``0.25``). The first
-row holds output labels if any of its cells is not a number or its first cell is blank; the first
-column holds secret labels if any of its cells (below a header) is not a number or the header's
-first cell is blank. Labels are read as strings. A CSV is always read as an exact channel.
+Channel CSV: one row per secret, entries as exact number strings (``3/7``, ``0.25``; ASCII digits
+only). The first row holds output labels if its first cell is blank or none of its cells is a
+number; the first column holds secret labels if the header's first cell is blank or none of its
+cells (below a header) is a number. A first row or column that mixes numbers and non-numbers is
+refused, naming the cell: a typo, ``nan`` or ``1/0`` in the data never turns a row into labels. A
+UTF-8 byte-order mark is skipped. Labels are read as strings. A CSV is always read as an exact
+channel.
 """
 
 from __future__ import annotations
@@ -54,6 +57,16 @@ def _is_number(cell: str) -> bool:
     return True
 
 
+def _labels(cells: list[str], where: str, unit: str, first: int = 1) -> bool:
+    """True if no cell is a number (labels), False if all are (data); refuse a mix, naming the cell."""
+    numbers = [_is_number(cell) for cell in cells]
+    if all(numbers) or not any(numbers):
+        return not any(numbers)
+    k = numbers.index(False)
+    raise NumberSyntaxError(f"{where} mixes numbers and labels: {unit} {k + first} is {cells[k]!r}, not a number "
+                            "(a label row or column has no numbers, or a blank first cell)")
+
+
 def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
     """Read an exact channel from a CSV file.
 
@@ -64,18 +77,19 @@ def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
     NumberSyntaxError, NegativeEntryError, NotStochasticError
         From the entries, naming the cell.
     """
-    with open(path, encoding="utf-8", newline="") as stream:
+    with open(path, encoding="utf-8-sig", newline="") as stream:
         table = [row for row in csv.reader(stream) if any(cell.strip() for cell in row)]
     if not table:
         raise ShapeError(f"{path}: no rows")
     corner_blank = not table[0][0].strip()
     outputs = None
-    if corner_blank or not all(_is_number(cell) for cell in table[0]):
+    if corner_blank or _labels(table[0], f"{path}: row 1", "cell"):
         outputs, table = [cell.strip() for cell in table[0]], table[1:]
     if not table:
         raise ShapeError(f"{path}: a header but no rows")
     secrets = None
-    if (outputs is not None and corner_blank) or not all(_is_number(row[0]) for row in table):
+    first = 2 if outputs is not None else 1
+    if (outputs is not None and corner_blank) or _labels([row[0] for row in table], f"{path}: column 1", "row", first):
         secrets, table = [row[0].strip() for row in table], [row[1:] for row in table]
         if outputs is not None and len(outputs) == len(table[0]) + 1:
             outputs = outputs[1:]

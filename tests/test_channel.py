@@ -233,6 +233,37 @@ def test_csv_errors_name_the_file(tmp_path):
         Channel.read_csv(path)
 
 
+def test_csv_with_a_byte_order_mark_reads_the_same_channel(tmp_path):
+    # A spreadsheet's BOM made the first data row a label row (the channel lost a row, a verdict flipped).
+    plain, marked = tmp_path / "plain.csv", tmp_path / "marked.csv"
+    plain.write_text("3/4,1/4\n0.25,0.75\n1/2,1/2\n", encoding="utf-8")
+    marked.write_text("\ufeff3/4,1/4\n0.25,0.75\n1/2,1/2\n", encoding="utf-8")
+    assert Channel.read_csv(marked) == Channel.read_csv(plain)
+    assert len(Channel.read_csv(marked).secrets) == 3
+
+
+@pytest.mark.parametrize("first_row, where", [
+    ("3/4,1/4x", "row 1 mixes numbers and labels: cell 2 is '1/4x'"),
+    ("nan,1", "row 1 mixes numbers and labels: cell 1 is 'nan'"),
+    ("1/0,1", "row 1 mixes numbers and labels: cell 1 is '1/0'"),
+    ("١/2,1/2", "row 1 mixes numbers and labels: cell 1"),
+])
+def test_csv_refuses_a_first_row_that_mixes_numbers_and_labels(tmp_path, first_row, where):
+    path = tmp_path / "typo.csv"
+    path.write_text(first_row + "\n0.25,0.75\n", encoding="utf-8")
+    with pytest.raises(NumberSyntaxError, match=where):
+        Channel.read_csv(path)
+
+
+def test_csv_refuses_a_first_column_that_mixes_numbers_and_labels(tmp_path):
+    path = tmp_path / "column.csv"
+    path.write_text(",a,b\ns0,1/2,1/2\n",)
+    assert Channel.read_csv(path).secrets == ("s0",)
+    path.write_text("secret,a,b\ns0,1/2,1/2\n1/2,1/4,3/4\n")
+    with pytest.raises(NumberSyntaxError, match="column 1 mixes numbers and labels: row 2 is 's0'"):
+        Channel.read_csv(path)
+
+
 def test_channel_is_immutable():
     c = Channel.from_rows(R_ROWS)
     with pytest.raises(AttributeError):
