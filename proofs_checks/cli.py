@@ -205,6 +205,9 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
         z, _ = fixed_point(arguments.z, arguments.z_file, arguments.n if named else None, renormalise=False)
         if len(z) != arguments.n:
             raise UsageError(f"the fixed point has {len(z)} entries; --n is {arguments.n}")
+        if min(z) <= 0:
+            k = z.index(min(z))
+            raise UsageError(f"z[{k}] = {z[k]} is not positive; a fixed point must put mass on every count")
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)

@@ -196,6 +196,10 @@ def _design(arguments: argparse.Namespace) -> int:
     if arguments.n < 1:
         raise DesignUsageError(f"--n must be >= 1, got {arguments.n}")
     alpha = exact(arguments.alpha)
+    if not 0 < alpha < 1:
+        raise DesignUsageError(f"--alpha {arguments.alpha} is not in (0, 1): α = e^−ε")
+    if arguments.min_distance < 0:
+        raise DesignUsageError(f"--min-distance {arguments.min_distance} is negative: it counts errors of at least d")
     p = {"L0": 0, "L1": 1, "L2": 2}[arguments.objective]
     plain_l0 = p == 0 and arguments.aggregate == "sum" and arguments.min_distance <= 1
     if arguments.mechanism:

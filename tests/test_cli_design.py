@@ -130,3 +130,14 @@ def test_enumerate_takes_the_same_fixed_points(tmp_path, capsys):
         assert "22 vertices" in capsys.readouterr().out
     assert main(["enumerate", "F", "--n", "4", "--eps-exp", "2", "--z-file", str(path)]) == 2
     assert "has 3 entries" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["design", "--n", "4", "--alpha", "5", "--mechanism", "um"], "not in (0, 1)"),
+    (["design", "--n", "4", "--alpha", "0", "--mechanism", "gm"], "not in (0, 1)"),
+    (["design", "--n", "4", "--alpha", "1/2", "--min-distance", "-5"], "negative"),
+    (["enumerate", "F", "--n", "3", "--eps-exp", "2", "--z", "1/2,1/2,0"], "z[2] = 0 is not positive"),
+])
+def test_options_are_checked_against_their_meaning(arguments, message, capsys):
+    assert main(arguments) == 2
+    assert message in capsys.readouterr().err
