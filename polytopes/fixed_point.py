@@ -19,7 +19,8 @@ remainder r as one number per run of rows joined by tight privacy bounds (:class
 bound that Prop. 2's minimum made tight is a recorded fact, never re-tested on rounded numbers,
 and a step costs O(runs) rather than O(n). Its float mode computes in long double (64-bit
 significand): the remainder is a difference of nearly equal amounts late in the run, and a
-double loses the digits a fixed point needs at n in the thousands. Where even that is not
+double loses the digits a fixed point needs at n in the thousands. It works on values while
+every scale e^{±ε·n} fits a long double (ε·n up to about 5,000) and on logarithms beyond. Where even that is not
 enough (entries of z far below the others) it is redone in arb balls at up to 4096 bits. Every
 result is verified in its own arithmetic before it is returned (:class:`Verification`), and
 :attr:`Construction.arithmetic` says which arithmetic made it.
@@ -246,7 +247,7 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
         return _heuristic_exact(_positive_distribution(z), _eps_exp(eps_exp), choose)
     log_z, eps = _log_distribution(z), _epsilon(eps_exp)
     try:
-        return _heuristic_log(log_z, eps, choose)
+        return (_heuristic_values if _values_fit(log_z, eps) else _heuristic_log)(log_z, eps, choose)
     except CertificateError as failure:
         if len(z) > BALL_FALLBACK_N:
             raise CertificateError(f"{failure}; the ball-arithmetic fallback stops at n = "
@@ -418,7 +419,9 @@ def _log_columns(placed: list[list[tuple[Any, np.ndarray]]], eps: Any, n: int) -
 
 
 def _heuristic_log(log_z: np.ndarray, eps: float, choose: Callable[..., int]) -> Construction:
-    """Algorithm 1 on logarithms in extended precision (numpy's long double, 64-bit significand).
+    """Algorithm 1 on logarithms in extended precision (numpy's long double, 64-bit significand), for
+    scales beyond a long double's range (:func:`_values_fit`; within it :func:`_heuristic_values`
+    takes the same steps without exponentials).
     The remainder is one log value μ_k per run of rows joined by tight bounds (:class:`_Runs`), so
     a tight bound is a recorded fact, never re-tested on rounded numbers, and a step costs
     O(number of runs). The last column takes what is left of r (private by Prop. 2), whatever its
@@ -477,6 +480,72 @@ def _heuristic_log(log_z: np.ndarray, eps: float, choose: Callable[..., int]) ->
     log_matrix = _log_columns(placed, eps, n).T
     return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, float(eps), log_z),
                         "long double")
+
+
+def _heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) -> Construction:
+    """Algorithm 1 on long-double values, the float mode's fast path (no exponentials in the loop):
+    the same run-wise steps as :func:`_heuristic_log`, used while every scale e^{εh}, |h| < n, and
+    z fit a long double (:func:`_values_fit`). Ties closer than a relative :data:`_LOG_TIE` count as ties."""
+    n = log_z.size
+    eps = np.longdouble(eps)
+    e = np.exp(eps)
+    power = np.exp(eps * np.arange(-n, n + 1, dtype=np.longdouble))  # power[h + n] = e^{εh}
+    up_norm, down_norm = e * e - 1, 1 - 1 / (e * e)
+    z = np.exp(log_z.astype(np.longdouble))
+    runs = _Runs(n)
+    rho = np.ones(n, dtype=np.longdouble)  # r at the first row of each run
+    weight = z.copy()  # Σ_{i in run} z_i·e^{ε·off_i}
+    c = z.copy()
+    open_mask = np.ones(n, dtype=bool)
+    columns = np.zeros((n, n), dtype=np.longdouble)  # columns[j] is column j of T
+    order: list[int] = []
+    steps = 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while open_mask.any():
+            j = choose(log_z, lambda: np.log(np.repeat(rho, runs.lengths()) * power[runs.off + n]), np.log(c),
+                       lambda: np.log(columns), open_mask)
+            order.append(j)
+            if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
+                columns[j] += np.repeat(rho, runs.lengths()) * power[runs.off + n]
+                open_mask[j] = False
+                steps += 1
+                break
+            while True:
+                directions = runs.directions(j)
+                heights = runs.heights(directions) + n
+                scale = power[heights]
+                spans = runs.spans[:-1]
+                zs = np.dot(scale, weight)
+                q_column = c[j] / zs
+                last_r, s_last = rho[:-1] * power[spans + n], power[heights[:-1] + spans]
+                up = directions == 1
+                gap = np.maximum(np.where(up, e * rho[1:] - last_r, last_r - rho[1:] / e), 0)
+                q_rows = gap / (s_last * np.where(up, up_norm, down_norm))
+                q = min(q_column, q_rows.min(initial=np.inf))
+                if np.any(q * scale >= rho * (1 - _LOG_TIE)):
+                    raise CertificateError("Algorithm 1 (float mode): a scale would use up the remainder before the "
+                                           f"last column (column {j}); extended precision was not enough")
+                rho = rho - q * scale
+                columns[j] += q * power[runs.row_heights(heights)]
+                steps += 1
+                for k, shift in runs.merge(np.flatnonzero(q_rows <= q * (1 + _LOG_TIE)), directions):
+                    weight[k] += power[shift + n] * weight[k + 1]
+                    weight, rho = np.delete(weight, k + 1), np.delete(rho, k + 1)
+                if q_column <= q * (1 + _LOG_TIE):
+                    c[j] = 0
+                    open_mask[j] = False
+                    break
+                c[j] -= q * zs
+    log_matrix = np.log(columns.T).astype(float)
+    return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, float(eps), log_z),
+                        "long double")
+
+
+def _values_fit(log_z: np.ndarray, eps: Any) -> bool:
+    """Whether :func:`_heuristic_values` can hold every quantity as a long double: scales up to
+    e^{±ε·n}, z down to its smallest entry, and their products, with a margin."""
+    limit = float(np.log(np.finfo(np.longdouble).max)) * 0.9  # about 10,200
+    return float(eps) * log_z.size * 2 - float(log_z.min()) < limit
 
 
 def _logsumexp(values: np.ndarray, axis: int | None = None) -> Any:

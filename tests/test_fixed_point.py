@@ -274,3 +274,21 @@ def test_float_verification_refuses_a_damaged_mechanism(damage):
         logs[0] -= np.log(np.sum(np.exp(logs[0])))
     with pytest.raises(CertificateError):  # each damage is seen by its own check alone
         verify_log_mechanism(logs, math.log(2), log_z if damage == "fixed point" else None)
+
+
+def test_algorithm1_float_paths_agree_and_the_log_path_takes_any_range(monkeypatch):
+    # The long-double value path (fast) and the log path (any range) are the same steps in two numerics.
+    import polytopes.fixed_point as fixed_point
+
+    z = [Fraction(k % 7 + 1, 1) for k in range(300)]
+    z = [v / sum(z) for v in z]
+    values = heuristic_constructor(z, "3", exact=False)
+    monkeypatch.setattr(fixed_point, "_values_fit", lambda log_z, eps: False)
+    logs = heuristic_constructor(z, "3", exact=False)
+    assert values.order == logs.order and values.steps == logs.steps
+    assert np.max(np.abs(values.log_matrix - logs.log_matrix)) <= 1e-9
+    monkeypatch.undo()
+    # scales of e^(8·1499): beyond a long double, so only the log path can hold them
+    big = heuristic_constructor(binomial(1500), math.exp(8), exact=False)
+    assert big.arithmetic == "long double" and not fixed_point._values_fit(np.zeros(1500), 8.0)
+    assert big.log_matrix.min() < -8 * 1400
