@@ -699,31 +699,49 @@ def verify_mechanism(matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequ
 
 
 def _verify_columns(columns: list[list[Any]], e: Fraction, z: list[Fraction] | None) -> Verification:
-    """:func:`verify_mechanism` on the columns of T as flint rationals."""
+    """:func:`verify_mechanism` on the columns of T as flint rationals.
+
+    Each column is brought to its own common denominator L_j (T[:, j] = N[:, j]/L_j with N integer),
+    so the ratio tests are integer comparisons and the row sums and z·T are integer matrix products
+    (FLINT): Σ_j N_ij·(L/L_j) = L and Σ_i (z_i·B)·N_ij = z_j·B·L_j, B a common denominator of z."""
     n = len(columns)
-    eq = flint.fmpq(e.numerator, e.denominator)
-    worst = flint.fmpq(1)
-    for j, column in enumerate(columns):
+    denominators = []
+    numerators = []
+    for column in columns:
+        common = flint.fmpz(1)
+        for v in column:
+            common = common.lcm(v.q)
+        denominators.append(common)
+        numerators.append([v.p * (common // v.q) for v in column])
+    worst = (flint.fmpz(1), flint.fmpz(1))  # the worst ratio as numerator, denominator
+    for j, column in enumerate(numerators):
         for i in range(n - 1):
             a, b = column[i], column[i + 1]
             if a < 0 or b < 0 or (a == 0) != (b == 0):
-                raise CertificateError(f"column {j} is not ε-neighbour indistinguishable at rows {i}, {i + 1}: {a}, {b}")
-            if a > worst * b:
-                worst = a / b
-            elif b > worst * a:
-                worst = b / a
-    row_error = max(abs(sum((c[i] for c in columns), flint.fmpq(0)) - 1) for i in range(n))
+                raise CertificateError(f"column {j} is not ε-neighbour indistinguishable at rows {i}, {i + 1}: "
+                                       f"{columns[j][i]}, {columns[j][i + 1]}")
+            high, low = (a, b) if a >= b else (b, a)
+            if high * worst[1] > worst[0] * low:
+                worst = (high, low)
+    worst_ratio = Fraction(int(worst[0]), int(worst[1]))
+    common = flint.fmpz(1)
+    for d in denominators:
+        common = common.lcm(d)
+    matrix = flint.fmpz_mat(n, n, [numerators[j][i] for i in range(n) for j in range(n)])
+    sums = (matrix * flint.fmpz_mat(n, 1, [common // d for d in denominators])).entries()
+    row_error = max(abs(Fraction(int(v), 1) / int(common) - 1) for v in sums) if any(v != common for v in sums) else Fraction(0)
     fixed_error = None
     if z is not None:
-        zq = [flint.fmpq(v.numerator, v.denominator) for v in z]
-        fixed_error = max(abs(sum((a * b for a, b in zip(zq, c)), flint.fmpq(0)) - zq[j]) / zq[j]
-                          for j, c in enumerate(columns))
-    if worst > eq or row_error or fixed_error:
-        raise CertificateError(f"the constructed matrix fails its check: worst ratio {worst} (e^ε = {e}), "
+        base = flint.fmpz(1)
+        for v in z:
+            base = base.lcm(v.denominator)
+        weights = [v.numerator * (int(base) // v.denominator) for v in z]
+        mass = (flint.fmpz_mat(1, n, weights) * matrix).entries()
+        fixed_error = max(abs(Fraction(int(m), int(base) * int(d)) / v - 1) for m, d, v in zip(mass, denominators, z))
+    if worst_ratio > e or row_error or fixed_error:
+        raise CertificateError(f"the constructed matrix fails its check: worst ratio {worst_ratio} (e^ε = {e}), "
                                f"row-sum error {row_error}, fixed-point error {fixed_error}")
-    as_fraction = lambda v: Fraction(int(v.p), int(v.q))  # noqa: E731
-    return Verification(as_fraction(row_error), None if fixed_error is None else as_fraction(fixed_error),
-                        as_fraction(worst), e)
+    return Verification(row_error, fixed_error, worst_ratio, e)
 
 
 def verify_log_mechanism(log_matrix: np.ndarray, eps: float, log_z: np.ndarray | None = None,

@@ -292,3 +292,22 @@ def test_algorithm1_float_paths_agree_and_the_log_path_takes_any_range(monkeypat
     big = heuristic_constructor(binomial(1500), math.exp(8), exact=False)
     assert big.arithmetic == "long double" and not fixed_point._values_fit(np.zeros(1500), 8.0)
     assert big.log_matrix.min() < -8 * 1400
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("ratio", "worst ratio 3 "), ("row", "row-sum error 1/100"), ("fixed point", "fixed-point error 1/50"), ("zero", "column 0")])
+def test_exact_verification_refuses_a_damaged_mechanism(damage, message):
+    half, quarter = Fraction(1, 2), Fraction(1, 4)
+    z = [quarter, half, quarter]
+    t = [list(row) for row in heuristic_constructor(z, "2").matrix]  # [[4/9, 4/9, 1/9], [2/9, 5/9, 2/9], ...]
+    verify_mechanism(t, "2", z)
+    if damage == "ratio":  # row 0 becomes (2/3, 2/9, 1/9): 2/3 against 2/9 below it is a ratio of 3
+        t[0] = [Fraction(2, 3), Fraction(2, 9), Fraction(1, 9)]
+    elif damage == "row":  # ratios stay within 2
+        t[1] = [t[1][0], t[1][1] + Fraction(1, 100), t[1][2]]
+    elif damage == "fixed point":  # rows still sum to 1 and ratios stay within 2; mass moves from column 1 to 0
+        t[1] = [t[1][0] + Fraction(1, 100), t[1][1] - Fraction(1, 100), t[1][2]]
+    else:
+        t[0] = [Fraction(0), Fraction(8, 9), Fraction(1, 9)]
+    with pytest.raises(CertificateError, match=message):  # a row-sum damage is seen without z (a mechanism of U)
+        verify_mechanism(t, "2", None if damage == "row" else z)
