@@ -38,7 +38,7 @@ import flint
 import numpy as np
 
 from qifkit.errors import CertificateError, DistributionError, LabelError, PrivacyParameterError, ShapeError
-from qifkit.numbers import exact as exact_number, exact_eps_exp
+from qifkit.numbers import exact as exact_number, exact_eps_exp, reduced_fraction
 
 __all__ = [
     "SELECTORS",
@@ -311,7 +311,7 @@ def _heuristic_exact(z: list[Fraction], e: Fraction, choose: Callable[..., int])
     columns, steps, order = _algorithm1(zq, flint.fmpq(e.numerator, e.denominator), choose)
     verification = _verify_columns(columns, e, z)
     n = len(z)
-    matrix = [[Fraction(int(columns[j][i].p), int(columns[j][i].q)) for j in range(n)] for i in range(n)]
+    matrix = [[reduced_fraction(columns[j][i]) for j in range(n)] for i in range(n)]
     return Construction(matrix, None, steps, tuple(order), verification)
 
 
@@ -562,10 +562,11 @@ def count_error_weights(z: Sequence[Any], kind: str = "absolute", *, exact: bool
     ``"absolute"`` (expected absolute deviation) or z_i·(i − j)² for ``"squared"``.
 
     z may be any n non-negative exact numbers (a distribution, or counts). With ``exact=False``, W is
-    a float array (what the float modes use; n² exact entries would cost seconds at n = 2000)."""
-    values = [exact_number(v) for v in z]
-    if any(v < 0 for v in values):
-        raise DistributionError(f"z has a negative entry {min(values)}")
+    a float array (what the float modes use; n² exact entries would cost seconds at n = 2000), and z
+    may hold floats."""
+    values = [float(v) if not exact and isinstance(v, (float, np.floating)) else exact_number(v) for v in z]
+    if any(not v >= 0 for v in values):
+        raise DistributionError(f"z has a negative or NaN entry {min(values)}")
     if kind not in ("absolute", "squared"):
         raise LabelError(f"unknown count error {kind!r}; use 'absolute' or 'squared'")
     power = 1 if kind == "absolute" else 2

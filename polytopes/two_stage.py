@@ -174,8 +174,7 @@ def two_stage_release(counts: Sequence[int], n: int, eps_total: float, construct
     zeta = count_distribution(counts, n)
     z = to_distribution(cyclic_laplace(zeta, eps1, len(counts), rng))
     if constructor == "unfixed-optimum":
-        weights = np.abs(np.subtract.outer(np.arange(n), np.arange(n))) * z[:, None]
-        mechanism = unfixed_optimum(math.exp(eps2), weights, exact=False)
+        mechanism = unfixed_optimum(math.exp(eps2), count_error_weights(list(z), exact=False), exact=False)
     else:
         mechanism = heuristic_constructor(list(z), math.exp(eps2), constructor, exact=False)
     return privatise_table(counts, mechanism.to_numpy(), rng), z

@@ -32,7 +32,7 @@ from qifkit.errors import (
     NumberKindError,
     ShapeError,
 )
-from qifkit.numbers import exact
+from qifkit.numbers import exact, reduced_fraction
 from qifkit.matrices import (
     Matrix,
     NumberKind,
@@ -361,7 +361,7 @@ class Channel:
                 value = sympy.cancel(entry).subs(exact_values)
                 if not value.is_Rational:
                     raise ShapeError(f"entry ({i}, {j}) = {entry} is undefined at {exact_values}")
-                new_row.append(Fraction(int(value.p), int(value.q)))
+                new_row.append(reduced_fraction(value))
             rows.append(new_row)
         return Channel.from_rows(rows, self.secrets, self.outputs)
 
@@ -514,7 +514,7 @@ def _is_negative_constant(domain: Any, value: Any) -> bool:
 def _sympy_rational(value: Any) -> Fraction:
     if isinstance(value, sympy.Basic) and not value.is_Rational:
         raise NotExactError(f"{value} is not an exact rational number")
-    return Fraction(int(value.p), int(value.q)) if isinstance(value, sympy.Basic) else value
+    return reduced_fraction(value) if isinstance(value, sympy.Basic) else value
 
 
 def _fraction_pair(value: Any) -> tuple[int, int]:

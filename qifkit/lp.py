@@ -71,7 +71,7 @@ import numpy as np
 import scipy.sparse
 
 from qifkit.errors import CertificateError, QifError, ShapeError, UndecidableError
-from qifkit.numbers import exact
+from qifkit.numbers import exact, reduced_fraction
 from qifkit.sparse_exact import solve_bordered, solve_square, solve_square_transposed, substituted
 
 __all__ = [
@@ -220,8 +220,6 @@ def to_fmpq(value: Any) -> flint.fmpq:
     return flint.fmpq(number.numerator, number.denominator)
 
 
-def _fraction(value: flint.fmpq) -> Fraction:
-    return Fraction(int(value.p), int(value.q))
 
 
 @dataclass(frozen=True)
@@ -261,7 +259,7 @@ class LPSolution:
                 q = to_fmpq(y)
                 for k, a in row:
                     d[k] -= a * q
-        return tuple(map(_fraction, d))
+        return tuple(map(reduced_fraction, d))
 
 
 # ------------------------------------------------------------------------------------ the checker
@@ -554,7 +552,7 @@ def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, piv
                 break
         if leaving is None:
             value = exact_dot(zip(program.cost, x))
-            solution = LPSolution("optimal", _fraction(value), tuple(map(_fraction, x)), tuple(map(_fraction, y)),
+            solution = LPSolution("optimal", reduced_fraction(value), tuple(map(reduced_fraction, x)), tuple(map(reduced_fraction, y)),
                                   method="HiGHS basis, then exact dual simplex pivots")
             return solution if certificate_defect(program, solution) is None else None
         basic_columns = [j for j in range(n) if column_basic[j]]
@@ -767,7 +765,7 @@ def _optimum_of(program: LinearProgram) -> _Certifier:
             return None
         x, y = found
         value = sum((c * v for c, v in zip(program.cost, x)), flint.fmpq(0))
-        solution = LPSolution("optimal", _fraction(value), tuple(map(_fraction, x)), tuple(map(_fraction, y)),
+        solution = LPSolution("optimal", reduced_fraction(value), tuple(map(reduced_fraction, x)), tuple(map(reduced_fraction, y)),
                               method=method)
         return solution if certificate_defect(program, solution) is None else None
 
@@ -852,7 +850,7 @@ def _farkas_certificate(program: LinearProgram, time_limit: float) -> LPSolution
         found = _basis_of(elastic, highs, need_point=False, memo=memo)
         if found is None:
             return None
-        solution = LPSolution("infeasible", duals=tuple(map(_fraction, found[1])), method=f"elastic {method}")
+        solution = LPSolution("infeasible", duals=tuple(map(reduced_fraction, found[1])), method=f"elastic {method}")
         return solution if certificate_defect(program, solution) is None else None
 
     elastic = _elastic(program)
@@ -897,12 +895,12 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
     import cdd.gmp
 
     started = time.perf_counter()
-    fraction = lambda v: None if v is None else _fraction(v)  # noqa: E731 - cddlib reads Fractions
+    fraction = lambda v: None if v is None else reduced_fraction(v)  # noqa: E731 - cddlib reads Fractions
     table, source = [], []  # equalities as two rows, so that every multiplier is signed; source: (row i, sign) of each table row, None for a bound
     for i, row in enumerate(program.rows):
         dense = [Fraction(0)] * n
         for k, a in row:
-            dense[k] = _fraction(a)
+            dense[k] = reduced_fraction(a)
         low, high = fraction(program.row_lower[i]), fraction(program.row_upper[i])
         if low is not None:
             table.append([-low, *dense])
@@ -923,7 +921,7 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
         table.append([Fraction(1)] + [Fraction(0)] * n)
         source.append(None)
     matrix = cdd.gmp.matrix_from_array(table, rep_type=cdd.RepType.INEQUALITY, obj_type=cdd.LPObjType.MIN,
-                                       obj_func=[Fraction(0), *map(_fraction, program.cost)])
+                                       obj_func=[Fraction(0), *map(reduced_fraction, program.cost)])
     solver = cdd.gmp.linprog_from_matrix(matrix)
     cdd.gmp.linprog_solve(solver)
     elapsed = time.perf_counter() - started
@@ -934,7 +932,7 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
             if index < len(source) and source[index] is not None:
                 i, sign = source[index]
                 duals[i] -= sign * Fraction(value)  # cddlib's multipliers of a minimum are ≤ 0
-        value = sum((_fraction(c) * v for c, v in zip(program.cost, x)), Fraction(0))
+        value = sum((reduced_fraction(c) * v for c, v in zip(program.cost, x)), Fraction(0))
         solution = LPSolution("optimal", value, x, tuple(duals), method=f"cddlib exact simplex ({elapsed:.1f} s)")
         return solution if certificate_defect(program, solution) is None else None
     if solver.status != cdd.LPStatusType.OPTIMAL and not is_elastic:  # infeasible, or unbounded

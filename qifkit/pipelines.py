@@ -41,6 +41,7 @@ from qifkit.channel import Channel
 from qifkit.errors import LabelError, ShapeError
 from qifkit.lp import to_fmpq
 from qifkit.matrices import NumberKind, float_matrix
+from qifkit.numbers import reduced_fraction
 
 __all__ = [
     "histograms",
@@ -273,7 +274,7 @@ def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: 
     rows = []
     for c in range(respondents + 1):
         poly = factor[True] ** c * factor[False] ** (respondents - c)
-        coefficients = [Fraction(int(v.p), int(v.q)) for v in poly.coeffs()]
+        coefficients = [reduced_fraction(v) for v in poly.coeffs()]
         rows.append((coefficients + [Fraction(0)] * (respondents + 1))[:respondents + 1])
     return Channel.from_rows(rows, secrets=range(respondents + 1), outputs=range(respondents + 1))
 

@@ -35,7 +35,7 @@ from qifkit.lp import LinearProgram
 from qifkit.lp import solve as solve_lp
 from qifkit.matrices import NumberKind
 from qifkit.measures import Loss, Prior, posterior_uncertainty, uniform_prior
-from qifkit.numbers import exact_str, parse_number
+from qifkit.numbers import exact_str, parse_number, reduced_fraction
 
 __all__ = [
     "Refinement",
@@ -287,7 +287,7 @@ def _outside_row_space(a: Channel, b: Channel, rows: list[int], combination: fli
                 multipliers = [[Fraction(0)] * outputs for _ in range(b.shape[0])]
                 multipliers[x][z] += sign
                 for index, r in enumerate(rows):
-                    multipliers[r][z] -= sign * _fraction(combination[x, index])
+                    multipliers[r][z] -= sign * reduced_fraction(combination[x, index])
                 return _refutation(a, b, multipliers, "exact Farkas multipliers (B leaves A's row space)", prior)
     return None
 
@@ -303,7 +303,7 @@ def _unique_candidate(a: Channel, b: Channel, rows: list[int], prior: Prior | No
     w0 = a_r.solve(b_r)
     negative = next(((y, z) for y in range(size) for z in range(outputs) if w0[y, z] < 0), None)
     if negative is None:
-        witness = [[_fraction(w0[y, z]) for z in range(outputs)] for y in range(size)]
+        witness = [[reduced_fraction(w0[y, z]) for z in range(outputs)] for y in range(size)]
         result = _witness_result(a, b, witness, "exact solve (A has full column rank, so W is unique)")
         if result is None:  # pragma: no cover - A = T·A_R and B = T·B_R make A·W0 = B
             raise QifError("internal error: the unique candidate witness does not satisfy A·W = B")
@@ -313,7 +313,7 @@ def _unique_candidate(a: Channel, b: Channel, rows: list[int], prior: Prior | No
     column = a_r.transpose().solve(unit)
     multipliers = [[Fraction(0)] * outputs for _ in range(a.shape[0])]
     for index, r in enumerate(rows):
-        multipliers[r][z] = _fraction(column[index, 0])
+        multipliers[r][z] = reduced_fraction(column[index, 0])
     result = _refutation(a, b, multipliers, "exact Farkas multipliers (A has full column rank)", prior)
     if result is None:  # pragma: no cover - exact multipliers always separate
         raise QifError("internal error: exact Farkas multipliers did not give a positive gap")
@@ -360,8 +360,6 @@ def _witness_lp_verdict(a: Channel, b: Channel, rows: list[int], prior: Prior | 
     return result
 
 
-def _fraction(value: Any) -> Fraction:
-    return Fraction(int(value.p), int(value.q))
 
 
 def _witness_result(a: Channel, b: Channel, witness: list[list[Any]], method: str) -> Refinement | None:
