@@ -25,7 +25,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from polytopes.fixed_point import count_error_weights, heuristic_constructor, unfixed_optimum
+from polytopes.fixed_point import count_error_weights, heuristic_constructor, random_fixed_point, unfixed_optimum
 from polytopes.lp import certified_minimum
 from polytopes.spaces import count_polytope
 from qifkit.errors import QifError
@@ -53,21 +53,6 @@ def timed(function):
     start = time.perf_counter()
     value = function()
     return value, time.perf_counter() - start
-
-
-def random_fixed_point(rng: np.random.Generator, n: int) -> list[float]:
-    kind = rng.integers(3)
-    if kind == 0:
-        z = rng.dirichlet(np.full(n, rng.choice([0.1, 1.0, 10.0])))
-    elif kind == 1:
-        z = 1.0 / np.arange(1, n + 1) ** rng.uniform(0.5, 3)
-        rng.shuffle(z)
-    else:
-        z = 0.5 * rng.dirichlet(np.ones(n)) + 0.5 * np.exp(-0.5 * ((np.arange(n) - n / 2) / (n / 8 + 1)) ** 2)
-    tiny = rng.random(n) < 0.1
-    z[tiny] = 10.0 ** -rng.uniform(20, 300, tiny.sum())
-    z = np.maximum(z, 1e-300)
-    return list(z / math.fsum(z))
 
 
 def main() -> None:

@@ -46,6 +46,7 @@ __all__ = [
     "Construction",
     "Verification",
     "heuristic_constructor",
+    "random_fixed_point",
     "unfixed_optimum",
     "count_error_weights",
     "count_error",
@@ -553,6 +554,31 @@ def _logsumexp(values: np.ndarray, axis: int | None = None) -> Any:
     top = values.max(axis=axis, keepdims=True)
     total = np.log(np.sum(np.exp(values - top), axis=axis, keepdims=True)) + top
     return total.item() if axis is None else np.squeeze(total, axis=axis)
+
+
+def random_fixed_point(rng: np.random.Generator, n: int) -> list[float]:
+    """A hard random fixed point for stress tests of Algorithm 1's float mode: Dirichlet (α of 0.1,
+    1 or 10), a shuffled Zipf, or a mixture of Dirichlet and a bell, with a tenth of its entries
+    pushed down to 1e-20 .. 1e-300 (floats summing to 1 within rounding).
+
+    Examples
+    --------
+    >>> z = random_fixed_point(np.random.default_rng(0), 50)
+    >>> len(z), bool(min(z) > 0), abs(math.fsum(z) - 1) < 1e-12
+    (50, True, True)
+    """
+    kind = rng.integers(3)
+    if kind == 0:
+        z = rng.dirichlet(np.full(n, rng.choice([0.1, 1.0, 10.0])))
+    elif kind == 1:
+        z = 1.0 / np.arange(1, n + 1) ** rng.uniform(0.5, 3)
+        rng.shuffle(z)
+    else:
+        z = 0.5 * rng.dirichlet(np.ones(n)) + 0.5 * np.exp(-0.5 * ((np.arange(n) - n / 2) / (n / 8 + 1)) ** 2)
+    tiny = rng.random(n) < 0.1
+    z[tiny] = 10.0 ** -rng.uniform(20, 300, tiny.sum())
+    z = np.maximum(z, 1e-300)
+    return list(z / math.fsum(z))
 
 
 # --------------------------------------------------------------------------- count error

@@ -14,6 +14,7 @@ from polytopes.fixed_point import (
     count_error,
     count_error_weights,
     heuristic_constructor,
+    random_fixed_point,
     unfixed_optimum,
     verify_log_mechanism,
     verify_mechanism,
@@ -182,28 +183,12 @@ def _independent_check(result, z, e, tolerance=1e-9):
     assert np.max(np.abs(np.diff(logs, axis=0))) <= math.log(e) + tolerance
 
 
-def _random_fixed_point(rng, n):
-    """Dirichlet, Zipf or a mixture, a tenth of its entries pushed down to 1e-20 .. 1e-300."""
-    kind = rng.integers(3)
-    if kind == 0:
-        z = rng.dirichlet(np.full(n, rng.choice([0.1, 1.0, 10.0])))
-    elif kind == 1:
-        z = 1.0 / np.arange(1, n + 1) ** rng.uniform(0.5, 3)
-        rng.shuffle(z)
-    else:
-        z = 0.5 * rng.dirichlet(np.ones(n)) + 0.5 * np.exp(-0.5 * ((np.arange(n) - n / 2) / (n / 8 + 1)) ** 2)
-    tiny = rng.random(n) < 0.1
-    z[tiny] = 10.0 ** -rng.uniform(20, 300, tiny.sum())
-    z = np.maximum(z, 1e-300)
-    return list(z / math.fsum(z))
-
-
 def _never_refuses(cases, largest, seed):
     rng = np.random.default_rng(seed)
     for _ in range(cases):
         n = int(rng.integers(2, largest + 1))
         e = float(np.exp(rng.uniform(math.log(1.01), math.log(20))))
-        z = _random_fixed_point(rng, n)
+        z = random_fixed_point(rng, n)
         _independent_check(heuristic_constructor(z, e, exact=False), z, e)
 
 
