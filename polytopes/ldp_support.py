@@ -11,11 +11,15 @@ multisets of n row patterns (rows can be permuted freely), screened in floats an
 exactly, then spread over all row orders.
 
 Each block is written atomically to a folder when one is given, and read back on a later run with
-the same n and e^ε (a folder from another problem is refused), so a killed run resumes.
+the same n and e^ε, so a killed run resumes. The folder describes itself: ``manifest.json`` holds
+the problem and the SHA-256 of every block file written. A folder from another problem is refused;
+a block file the manifest does not list (foreign, or from before its manifest), one whose hash
+does not match, or one that does not parse is recomputed and said so, never trusted.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import time
@@ -28,7 +32,7 @@ import numpy as np
 
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_text
-from qifkit.numbers import exact_eps_exp
+from qifkit.numbers import exact_eps_exp, parse_number
 
 from polytopes.classify import _exact_solution, in_d_tilde
 from polytopes.enumerate import enumerate_vertices
@@ -88,6 +92,46 @@ def _embed(block: set[Matrix], n: int, m: int) -> set[Matrix]:
     return result
 
 
+_MANIFEST = "manifest.json"
+
+
+def _read_manifest(store: Path, problem: dict[str, Any]) -> dict[str, str]:
+    """The block hashes of a resume folder's manifest; refuse a folder of another problem."""
+    path = store / _MANIFEST
+    if not path.exists():
+        return {}
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        recorded, hashes = manifest["problem"], manifest["blocks"]
+    except (ValueError, KeyError, TypeError) as error:
+        raise ResumeMismatchError(f"{path} is not a manifest of this tool ({error}); give an empty folder") from None
+    if recorded != problem:
+        raise ResumeMismatchError(f"{store} holds a different problem: {json.dumps(recorded)}")
+    if not isinstance(hashes, dict):
+        raise ResumeMismatchError(f"{path}: 'blocks' is not a table of file hashes")
+    return dict(hashes)
+
+
+def _read_block(path: Path, hashes: dict[str, str], n: int, say: Callable[[str], None]) -> set[Matrix] | None:
+    """A block file's vertices if the manifest lists it with this content's hash and it parses as
+    n×n matrices of exact numbers; None (recompute) otherwise."""
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    if hashes.get(path.name) != hashlib.sha256(data).hexdigest():
+        say(f"{path}: not the block the manifest lists (foreign or changed); recomputed")
+        return None
+    try:
+        block = {tuple(tuple(parse_number(v) for v in row) for row in matrix) for matrix in json.loads(data)}
+    except (ValueError, TypeError, QifError):
+        say(f"{path}: does not parse; recomputed")
+        return None
+    if any(len(matrix) != n or any(len(row) != n for row in matrix) for matrix in block):
+        say(f"{path}: not {n}×{n} matrices; recomputed")
+        return None
+    return block
+
+
 def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
                             progress: Callable[[str], None] | None = None) -> tuple[set[Matrix], dict[int, int]]:
     """ex(D) for n values, block by block (see the module docstring).
@@ -97,25 +141,26 @@ def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
     e = exact_eps_exp(eps_exp)
     say = progress or (lambda text: None)
     store = Path(folder) if folder else None
+    problem = {"polytope": "LDP", "n": n, "eps_exp": str(e), "method": "by support"}
+    hashes: dict[str, str] = {}
     if store is not None:
         store.mkdir(parents=True, exist_ok=True)
-        manifest = store / "problem.json"
-        problem = {"polytope": "LDP", "n": n, "eps_exp": str(e), "method": "by support"}
-        if manifest.exists() and json.loads(manifest.read_text()) != problem:
-            raise ResumeMismatchError(f"{store} holds a different problem: {manifest.read_text().strip()}")
-        atomic_write_text(manifest, json.dumps(problem) + "\n")
+        hashes = _read_manifest(store, problem)
     vertices: set[Matrix] = set()
     by_size: dict[int, int] = {}
     for m in range(1, n + 1):
         block_file = store / f"support-{m}.json" if store is not None else None
         start = time.perf_counter()
-        if block_file is not None and block_file.exists():
-            block = {tuple(tuple(Fraction(v) for v in row) for row in matrix) for matrix in json.loads(block_file.read_text())}
+        block = _read_block(block_file, hashes, n, say) if block_file is not None else None
+        if block is not None:
             say(f"support {m}: {len(block)} vertices read from {block_file}")
         else:
             block = full_support_vertices(n, e) if m == n else _embed(_face_vertices(n, m, e), n, m)
-            if block_file is not None:
-                atomic_write_text(block_file, json.dumps([[[str(v) for v in row] for row in matrix] for matrix in sorted(block)]))
+            if store is not None and block_file is not None:
+                text = json.dumps([[[str(v) for v in row] for row in matrix] for matrix in sorted(block)])
+                atomic_write_text(block_file, text)
+                hashes[block_file.name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+                atomic_write_text(store / _MANIFEST, json.dumps({"problem": problem, "blocks": hashes}, indent=1) + "\n")
             say(f"support {m}: {len(block)} vertices ({time.perf_counter() - start:.1f} s)")
         by_size[m] = len(block)
         vertices |= block

@@ -149,6 +149,30 @@ def test_resume_reuses_blocks_and_refuses_another_problem(tmp_path, capsys):
     assert "33 vertices in 4 orbits" in capsys.readouterr().out
 
 
+def test_resume_never_trusts_a_block_its_manifest_does_not_vouch_for(tmp_path):
+    from polytopes.ldp_support import ResumeMismatchError, ldp_vertices_by_support
+
+    folder = tmp_path / "run"
+    at_two, _ = ldp_vertices_by_support(3, "2", str(folder))
+    at_three, _ = ldp_vertices_by_support(3, "3")
+    assert at_two != at_three
+    # the manifest deleted: blocks computed at e^ε = 2 must not be reused at e^ε = 3
+    (folder / "manifest.json").unlink()
+    messages = []
+    again, _ = ldp_vertices_by_support(3, "3", str(folder), progress=messages.append)
+    assert again == at_three and not any("read from" in m for m in messages)
+    # one block emptied: recomputed, not trusted
+    (folder / "support-2.json").write_text("[]")
+    messages = []
+    again, _ = ldp_vertices_by_support(3, "3", str(folder), progress=messages.append)
+    assert again == at_three and any("foreign or changed" in m for m in messages)
+    assert sum("read from" in m for m in messages) == 2  # the other two blocks are reused
+    # a manifest that is not ours is refused
+    (folder / "manifest.json").write_text('{"n": 3}')
+    with pytest.raises(ResumeMismatchError, match="not a manifest"):
+        ldp_vertices_by_support(3, "3", str(folder))
+
+
 @pytest.mark.skipif(not lrs_available(), reason="lrs (Debian lrslib) is not installed")
 def test_lrs_method_gives_the_same_vertices_and_tight_sets():
     from polytopes.spaces import representation_polytope
