@@ -26,13 +26,12 @@ import fnmatch
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli_design import NAMED_FIXED_POINTS, add_design_commands, fixed_point, write_json
+from proofs_checks.cli_design import NAMED_FIXED_POINTS, add_design_commands, check_writable, fixed_point, write_json
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
@@ -63,18 +62,6 @@ def _select(checks: dict[str, Check], patterns: Sequence[str] | None) -> list[Ch
     return chosen
 
 
-def _check_writable(path: str) -> None:
-    """Fail before any work if the report cannot be written next to `path`."""
-    folder = Path(path).resolve().parent
-    if not folder.is_dir():
-        raise UsageError(f"cannot write {path}: folder {folder} does not exist")
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        raise UsageError(f"cannot write {path}: {error.strerror}") from None
-
-
 def _run_check_command(arguments: argparse.Namespace) -> int:
     checks = registry()
     if arguments.list:
@@ -84,7 +71,7 @@ def _run_check_command(arguments: argparse.Namespace) -> int:
     selected = _select(checks, arguments.only)
     for path in (arguments.json, arguments.markdown):
         if path:
-            _check_writable(path)
+            check_writable(path)
     results: list[Result] = []
     interrupted = False
     try:
@@ -117,7 +104,7 @@ def _read_channel(path: str) -> Channel:
 def _run_refine_command(arguments: argparse.Namespace) -> int:
     a, b = _read_channel(arguments.a), _read_channel(arguments.b)
     if arguments.json:
-        _check_writable(arguments.json)
+        check_writable(arguments.json)
     result = refines(a, b)
     document = certificate_document(result)
     print(f"A ⊑ B: {'holds' if result.holds else 'does not hold'} ({result.method}); certificate re-verified exactly")
@@ -157,7 +144,7 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
     except OSError as error:
         raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
     if arguments.json:
-        _check_writable(arguments.json)
+        check_writable(arguments.json)
     if arguments.certificate and not Path(arguments.certificate).is_dir():
         raise UsageError(f"--certificate {arguments.certificate}: no such folder")
     report, certified = evaluate_spec(spec)
@@ -195,7 +182,7 @@ _POLYTOPES = {
 def _run_enumerate_command(arguments: argparse.Namespace) -> int:
     for path in (arguments.json, arguments.ine, arguments.ext):
         if path:
-            _check_writable(path)
+            check_writable(path)
     given = arguments.z is not None or arguments.z_file is not None
     if given and arguments.polytope not in ("F", "RF"):
         raise UsageError(f"--z/--z-file is the fixed point of F and RF; {arguments.polytope} has none")

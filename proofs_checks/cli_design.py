@@ -17,7 +17,9 @@ import argparse
 import io
 import json
 import math
+import tempfile
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,7 +42,7 @@ from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
 from qifkit.numbers import exact, exact_str, parse_eps_exp, parse_number
 
-__all__ = ["NAMED_FIXED_POINTS", "add_design_commands", "comma_list", "fixed_point", "write_json"]
+__all__ = ["NAMED_FIXED_POINTS", "add_design_commands", "check_writable", "comma_list", "fixed_point", "write_json"]
 
 METHODS = ("alg1", "alg2", "lp-fixed", "lp-unfixed")
 
@@ -127,6 +129,22 @@ def _text_numbers(path: str) -> list[Fraction]:
     return z
 
 
+def check_writable(path: str) -> None:
+    """Fail before any work if `path` cannot be written: its folder missing or not writable, or
+    the path itself a folder (the commands' shared output check)."""
+    target = Path(path)
+    if target.is_dir():
+        raise DesignUsageError(f"cannot write {path}: it is a folder")
+    folder = target.resolve().parent
+    if not folder.is_dir():
+        raise DesignUsageError(f"cannot write {path}: folder {folder} does not exist")
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise DesignUsageError(f"cannot write {path}: {error.strerror}") from None
+
+
 def write_json(path: str, document: Any, what: str) -> None:
     """Write a command's JSON document atomically and say so."""
     atomic_write_text(path, json.dumps(document, indent=2) + "\n")
@@ -145,6 +163,8 @@ def _construct(arguments: argparse.Namespace) -> int:
     for path in (arguments.out, arguments.json):
         if path and not path.endswith((".npy", ".csv", ".json")):
             raise DesignUsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
+        if path:
+            check_writable(path)
     z, note = fixed_point(arguments.z, arguments.z_file, arguments.n, renormalise=arguments.float)
     if note:
         print(note)
@@ -187,6 +207,8 @@ def _construct(arguments: argparse.Namespace) -> int:
 
 
 def _design(arguments: argparse.Namespace) -> int:
+    if arguments.json:
+        check_writable(arguments.json)
     properties = comma_list(arguments.props, "--props") if arguments.props else []
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:

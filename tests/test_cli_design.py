@@ -141,3 +141,17 @@ def test_enumerate_takes_the_same_fixed_points(tmp_path, capsys):
 def test_options_are_checked_against_their_meaning(arguments, message, capsys):
     assert main(arguments) == 2
     assert message in capsys.readouterr().err
+
+
+def test_outputs_are_checked_before_any_work(tmp_path, capsys):
+    keep = tmp_path / "keep.csv"
+    keep.write_text("precious\n")
+    folder = tmp_path / "report.json"
+    folder.mkdir()
+    assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--out", str(keep), "--json", str(folder)]) == 2
+    assert "it is a folder" in capsys.readouterr().err and keep.read_text() == "precious\n"
+    missing = tmp_path / "no" / "such" / "t.json"
+    for command in (["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2"], ["design", "--n", "3", "--alpha", "1/2"]):
+        assert main([*command, "--json", str(missing)]) == 2
+        captured = capsys.readouterr()
+        assert "does not exist" in captured.err and captured.out == ""
