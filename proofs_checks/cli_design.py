@@ -148,7 +148,8 @@ def check_writable(path: str) -> None:
 def write_json(path: str, document: Any, what: str) -> None:
     """Write a command's JSON document atomically and say so."""
     atomic_write_text(path, json.dumps(document, indent=2) + "\n")
-    print(f"{what} written to {path}")
+    if path != "-":
+        print(f"{what} written to {path}")
 
 
 def _text(value: Any) -> str:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import csv
 import io
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -33,16 +35,36 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write `data` to `path` through a temporary file in the same folder and an atomic rename.
 
+    ``"-"`` writes to standard output. A symbolic link is followed (the file it points to is
+    replaced, the link stays); a path that is not a regular file (``/dev/stdout``, a FIFO) is
+    written through, never replaced. The new file keeps the permission bits of the file it replaces
+    (a new file gets the usual ones, 0666 less the umask).
+
     Raises
     ------
     OSError
         If the folder does not exist or is not writable; `path` is then left untouched.
     """
-    target = Path(path)
+    if str(path) == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    target = Path(path).resolve() if Path(path).is_symlink() else Path(path)
+    if target.exists() and not target.is_file():
+        with open(target, "wb") as stream:
+            stream.write(data)
+        return
+    if target.exists():
+        mode = stat.S_IMODE(target.stat().st_mode)
+    else:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
     handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
+        os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -317,3 +317,37 @@ def test_eq21_count_of_zeros_channel():
         secrets=everyone.outputs,
     )
     assert (everyone @ count).rows() == [[F(v) for v in row] for row in alvim.EQ21]
+
+
+def test_atomic_writes_keep_modes_links_and_special_files(tmp_path, capsysbinary):
+    import os
+    import stat
+    import threading
+
+    from qifkit.files import atomic_write_text
+
+    kept = tmp_path / "kept.txt"
+    kept.write_text("old")
+    kept.chmod(0o640)
+    atomic_write_text(kept, "new")
+    assert kept.read_text() == "new" and stat.S_IMODE(kept.stat().st_mode) == 0o640
+    mask = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / "fresh.txt", "x")
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "fresh.txt").stat().st_mode) == 0o644  # not mkstemp's 0600
+    link = tmp_path / "link.txt"
+    link.symlink_to(kept)
+    atomic_write_text(link, "through the link")
+    assert link.is_symlink() and kept.read_text() == "through the link"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    atomic_write_text(fifo, "streamed")
+    reader.join(timeout=10)
+    assert received == ["streamed"] and stat.S_ISFIFO(fifo.stat().st_mode)
+    atomic_write_text("-", "to standard output")
+    assert capsysbinary.readouterr().out == b"to standard output"
