@@ -20,8 +20,9 @@ bound that Prop. 2's minimum made tight is a recorded fact, never re-tested on r
 and a step costs O(runs) rather than O(n). Its float mode computes in long double (64-bit
 significand): the remainder is a difference of nearly equal amounts late in the run, and a
 double loses the digits a fixed point needs at n in the thousands. It works on values while
-every scale e^{±ε·n} fits a long double (ε·n up to about 5,000) and on logarithms beyond. Where even that is not
-enough (entries of z far below the others) it is redone in arb balls at up to 4096 bits. Every
+every scale e^{±ε·n} fits a long double (ε·n up to about 5,000) and on logarithms beyond. Where
+even that is not enough (entries of z far below the others) it is redone in arb balls at up to
+4096 bits. Every
 result is verified in its own arithmetic before it is returned (:class:`Verification`), and
 :attr:`Construction.arithmetic` says which arithmetic made it.
 """
@@ -57,8 +58,8 @@ __all__ = [
 SELECTORS = ("max", "min", "sandwich")
 FLOAT_TOLERANCE = 1e-9  # relative; the float mode refuses to return a matrix worse than this
 BALL_FALLBACK_N = 400  # float mode: up to this n a run broken by rounding is redone in ball arithmetic
-_LOG_TIE = 1e-14
-_BALL_BITS = (256, 1024, 4096)  # two log amounts of Algorithm 1's float mode closer than this are one minimum
+_LOG_TIE = 1e-14  # two amounts of Algorithm 1's float mode closer than this (relative) are one minimum
+_BALL_BITS = (256, 1024, 4096)  # the precisions its ball-arithmetic fallback tries, in order
 
 Selector = str | Callable[..., int]
 
@@ -217,8 +218,8 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
         0, n−1, 1, n−2, ...). A callable receives (z, r, c, A) (in float mode their natural logs,
         A as columns) and must return an unfilled column.
     exact : bool
-        Exact rationals (default) or the float mode: logarithms in extended precision, a step
-        costing O(runs of tight bounds). Where the float mode's rounding breaks the run (z with
+        Exact rationals (default) or the float mode: long double (values, or logarithms where
+        the scales leave its range), a step costing O(runs of tight bounds). Where the float mode's rounding breaks the run (z with
         entries far below the others, e.g. 1e-300 beside 0.1, leaves a remainder too small for
         any fixed precision) and n ≤ :data:`BALL_FALLBACK_N`, the run is redone in FLINT's ball
         arithmetic at up to 4096 bits (on the floats' exact values, z renormalised exactly) and
@@ -756,7 +757,7 @@ def _verify_columns(columns: list[list[Any]], e: Fraction, z: list[Fraction] | N
         common = common.lcm(d)
     matrix = flint.fmpz_mat(n, n, [numerators[j][i] for i in range(n) for j in range(n)])
     sums = (matrix * flint.fmpz_mat(n, 1, [common // d for d in denominators])).entries()
-    row_error = max(abs(Fraction(int(v), 1) / int(common) - 1) for v in sums) if any(v != common for v in sums) else Fraction(0)
+    row_error = max(abs(Fraction(int(v), int(common)) - 1) for v in sums)
     fixed_error = None
     if z is not None:
         base = flint.fmpz(1)

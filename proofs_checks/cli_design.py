@@ -88,12 +88,13 @@ def fixed_point(text: str | None, path: str | None, n: int | None, *, renormalis
     else:
         z = _text_numbers(path)
     total = sum(z)
-    if renormalise and total != 1 and abs(total - 1) <= FLOAT_SUM_TOLERANCE and all(v > 0 for v in z):
-        return [v / total for v in z], f"z summed to 1 {'+' if total > 1 else '-'} {float(abs(total - 1)):.3g}; renormalised"
-    if total != 1 and abs(total - 1) <= FLOAT_SUM_TOLERANCE:
-        raise DesignUsageError(f"z sums to 1 {'+' if total > 1 else '-'} {float(abs(total - 1)):.3g}, not exactly 1; "
-                               "the exact methods need an exact distribution (--float renormalises such a z)")
-    return z, ""
+    if total == 1 or abs(total - 1) > FLOAT_SUM_TOLERANCE:
+        return z, ""  # exact, or far off: the constructor names the sum
+    off = f"1 {'+' if total > 1 else '-'} {float(abs(total - 1)):.3g}"
+    if renormalise:  # a z with a zero or negative entry goes on to the constructor, which names it
+        return ([v / total for v in z], f"z summed to {off}; renormalised") if all(v > 0 for v in z) else (z, "")
+    raise DesignUsageError(f"z sums to {off}, not exactly 1; the exact methods need an exact distribution "
+                           "(--float renormalises such a z)")
 
 
 def _npy_numbers(path: str) -> list[Fraction]:
