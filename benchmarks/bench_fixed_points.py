@@ -10,8 +10,10 @@ Rows, in one run:
   single laptop" (§6.3);
 * 200 random z at n ≤ 300 (Dirichlet, Zipf, mixtures, a tenth of the entries down to 1e-300;
   e^ε ∈ [1.01, 20]): refusals, how many needed the ball fallback, worst time;
-* the exact mode at n = 100, 300, 500 (uniform z, e^ε = 2) beside the certified LP over F[z] at
-  n = 40 (the exact optimum the heuristic approximates; beyond n ≈ 40 the LP takes minutes).
+* the exact mode at n = 100, 300, 500 (uniform z, e^ε = 2) and n = 200 (binomial z, e^ε = 3/2):
+  construction with its exact verification, and, apart ("+ read"), reading all n² entries as
+  reduced Fractions, which the result does row by row when first asked; beside the certified LP
+  over F[z] at n = 40 (the exact optimum the heuristic approximates; beyond n ≈ 40 it takes minutes).
 
 Run: ``.venv/bin/python benchmarks/bench_fixed_points.py [--quick]`` (``--quick`` skips exact n = 500).
 """
@@ -94,10 +96,15 @@ def main() -> None:
     print(f"\n200 random z, n ≤ 300, e^ε ∈ [1.01, 20]: {refused} refused, {balls} by the ball fallback, "
           f"median {np.median(times):.3f} s, worst {max(times):.2f} s, total {sum(times):.1f} s")
 
-    print(f"\n{'exact (python-flint), uniform z, e^ε = 2':<44} {'n':>4} {'seconds':>8}")
-    for size in (100, 300) if quick else (100, 300, 500):
-        result, seconds = timed(lambda: heuristic_constructor([Fraction(1, size)] * size, "2"))
-        print(f"{'Algorithm 1 exact, verified exactly':<44} {size:>4} {seconds:8.2f}  steps {result.steps}")
+    print(f"\n{'exact (python-flint)':<44} {'n':>4} {'seconds':>8} {'+ read':>8}")
+    cases = [("uniform z, e^ε = 2", size, "2") for size in ((100, 300) if quick else (100, 300, 500))]
+    cases.append(("binomial z, e^ε = 3/2", 200, "3/2"))
+    for label, size, e in cases:
+        z = [Fraction(1, size)] * size if label.startswith("uniform") else [Fraction(math.comb(size - 1, k), 2 ** (size - 1)) for k in range(size)]
+        result, seconds = timed(lambda: heuristic_constructor(z, e))
+        _, reading = timed(lambda: [list(row) for row in result.matrix])  # all n² entries as reduced Fractions
+        print(f"{'Algorithm 1 exact, verified exactly, ' + label:<44} {size:>4} {seconds:8.2f} {reading:8.2f}"
+              f"  steps {result.steps}")
     size = 40
     z = [Fraction(1, size)] * size
     objective = [w for row in count_error_weights(z) for w in row]

@@ -296,3 +296,75 @@ def test_exact_verification_refuses_a_damaged_mechanism(damage, message):
         t[0] = [Fraction(0), Fraction(8, 9), Fraction(1, 9)]
     with pytest.raises(CertificateError, match=message):  # a row-sum damage is seen without z (a mechanism of U)
         verify_mechanism(t, "2", None if damage == "row" else z)
+
+
+THIRD, FIFTH = Fraction(1, 3), Fraction(1, 5)
+
+
+@pytest.mark.parametrize("rows, message", [
+    # only the ratio upwards breaks (1/2 over 1/5 in column 0), then only the ratio downwards
+    ([[Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)], [FIFTH, 2 * FIFTH, 2 * FIFTH], [FIFTH, 2 * FIFTH, 2 * FIFTH]],
+     "worst ratio 5/2 "),
+    ([[FIFTH, 2 * FIFTH, 2 * FIFTH], [FIFTH, 2 * FIFTH, 2 * FIFTH], [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]],
+     "worst ratio 5/2 "),
+    # a negative entry that keeps the row sums: named as the pair it breaks
+    ([[Fraction(3, 2), Fraction(-1, 2)], [Fraction(1, 2), Fraction(1, 2)]], "column 1 is not"),
+    # rows that sum to 1 except the last, in the last of an odd number of columns (left over by the pairwise sum)
+    ([[THIRD] * 3, [THIRD] * 3, [THIRD, THIRD, THIRD + Fraction(1, 7**40)]], "row-sum error 1/"),
+])
+def test_exact_verification_sees_each_bound_on_its_own(rows, message):
+    with pytest.raises(CertificateError, match=message):
+        verify_mechanism(rows, "2")
+
+
+def test_exact_verification_reports_a_worst_ratio_below_e():
+    rows = [[THIRD] * 3, [2 * FIFTH, FIFTH, 2 * FIFTH], [THIRD] * 3]
+    assert verify_mechanism(rows, "2").dp_ratio == Fraction(5, 3)  # 1/3 over 1/5: no bound is tight
+
+
+def test_exact_verification_refuses_a_matrix_that_is_not_square():
+    with pytest.raises(ShapeError, match="2 rows"):
+        verify_mechanism([[Fraction(1, 2)] * 2, [Fraction(1, 3)] * 3], "2")
+
+
+def test_shared_denominator_remainder_is_rational_arithmetic_kept_reduced():
+    # The exact mode keeps r over one denominator; each step must equal plain rational arithmetic and
+    # leave the numerators and the denominator coprime, with no power of e^ε's p or s left over.
+    import flint
+
+    from polytopes.fixed_point import _SharedDenominator
+
+    rng = np.random.default_rng(7)
+    n, e = 9, flint.fmpq(7, 4)
+    power = [e ** h for h in range(-n, n + 1)]
+    remainder = _SharedDenominator(n, e)
+    reference = [flint.fmpq(1)] * n
+    for _ in range(30):
+        q = flint.fmpq(int(rng.integers(1, 50)), int(rng.integers(1, 10**6))) / 10**6
+        heights = [int(h) + n for h in rng.integers(-n + 1, n, size=len(reference))]
+        remainder.subtract(q, heights, power)
+        reference = [r - q * power[h] for r, h in zip(reference, heights)]
+        assert list(remainder) == reference
+        common = flint.fmpz(1)
+        for r in reference:
+            common = common.lcm(r.q)
+        assert remainder.denominator == common
+        if rng.random() < 0.2 and len(reference) > 2:  # a run joins its neighbour
+            k = int(rng.integers(len(reference)))
+            del remainder[k], reference[k]
+
+
+def test_column_fractions_read_like_a_list_of_rows():
+    from polytopes.fixed_point import ColumnFractions
+
+    import flint
+
+    # T[i, j] = N[i, j]/d_j with d = (4, 6): rows (2/4, 3/6) and (1/4, 5/6), reduced when read
+    matrix = ColumnFractions(flint.fmpz_mat(2, 2, [2, 3, 1, 5]), [flint.fmpz(4), flint.fmpz(6)])
+    expected = [[Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 4), Fraction(5, 6)]]
+    assert len(matrix) == 2 and matrix[1] == expected[1] and matrix[-1] == expected[1]
+    assert matrix[:1] == expected[:1] and matrix == expected and matrix != [expected[0]]
+    assert matrix[0][0].denominator == 2  # reduced
+    with pytest.raises(IndexError):
+        matrix[2]
+    assert repr(matrix) == repr(expected)
