@@ -260,8 +260,12 @@ def thm8(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
             for member in members:
                 if member not in vertices or tight_constraint_rank(member, e) != n * n:
                     failures.append(f"n={n}, e^ε={e}: {member}")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"every D̃ member is a vertex; |D̃| = {sizes_found}",
-                          d_tilde=sizes_found, failures=failures[:5])
+    empty = [case for case, size in sizes_found.items() if size == 0]  # an empty D̃ would pass vacuously
+    summary = f"every D̃ member is a vertex; |D̃| = {sizes_found}"
+    if failures or empty:
+        summary = f"D̃ empty at {empty}; " * bool(empty) + f"{len(failures)} members not vertices; |D̃| = {sizes_found}"
+    return Outcome.decide(not failures and not empty, Status.CONFIRMED, summary, d_tilde=sizes_found,
+                          failures=failures[:5], empty=empty)
 
 
 def _characterised(n: int, e: str) -> tuple[bool, int, int]:

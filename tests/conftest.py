@@ -23,3 +23,10 @@ def unguarded_str():
             sys.set_int_max_str_digits(old)
 
     return write
+
+
+def pytest_collection_modifyitems(config, items):
+    """Slow tests first: in the README's parallel run (pytest-xdist) the longest one (the complete
+    n = 5 local-DP polytope, about 6 minutes) then overlaps the rest of the suite instead of
+    starting last."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

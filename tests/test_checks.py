@@ -301,6 +301,13 @@ def test_thm8_fails_when_d_tilde_holds_a_non_vertex(monkeypatch):
     assert holohan2017.thm8(sizes=(2,), grid=("2",)).status is Status.FAILED
 
 
+def test_thm8_fails_when_d_tilde_is_empty(monkeypatch):
+    # "every member of D̃ is a vertex" holds for an empty D̃; the check must not pass on nothing
+    monkeypatch.setattr(holohan2017, "_d_tilde", lambda n, e: set())
+    outcome = holohan2017.thm8(sizes=(2,), grid=("2",))
+    assert outcome.status is Status.FAILED and "D̃ empty at ['n=2, e^ε=2']" in outcome.summary
+
+
 HOLOHAN_MUTATIONS = {
     "lemma1 at ε = 0": lambda: holohan2017.lemma1(sizes=(2,), grid=("1",)),
     "example1": lambda: holohan2017.example1(printed=((1, 1),)),
@@ -343,6 +350,13 @@ KOHLI_MUTATIONS = {
 @pytest.mark.parametrize("name", sorted(KOHLI_MUTATIONS))
 def test_kohli_check_fails_when_fed_a_wrong_value(name):
     assert KOHLI_MUTATIONS[name]().status is Status.FAILED
+
+
+def test_kohli_n4_is_not_confirmed_without_r_f(monkeypatch):
+    # without lrs, R_F was skipped and the claim about four polytopes still said "confirmed"
+    monkeypatch.setattr(beyond, "lrs_available", lambda: False)
+    outcome = beyond.kohli_n4()
+    assert outcome.status is Status.FAILED and "lrs is missing" in outcome.summary
 
 
 def test_kohli_structure_checks_fail_with_a_wrong_scale_matrix(monkeypatch):
@@ -481,3 +495,35 @@ def test_ldp_n4_all_eps_confirms_and_fails_when_a_loose_vertex_exists():
     assert run_check(registry()["beyond.ldp-n4-all-eps"]).outcome.status is Status.CONFIRMED
     # Holohan's n = 5 pattern is a vertex with a loose entry: fed to the check, it must fail
     assert beyond.ldp_n4_all_eps(patterns=(beyond.N5_PATTERN,)).status is Status.FAILED
+
+
+# ------------------------------------------------------------------ every check to a pass
+# The checks of the polytope papers and beyond that no test above runs to a pass (mutation tests
+# alone are satisfied by a check that always fails). beyond.ldp-n5 takes about 6 minutes: marked
+# slow, and run by the README's test command (CI) with the other slow tests.
+POLYTOPE_PASS = {
+    **{claim_id: Status.CONFIRMED for claim_id in (
+        "beyond.kohli-n4", "holohan17.conj-n4", "holohan17.lemma1", "holohan17.lemma3", "holohan17.thm2",
+        "holohan17.thm3", "holohan17.thm5", "holohan17.thm6", "holohan17.thm7", "holohan17.thm8", "holohan17.thm9",
+        "kohli26.cor2", "kohli26.cor3-cor4", "kohli26.lemma1", "kohli26.scales", "kohli26.thm11-cor5", "kohli26.thm2",
+        "kohli26.thm3-prop1", "kohli26.thm4")},
+    **{claim_id: Status.REPRODUCED for claim_id in (
+        "holohan17.example1", "holohan17.example2", "holohan17.n5-example", "kohli26.example1", "kohli26.example2")},
+}
+SLOW_CHECKS = {"beyond.ldp-n5": Status.CONFIRMED}
+
+
+@pytest.mark.parametrize("claim_id", sorted(POLYTOPE_PASS) + [
+    pytest.param(claim_id, marks=pytest.mark.slow) for claim_id in sorted(SLOW_CHECKS)])
+def test_polytope_check_passes(claim_id):
+    outcome = run_check(registry()[claim_id]).outcome
+    assert outcome.status is {**POLYTOPE_PASS, **SLOW_CHECKS}[claim_id], outcome.summary
+
+
+def test_every_registered_check_is_run_to_a_pass_by_some_test():
+    # a new check must join one of the pass tests of this module
+    passed_somewhere = (FOUNDATION_IDS | REFINEMENT_IDS | STABILITY_IDS | DESIGN_IDS | set(POLYTOPE_PASS)
+                        | set(SLOW_CHECKS) | {"cormode18.fig6", "cormode18.gupte", "kohli26.cyclic-laplace",
+                                              "kohli26.obs3-omega", "kohli26.alg1", "kohli26.alg2", "kohli26.lemma8",
+                                              "kohli26.two-stage", "beyond.ldp-n4-all-eps"})
+    assert passed_somewhere == set(registry())
