@@ -91,3 +91,71 @@ def test_design_refuses_bad_options():
         optimal_mechanism(3, "1/2", p=3)
     with pytest.raises(LabelError):
         recommend(3, "1/2", ["honest"])
+
+
+# --------------------------------------------------------------------------- an independent reference
+# Cormode et al. §IV-A, eqs. (7)–(14), written here from the paper with P(i | j) = rows[j][i] (rows are
+# true inputs j, columns reported outputs i), quantifiers as printed. The package derives both its
+# property test and the design LP's constraints from one table (_property_rows), so a slip there
+# would agree with itself; this is a second source.
+
+def _reference_properties(rows):
+    n = len(rows) - 1
+    p = lambda i, j: rows[j][i]  # noqa: E731
+    indices = range(n + 1)
+    return {
+        "RH": all(p(i, i) >= p(i, j) for i in indices for j in indices),                              # (7)
+        "RM": all(p(i, j - 1) <= p(i, j) for i in indices for j in range(1, i + 1))                   # (8)
+        and all(p(i, j + 1) <= p(i, j) for i in indices for j in range(i, n)),
+        "CH": all(p(j, j) >= p(i, j) for i in indices for j in indices),                              # (9)
+        "CM": all(p(i - 1, j) <= p(i, j) for j in indices for i in range(1, j + 1))                  # (10)
+        and all(p(i + 1, j) <= p(i, j) for j in indices for i in range(j, n)),
+        "F": len({p(i, i) for i in indices}) == 1,                                                    # (11)
+        "WH": all(p(i, i) >= F(1, n + 1) for i in indices),                                           # (13)
+        "S": all(p(i, j) == p(n - i, n - j) for i in indices for j in indices),                       # (14)
+    }
+
+
+def _random_mechanism(rng, n, symmetric):
+    rows = [[F(int(v) + 1) for v in rng.integers(0, 4, size=n + 1)] for _ in range(n + 1)]
+    if symmetric:  # average with the centro-symmetric image, so that S (and often F) holds
+        rows = [[rows[j][i] + rows[n - j][n - i] for i in range(n + 1)] for j in range(n + 1)]
+    return [[v / sum(row) for v in row] for row in rows]
+
+
+def test_property_tests_agree_with_the_papers_definitions():
+    import numpy as np
+
+    from polytopes.constrained import weakly_honest_mechanism
+
+    rng = np.random.default_rng(18)
+    mechanisms = [_random_mechanism(rng, int(rng.integers(1, 5)), symmetric) for symmetric in (False, True)
+                  for _ in range(150)]
+    for n in (1, 2, 3, 6):
+        for alpha in ("1/2", "10/11", "99/100"):
+            mechanisms += [m(n, alpha).rows() for m in (geometric_mechanism, weakly_honest_mechanism, explicit_fair_mechanism)]
+        mechanisms.append(uniform_mechanism(n).rows())
+    seen = {name: set() for name in PROPERTIES}
+    for rows in mechanisms:
+        reference = _reference_properties(rows)
+        for name in PROPERTIES:
+            assert (property_violation(rows, name) is None) == reference[name], (name, rows)
+            seen[name].add(reference[name])
+    assert all(outcomes == {True, False} for outcomes in seen.values())  # every property both held and failed
+
+
+def test_fig6_properties_by_the_papers_definitions():
+    # Fig. 6 (with §V-A: WM is built for WH + RM + CM) on the reference alone, beside the package's
+    # mechanisms: S and RM for all four, CM and WH for WM, EM, UM, F for EM and UM only.
+    from polytopes.constrained import weakly_honest_mechanism
+
+    for n in (2, 4, 7):
+        for alpha in ("1/2", "10/11", "19/25"):
+            found = {name: _reference_properties(m(n, alpha).rows()) for name, m in (
+                ("GM", geometric_mechanism), ("WM", weakly_honest_mechanism), ("EM", explicit_fair_mechanism))}
+            found["UM"] = _reference_properties(uniform_mechanism(n).rows())
+            for name in ("GM", "WM", "EM", "UM"):
+                assert found[name]["S"] and found[name]["RM"], (n, alpha, name)
+            for name in ("WM", "EM", "UM"):
+                assert found[name]["CM"] and found[name]["WH"], (n, alpha, name)
+            assert found["EM"]["F"] and found["UM"]["F"] and not found["GM"]["F"] and not found["WM"]["F"]
