@@ -1,0 +1,39 @@
+"""The layer rule: qifkit ← polytopes ← proofs_checks (the CLI at the apex); no lower layer imports
+an upper one, not even inside a function."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("qifkit", "polytopes", "proofs_checks")
+
+
+def imported_packages(path):
+    """The top-level package of every import statement in a file (relative imports stay inside)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.lineno, node.module.split(".")[0]
+
+
+def upward_imports(package):
+    above = set(LAYERS[LAYERS.index(package) + 1:])
+    return [f"{path.relative_to(ROOT)}:{line} imports {name}"
+            for path in sorted((ROOT / package).rglob("*.py"))
+            for line, name in imported_packages(path) if name in above]
+
+
+@pytest.mark.parametrize("package", LAYERS[:-1])
+def test_no_lower_layer_imports_an_upper_one(package):
+    assert upward_imports(package) == []
+
+
+def test_the_rule_sees_an_import_inside_a_function(tmp_path):
+    source = tmp_path / "probe.py"
+    source.write_text("def f():\n    from proofs_checks.registry import claim\n    import polytopes.lp\n")
+    assert [name for _, name in imported_packages(source)] == ["proofs_checks", "polytopes"]
