@@ -129,12 +129,21 @@ def test_property_tests_agree_with_the_papers_definitions():
     from polytopes.constrained import weakly_honest_mechanism
 
     rng = np.random.default_rng(18)
-    mechanisms = [_random_mechanism(rng, int(rng.integers(1, 5)), symmetric) for symmetric in (False, True)
+    mechanisms: list = [_random_mechanism(rng, int(rng.integers(1, 5)), symmetric) for symmetric in (False, True)
                   for _ in range(150)]
     for n in (1, 2, 3, 6):
         for alpha in ("1/2", "10/11", "99/100"):
             mechanisms += [m(n, alpha).rows() for m in (geometric_mechanism, weakly_honest_mechanism, explicit_fair_mechanism)]
         mechanisms.append(uniform_mechanism(n).rows())
+    for n in (1, 2, 3):  # UM meets every inequality with equality; moving mass within one row breaks a few
+        for j in range(n + 1):
+            for up in range(n + 1):
+                for down in range(n + 1):
+                    if up != down:
+                        rows = [[F(1, n + 1)] * (n + 1) for _ in range(n + 1)]
+                        rows[j][up] += F(1, 4 * (n + 1))
+                        rows[j][down] -= F(1, 4 * (n + 1))
+                        mechanisms.append(rows)
     seen = {name: set() for name in PROPERTIES}
     for rows in mechanisms:
         reference = _reference_properties(rows)
