@@ -179,6 +179,9 @@ _POLYTOPES = {
 }
 
 
+ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked before any work (n = 5 of U: > 2 min)
+
+
 def _run_enumerate_command(arguments: argparse.Namespace) -> int:
     for path in (arguments.json, arguments.ine, arguments.ext):
         if path:
@@ -195,6 +198,12 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
         if min(z) <= 0:
             k = z.index(min(z))
             raise UsageError(f"z[{k}] = {z[k]} is not positive; a fixed point must put mass on every count")
+    limit = ENUMERATION_MAX_N[arguments.polytope]
+    if arguments.n > limit:
+        raise UsageError(
+            f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
+            f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
+            f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)

@@ -208,6 +208,9 @@ def _construct(arguments: argparse.Namespace) -> int:
     return 0
 
 
+DESIGN_MAX_N = {"named": 999, "optimal": 150}  # (n + 1)² ≤ 10^6 printed entries; LP variables ≤ 22,801
+
+
 def _design(arguments: argparse.Namespace) -> int:
     if arguments.json:
         check_writable(arguments.json)
@@ -219,6 +222,12 @@ def _design(arguments: argparse.Namespace) -> int:
         raise DesignUsageError("--mechanism names a mechanism; --props asks for an optimum: give one of them")
     if arguments.n < 1:
         raise DesignUsageError(f"--n must be >= 1, got {arguments.n}")
+    limit = DESIGN_MAX_N["named" if arguments.mechanism else "optimal"]
+    if arguments.n > limit:
+        what = (f"{(arguments.n + 1) ** 2} exact entries" if arguments.mechanism
+                else f"an exact LP with {(arguments.n + 1) ** 2} variables")
+        raise DesignUsageError(f"--n {arguments.n} asks for {what}; this command stops at n = {limit} (checked before "
+                               "any work). Larger n: call polytopes.constrained from Python, where nothing is printed")
     alpha = exact(arguments.alpha)
     if not 0 < alpha < 1:
         raise DesignUsageError(f"--alpha {arguments.alpha} is not in (0, 1): α = e^−ε")

@@ -155,3 +155,18 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
         assert main([*command, "--json", str(missing)]) == 2
         captured = capsys.readouterr()
         assert "does not exist" in captured.err and captured.out == ""
+
+
+@pytest.mark.parametrize("command, message", [
+    (["design", "--n", "100000", "--alpha", "1/2", "--mechanism", "gm"], "10000200001 exact entries"),
+    (["design", "--n", "151", "--alpha", "1/2"], "23104 variables"),
+    (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
+    (["enumerate", "U", "--n", "6", "--eps-exp", "2"], "stops at n = 5"),
+])
+def test_sizes_beyond_reach_are_refused_before_any_work(command, message, capsys):
+    # these used to run until killed (a GM of 10^10 exact entries, an enumeration of D at n = 100)
+    import time
+
+    start = time.perf_counter()
+    assert main(command) == 2
+    assert message in capsys.readouterr().err and time.perf_counter() - start < 5
