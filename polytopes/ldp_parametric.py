@@ -28,6 +28,8 @@ from fractions import Fraction
 
 import sympy
 
+from qifkit.real_roots import RealPoint, real_roots
+
 __all__ = ["LOW", "HIGH", "LOOSE", "loose_patterns", "feasible_values", "canonical", "loose_vertex_search"]
 
 LOW, HIGH, LOOSE = 0, 1, 2
@@ -106,77 +108,7 @@ def _det(table: list[list[sympy.Poly]]) -> sympy.Poly | int:
     return sympy.expand(total)
 
 
-def _roots_above_one(polynomials: list[sympy.Poly]) -> list[tuple[sympy.Poly, Fraction, Fraction]]:
-    """The real roots > 1 of the polynomials, each as (irreducible factor, a, b) with the root the
-    only one of the factor in [a, b] (a = b for a rational root), sorted and pairwise disjoint."""
-    factors = set()
-    for p in polynomials:
-        if p.degree() > 0:
-            for factor, _ in p.factor_list()[1]:
-                factors.add(factor.monic() if factor.LC() > 0 else factor)
-    roots = []
-    for f in factors:
-        for (a, b), _ in f.intervals():
-            a, b = Fraction(int(sympy.numer(a)), int(sympy.denom(a))), Fraction(int(sympy.numer(b)), int(sympy.denom(b)))
-            while a <= 1 < b and a != b:  # shrink until the interval is clear of 1
-                a, b = _refine(f, a, b)
-            if a > 1:
-                roots.append([f, a, b])
-    changed = True
-    while changed:
-        changed = False
-        roots.sort(key=lambda r: r[1])
-        for left, right in zip(roots, roots[1:]):
-            if left[2] >= right[1] and not (left[1] == left[2] == right[1] == right[2]):
-                for r in (left, right):
-                    if r[1] != r[2]:
-                        r[1], r[2] = _refine(r[0], r[1], r[2])
-                changed = True
-    return [tuple(r) for r in roots]
-
-
-def _refine(f: sympy.Poly, a: Fraction, b: Fraction) -> tuple[Fraction, Fraction]:
-    lo, hi = f.refine_root(sympy.Rational(a.numerator, a.denominator), sympy.Rational(b.numerator, b.denominator),
-                           eps=sympy.Rational(b - a) / 4)
-    return Fraction(int(sympy.numer(lo)), int(sympy.denom(lo))), Fraction(int(sympy.numer(hi)), int(sympy.denom(hi)))
-
-
-def _value(p: sympy.Poly, x: Fraction) -> Fraction:
-    total = Fraction(0)
-    for coefficient in p.all_coeffs():
-        total = total * x + Fraction(int(coefficient))
-    return total
-
-
-class _Point:
-    """e at a rational number or at an irrational root of an irreducible f in (a, b): zero and sign tests."""
-
-    def __init__(self, value: Fraction | tuple[sympy.Poly, Fraction, Fraction]) -> None:
-        self.value = value
-
-    def sign(self, p: sympy.Poly) -> int:
-        if isinstance(self.value, Fraction):
-            v = _value(p, self.value)
-            return (v > 0) - (v < 0)
-        f, a, b = self.value
-        if p.rem(f).is_zero:
-            return 0
-        while True:
-            low, high = sympy.Rational(a.numerator, a.denominator), sympy.Rational(b.numerator, b.denominator)
-            if _value(p, a) != 0 and p.count_roots(low, high) == 0:
-                v = _value(p, a)
-                return (v > 0) - (v < 0)
-            a, b = _refine(f, a, b)
-            self.value = (f, a, b)
-
-    def describe(self) -> str:
-        if isinstance(self.value, Fraction):
-            return str(self.value)
-        f, a, b = self.value
-        return f"the root of {f.as_expr()} in [{a}, {b}]"
-
-
-def _feasible(system: _System, point: _Point) -> bool:
+def _feasible(system: _System, point: RealPoint) -> bool:
     n, u = system.n, system.u
     chosen = next((rows for rows in itertools.combinations(range(n), u) if point.sign(system.minor(rows)) != 0), None)
     if chosen is None:
@@ -206,15 +138,14 @@ def feasible_values(pattern: Pattern) -> list[str]:
     if not polynomials:
         return []  # rank < u for every e
     polynomials += [m for rows in itertools.combinations(range(n), u + 1) if not (m := system.augmented_minor(rows)).is_zero]
-    roots = _roots_above_one([p for p in polynomials if not p.is_zero])
-    points: list[_Point] = []
+    points: list[RealPoint] = []
     previous = Fraction(1)
-    for f, a, b in roots:
-        points.append(_Point((previous + a) / 2))
-        points.append(_Point(a if a == b else (f, a, b)))
-        previous = b
-    points.append(_Point(previous + 1))
-    return [p.describe() for p in points if _feasible(system, p)]
+    for root in real_roots([p for p in polynomials if not p.is_zero], Fraction(1)):
+        points.append(RealPoint((previous + root.bounds[0]) / 2))
+        points.append(root)
+        previous = root.bounds[1]
+    points.append(RealPoint(previous + 1))
+    return [str(p) for p in points if _feasible(system, p)]
 
 
 def loose_vertex_search(n: int) -> Iterator[tuple[Pattern, list[str]]]:

@@ -73,6 +73,7 @@ __all__ = [
     "Decision",
     "prior_uncertainty",
     "posterior_uncertainty",
+    "expected_table",
     "bayes_decision",
     "prior_vulnerability",
     "posterior_vulnerability",
@@ -348,9 +349,12 @@ class Decision:
     actions: tuple[Hashable, ...]
 
 
-def _expected_table(prior: Prior, channel: Channel, table: _DecisionTable) -> tuple[Any, list[list[Any]]]:
-    """The W × Y matrix ``E[w, y] = Σ_x table[x, w] · π_x · C[x, y]`` (domain elements)."""
-    prior = prior._aligned(channel.secrets)
+def expected_table(prior: Prior | Sequence[Any], channel: Channel, table: _DecisionTable) -> tuple[Any, list[list[Any]]]:
+    """The W × Y matrix ``E[w, y] = Σ_x table[x, w] · π_x · C[x, y]`` (Alvim et al. 2023, Def. 2,
+    before the best action is chosen): the sympy domain of its entries (None for floats) and the
+    rows, one per action. Entries are domain elements; with a symbolic channel they are rational
+    functions, which :func:`qifkit.stability.loss_on_range` compares over an interval."""
+    prior = _as_prior(prior)._aligned(channel.secrets)
     if table.secrets != channel.secrets:
         raise LabelError("the loss/gain's secrets are not the channel's secrets (in the same order)")
     table_matrix, prior_matrix = same_kind(table.matrix, prior.matrix, "expectation")
@@ -399,7 +403,7 @@ def bayes_decision(prior: Prior | Sequence[Any], channel: Channel, loss: Loss) -
 
     Complexity: one product of a W×X by an X×Y matrix, O(W·X·Y), plus O(W·Y) comparisons.
     """
-    domain, expected = _expected_table(_as_prior(prior), channel, loss)
+    domain, expected = expected_table(prior, channel, loss)
     return _decide(domain, expected, lambda a, b: a < b, channel.outputs, loss.actions)
 
 
@@ -416,7 +420,7 @@ def prior_uncertainty(prior: Prior | Sequence[Any], loss: Loss) -> Any:
 
 def posterior_vulnerability(prior: Prior | Sequence[Any], channel: Channel, gain: Gain) -> Any:
     """V_g(π, C) = Σ_y max_w Σ_x π_x C[x, y] g(x, w)."""
-    domain, expected = _expected_table(_as_prior(prior), channel, gain)
+    domain, expected = expected_table(prior, channel, gain)
     return _decide(domain, expected, lambda a, b: a > b, channel.outputs, gain.actions).value
 
 

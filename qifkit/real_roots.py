@@ -1,0 +1,156 @@
+"""Exact real roots of rational polynomials: isolating intervals, signs and decimals.
+
+One home for deciding sign conditions on polynomials in one variable over an interval, used by
+the stability verdicts over a range of e^ε (:func:`qifkit.stability.loss_on_range`) and by the
+loose-vertex search of the local-DP polytope (:mod:`polytopes.ldp_parametric`).
+
+A real algebraic number is a :class:`RealPoint`: either a rational, or the only root of an
+irreducible polynomial f in an isolating interval [a, b] with rational ends. Signs of other
+polynomials at it are decided exactly: p vanishes there iff f divides p (f is irreducible);
+otherwise the interval is refined until p has no root in it, and p's sign at a is the answer.
+No floating point is used.
+
+Examples
+--------
+>>> x = sympy.Symbol("x")
+>>> roots = real_roots([sympy.Poly(x**2 - 2, x), sympy.Poly(2*x - 3, x)], Fraction(0), Fraction(10))
+>>> [r.decimal(6) for r in roots]
+['1.414214', '1.500000']
+>>> roots[0].sign(sympy.Poly(x**2 - 2, x)), roots[0].sign(sympy.Poly(x - 1, x))
+(0, 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+
+import sympy
+
+from qifkit.errors import QifError
+
+__all__ = ["RealPoint", "real_roots", "value", "rational_between"]
+
+
+def value(p: sympy.Poly, x: Fraction) -> Fraction:
+    """p(x) exactly, by Horner's rule on Fractions."""
+    total = Fraction(0)
+    for coefficient in p.all_coeffs():
+        total = total * x + _fraction(coefficient)
+    return total
+
+
+def _fraction(number: sympy.Rational) -> Fraction:
+    return Fraction(int(sympy.numer(number)), int(sympy.denom(number)))
+
+
+def _refine(f: sympy.Poly, a: Fraction, b: Fraction) -> tuple[Fraction, Fraction]:
+    """An isolating interval of f's root in [a, b] at most a quarter as wide."""
+    low, high = f.refine_root(sympy.Rational(a.numerator, a.denominator), sympy.Rational(b.numerator, b.denominator),
+                              eps=sympy.Rational(b - a) / 4)
+    return _fraction(low), _fraction(high)
+
+
+class RealPoint:
+    """A rational number, or the root of an irreducible polynomial f in [a, b] (its only one)."""
+
+    def __init__(self, point: Fraction | tuple[sympy.Poly, Fraction, Fraction]) -> None:
+        self.point = point
+
+    @property
+    def is_rational(self) -> bool:
+        return isinstance(self.point, Fraction)
+
+    @property
+    def bounds(self) -> tuple[Fraction, Fraction]:
+        """Rational a ≤ b with the number in [a, b] (a = b for a rational)."""
+        if isinstance(self.point, Fraction):
+            return self.point, self.point
+        return self.point[1], self.point[2]
+
+    def sign(self, p: sympy.Poly) -> int:
+        """The sign (−1, 0, 1) of p at this number, exactly."""
+        if isinstance(self.point, Fraction):
+            v = value(p, self.point)
+            return (v > 0) - (v < 0)
+        f, a, b = self.point
+        if p.rem(f).is_zero:
+            return 0
+        while True:
+            v = value(p, a)
+            if v != 0 and p.count_roots(sympy.Rational(a.numerator, a.denominator),
+                                        sympy.Rational(b.numerator, b.denominator)) == 0:
+                return (v > 0) - (v < 0)
+            a, b = _refine(f, a, b)
+            self.point = (f, a, b)
+
+    def narrowed(self, width: Fraction) -> tuple[Fraction, Fraction]:
+        """Bounds at most `width` apart (the isolating interval is refined in place)."""
+        if isinstance(self.point, Fraction):
+            return self.point, self.point
+        f, a, b = self.point
+        while b - a > width:
+            a, b = _refine(f, a, b)
+        self.point = (f, a, b)
+        return a, b
+
+    def decimal(self, digits: int = 12) -> str:
+        """The number rounded to `digits` decimals (correct to within one unit of the last digit;
+        exact for a rational)."""
+        a, b = self.narrowed(Fraction(1, 10 ** (digits + 2)))
+        middle = (a + b) / 2
+        scaled = round(middle * 10**digits)
+        sign = "-" if scaled < 0 else ""
+        whole, part = divmod(abs(scaled), 10**digits)
+        return f"{sign}{whole}.{part:0{digits}d}" if digits else f"{sign}{whole}"
+
+    def __str__(self) -> str:
+        if isinstance(self.point, Fraction):
+            return str(self.point)
+        f, a, b = self.point
+        return f"the root of {f.as_expr()} in [{a}, {b}]"
+
+    __repr__ = __str__
+
+
+def real_roots(polynomials: Iterable[sympy.Poly], low: Fraction, high: Fraction | None = None) -> list[RealPoint]:
+    """The distinct real roots of the polynomials strictly between `low` and `high` (no upper end
+    when None), sorted, with pairwise disjoint isolating intervals inside (low, high).
+
+    Each root is kept with an irreducible factor of a polynomial it is a root of (rational roots as
+    Fractions); distinct irreducible factors have no common root, so refinement separates them.
+    """
+    factors = set()
+    for p in polynomials:
+        if p.degree() > 0:
+            for factor, _ in p.factor_list()[1]:
+                factors.add(factor.monic() if factor.LC() > 0 else factor)
+    roots: list[list] = []
+    for f in factors:
+        for (a, b), _ in f.intervals():
+            a, b = _fraction(a), _fraction(b)
+            while a != b and (a <= low < b or (high is not None and a < high <= b)):
+                a, b = _refine(f, a, b)  # shrink until clear of both ends
+            if a > low and (high is None or b < high):
+                roots.append([f, a, b])
+    changed = True
+    while changed:
+        changed = False
+        roots.sort(key=lambda r: r[1])
+        for left, right in zip(roots, roots[1:]):
+            if left[2] >= right[1] and not (left[1] == left[2] == right[1] == right[2]):
+                for r in (left, right):
+                    if r[1] != r[2]:
+                        r[1], r[2] = _refine(r[0], r[1], r[2])
+                changed = True
+    return [RealPoint(a if a == b else (f, a, b)) for f, a, b in roots]
+
+
+def rational_between(left: RealPoint | Fraction, right: RealPoint | Fraction) -> Fraction:
+    """A rational strictly between two numbers whose bounds do not overlap (left < right), as
+    :func:`real_roots` returns them."""
+    upper = left if isinstance(left, Fraction) else left.bounds[1]
+    lower = right if isinstance(right, Fraction) else right.bounds[0]
+    if not upper < lower:
+        raise QifError(f"{left} and {right} are not separated")
+    return (upper + lower) / 2

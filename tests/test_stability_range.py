@@ -1,0 +1,155 @@
+"""Stability over every e^ε of a range (issue 15): qifkit.real_roots and qifkit.stability.loss_on_range,
+checked against exact evaluation of the loss at rational points (posterior_uncertainty on the exact
+pipeline, never the symbolic route under test)."""
+
+import random
+from fractions import Fraction as F
+
+import pytest
+import sympy
+
+from qifkit import (
+    Loss,
+    Prior,
+    bayes_risk,
+    linear_error,
+    posterior_uncertainty,
+    randomized_response,
+    squared_error,
+    truncated_geometric,
+    uniform_prior,
+)
+from qifkit.errors import PrivacyParameterError, UndecidableError
+from qifkit.pipelines import count_pipeline, sum_pipeline
+from qifkit.real_roots import RealPoint, rational_between, real_roots
+from qifkit.stability import loss_on_range
+
+x = sympy.Symbol("x")
+
+
+def _appd1(t):
+    return count_pipeline(truncated_geometric(7, t), 4, {0}, (0, 1, 1))
+
+
+def _exact_loss(build, prior, loss, at: F) -> F:
+    return posterior_uncertainty(prior, build(at), loss)
+
+
+# ---------------------------------------------------------------------------------- real roots
+def test_real_roots_agree_with_a_float_root_finder_and_separate_close_roots():
+    """Random integer polynomials: the roots found in (−3, 5) are those numpy finds there (away from
+    the ends), in order, each within 1e-9 of numpy's; two roots 1e-12 apart are kept apart."""
+    import numpy as np
+
+    rng = random.Random(5)
+    for _ in range(60):
+        coefficients = [rng.randint(-9, 9) for _ in range(rng.randint(2, 7))]
+        if coefficients[0] == 0:
+            coefficients[0] = 1
+        p = sympy.Poly(coefficients, x)
+        ours = [float(r.decimal(15)) for r in real_roots([p], F(-3), F(5))]
+        theirs = sorted(r.real for r in np.roots(coefficients) if abs(r.imag) < 1e-7 and -3 < r.real < 5)
+        assert len(ours) == len(theirs) and all(abs(a - b) < 1e-6 for a, b in zip(ours, theirs)), coefficients
+    close = real_roots([sympy.Poly((x - F(1)) * (x - F(1) - F(1, 10**12)), x)], F(0), F(2))
+    assert [r.point for r in close] == [F(1), F(1) + F(1, 10**12)]
+
+
+def test_real_points_decide_signs_exactly():
+    root2 = real_roots([sympy.Poly(x**2 - 2, x)], F(0))[0]
+    assert root2.sign(sympy.Poly(x**2 - 2, x)) == 0 and root2.sign(sympy.Poly(x**4 - 4, x)) == 0
+    assert root2.sign(sympy.Poly(x - F(14142135623730951, 10**16), x)) == -1  # √2 = 1.41421356237309504…
+    assert root2.sign(sympy.Poly(x - F(14142135623730950, 10**16), x)) == 1
+    assert root2.decimal(12) == "1.414213562373"
+    assert rational_between(RealPoint(F(1)), root2) < root2.bounds[0]
+
+
+# ---------------------------------------------------------------------------------- App. D.1
+def test_appd1_rises_on_one_stretch_whose_ends_are_checked_on_both_sides():
+    """App. D.1 over every e^ε of [3, 4]: one rising stretch, [3.500544517844…, 3.516615491052…].
+    Each end is checked by exact losses at rationals on both sides of it (within its isolating
+    interval's width): the loss falls into the start and rises out of it; it rises into the end
+    and falls after it. The paper's grid points 7/2 and 351/100 straddle the start and lie on
+    either side of the stretch's inside: U(351/100) > U(7/2) (the paper's instability)."""
+    prior, loss = uniform_prior(range(7)), linear_error(range(7))
+    curve = loss_on_range(_appd1, 3, 4, prior, loss)
+    assert [(a.decimal(12), b.decimal(12)) for a, b in curve.rising] == [("3.500544517844", "3.516615491052")]
+    (start, end), = curve.rising
+    at = lambda v: _exact_loss(_appd1, prior, loss, v)  # noqa: E731
+    for point, before, after in ((start, "falls", "rises"), (end, "rises", "falls")):
+        low, high = point.narrowed(F(1, 10**9))
+        step = high - low + F(1, 10**9)
+        left, right = (at(low - step), at(low)), (at(high), at(high + step))
+        assert (left[0] > left[1]) == (before == "falls") and (right[1] > right[0]) == (after == "rises")
+    assert at(F(351, 100)) > at(F(7, 2))
+    assert curve.loss_low == at(F(3)) and curve.loss_high == at(F(4))
+
+
+# ---------------------------------------------------------------------------------- random small pipelines
+def _random_case(rng: random.Random):
+    """A small count or sum pipeline (geometric or randomized-response perturber on 4-7 values, 2-4
+    respondents with all but one known), a random or uniform prior, a linear, squared or Bayes loss,
+    and a range of e^ε within [1.1, 8]. About one in fifteen rises somewhere (seeds 11, 27, 44, 59)."""
+    values, respondents = rng.randint(4, 7), rng.randint(2, 4)
+    known = tuple(rng.randrange(values) for _ in range(respondents - 1))
+    family = rng.choice([truncated_geometric, truncated_geometric, randomized_response])
+    counted = {0} if rng.random() < 0.5 else set(rng.sample(range(values), rng.randint(1, values - 1)))
+    build = lambda t: count_pipeline(family(values, t), respondents, counted, known)  # noqa: E731
+    weights = [rng.randint(1, 9) for _ in range(values)] if rng.random() < 0.5 else [1] * values
+    prior = Prior.from_values([F(w, sum(weights)) for w in weights], range(values))
+    loss = rng.choice([linear_error, squared_error, bayes_risk])(range(values))
+    low = F(rng.randint(11, 40), 10)
+    if rng.random() < 0.25:
+        build = lambda t: sum_pipeline(family(values, t), respondents, known)  # noqa: E731
+    return build, prior, loss, low, low + F(rng.randint(5, 40), 10)
+
+
+def _agrees_with_a_dense_grid(seed: int, points: int = 25) -> None:
+    """Every rise between consecutive grid points lies on a rising stretch, and every grid step
+    inside a stretch rises; the exact loss at both ends is the grid's."""
+    build, prior, loss, low, high = _random_case(random.Random(seed))
+    curve = loss_on_range(build, low, high, prior, loss)
+    assert bool(curve.rising) == (seed in (11, 27, 44, 59)) or seed not in _QUICK, seed
+    grid = [low + (high - low) * k / points for k in range(points + 1)]
+    losses = [_exact_loss(build, prior, loss, v) for v in grid]
+    assert curve.loss_low == losses[0] and curve.loss_high == losses[-1], seed
+    stretches = [(a.bounds[0], b.bounds[1]) for a, b in curve.rising]
+    inner = [(a.bounds[1], b.bounds[0]) for a, b in curve.rising]
+    for left, right, u, v in zip(grid, grid[1:], losses, losses[1:]):
+        if v > u:
+            assert any(a < right and left < b for a, b in stretches), (seed, left, right)
+        if any(a <= left and right <= b for a, b in inner):
+            assert v > u, (seed, left, right)
+
+
+_QUICK = [0, 1, 2, 3, 11, 27, 44, 59]  # 11, 27, 44 and 59 rise somewhere
+
+
+@pytest.mark.parametrize("seed", _QUICK)
+def test_range_verdicts_agree_with_dense_exact_grids(seed):
+    _agrees_with_a_dense_grid(seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [s for s in range(124) if s not in _QUICK])
+def test_range_verdicts_agree_with_dense_exact_grids_more(seed):
+    _agrees_with_a_dense_grid(seed)
+
+
+# ---------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("low, high", [(1, 2), (F(1, 2), 2), (3, 3), (4, 3)])
+def test_ranges_that_are_not_above_one_or_empty_are_refused(low, high):
+    with pytest.raises(PrivacyParameterError, match="1 < low < high"):
+        loss_on_range(_appd1, low, high, uniform_prior(range(7)), linear_error(range(7)))
+
+
+def test_a_pipeline_that_ignores_the_symbol_is_refused():
+    with pytest.raises(UndecidableError, match="rational functions of e"):
+        loss_on_range(lambda t: _appd1(F(3)), 3, 4, uniform_prior(range(7)), linear_error(range(7)))
+
+
+def test_a_flat_loss_has_no_rising_stretch():
+    """A loss that charges 1 whatever the action: the expected loss is 1 at every e^ε, so no
+    stretch rises (a zero slope is not a rise) and the two ends agree."""
+    flat = Loss.from_function(lambda secret, action: 1, range(7))
+    curve = loss_on_range(_appd1, 3, 4, uniform_prior(range(7)), flat)
+    assert curve.monotone and curve.loss_low == curve.loss_high == 1
