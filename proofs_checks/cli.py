@@ -10,9 +10,13 @@
 - ``qifkit enumerate {LDP,U,F,RU,RF} --n N --eps-exp E [--z Z] [--orbits] [--json FILE] [--ine FILE]
   [--ext FILE] [--resume DIR]``
   enumerates the vertices of a polytope exactly (cddlib GMP), with orbits under its symmetry group.
-- ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a sweep
-  of e^ε (see :mod:`qifkit.stability_spec`); with ``--certificate`` an instability is written as
-  ``DIR/a.csv``, ``DIR/b.csv`` and ``DIR/cert.json`` for ``qifkit verify`` (exit 0 either way).
+- ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a grid
+  and/or a range of e^ε (see :mod:`qifkit.stability_spec`) and exits as a deployment gate: 0 stable
+  (certified), 1 NOT stable (a certified instability), 3 not decided (a float sweep, or a range on
+  which only the spec's analyst is decided), 2 bad input. With ``--certificate`` (created if
+  missing, emptied of earlier certificates) an instability is written as ``DIR/a.csv``,
+  ``DIR/b.csv`` and ``DIR/cert.json`` and a stable grid as one ``DIR/pair-K/`` of the same three
+  files per consecutive pair, each for ``qifkit verify``.
 - ``qifkit construct`` and ``qifkit design``: mechanism design, see :mod:`proofs_checks.cli_design`.
 
 Usage errors (unreadable files, malformed CSV or JSON, unknown ids) exit 2 with one line on stderr.
@@ -138,6 +142,38 @@ def _run_verify_command(arguments: argparse.Namespace) -> int:
     return 0 if valid else 1
 
 
+def _approximately(exact: str) -> str:
+    """An exact number string with its decimal value beside it (the exact value decides)."""
+    from fractions import Fraction
+
+    value = Fraction(exact)
+    return exact if value.denominator == 1 else f"{exact}  (≈ {float(value):.10g})"
+
+
+#: Files and folders of an earlier ``--certificate`` run; removed before new ones are written.
+_CERTIFICATE_FILES = ("a.csv", "b.csv", "cert.json")
+
+
+def _write_certificates(folder: Path, certificates: list) -> None:
+    import shutil
+
+    for name in _CERTIFICATE_FILES:
+        (folder / name).unlink(missing_ok=True)
+    for stale in folder.glob("pair-*"):
+        if stale.is_dir():
+            shutil.rmtree(stale)
+    for certified in certificates:
+        place = folder if certified.name == "instability" else folder / certified.name
+        place.mkdir(exist_ok=True)
+        certified.less_private.to_csv(place / "a.csv")
+        certified.more_private.to_csv(place / "b.csv")
+        atomic_write_text(place / "cert.json", json.dumps(certificate_document(certified.certificate), indent=2) + "\n")
+    if certificates:
+        where = folder if certificates[0].name == "instability" else folder / "pair-K"
+        print(f"{len(certificates)} certificate(s) written: qifkit verify {where / 'a.csv'} {where / 'b.csv'} "
+              f"{where / 'cert.json'}")
+
+
 def _run_stability_command(arguments: argparse.Namespace) -> int:
     try:
         spec = read_spec(arguments.spec)
@@ -145,29 +181,43 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
     if arguments.json:
         check_writable(arguments.json)
-    if arguments.certificate and not Path(arguments.certificate).is_dir():
-        raise UsageError(f"--certificate {arguments.certificate}: no such folder")
-    report, certified = evaluate_spec(spec)
-    print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
-    for point in report["points"]:
-        print(f"{point['eps_exp']:>14}  {point['loss']}")
-    stable = {True: "stable (every consecutive pair certified)", False: "NOT stable", None: "not decided (float sweep)"}
-    print(f"monotone: {report['monotone']}; family on this grid: {stable[report['stable']]}")
+    folder = Path(arguments.certificate) if arguments.certificate else None
+    if folder is not None:
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"--certificate {folder}: exists and is not a folder")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
+    report, certificates = evaluate_spec(spec)
+    if report["points"]:
+        print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
+        for point in report["points"]:
+            print(f"{point['eps_exp']:>14}  {_approximately(point['loss']) if spec.exact else point['loss']}")
+    if "range" in report:
+        interval = report["range"]
+        print(f"every e^ε in [{interval['from']}, {interval['to']}]: loss {_approximately(interval['loss_from'])} at "
+              f"{interval['from']}, {_approximately(interval['loss_to'])} at {interval['to']}")
+        if interval["rising"]:
+            for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"]):
+                print(f"  the loss RISES on [{low}, {high}]  (exact ends: {exact_low}; {exact_high})")
+        else:
+            print("  the loss never rises as e^ε grows")
+    verdict = {True: "stable (every consecutive pair of the grid certified)", False: "NOT stable",
+               None: f"not decided: {report['undecided']}"}
+    print(f"analyst's loss monotone: {report['monotone']}; family ({report['coverage']}): {verdict[report['stable']]}")
     instability = report["instability"]
     if instability:
-        print(f"instability ({instability['found_by']}): e^ε {instability['eps_exp_low']} → {instability['eps_exp_high']}, "
-              f"loss rises by {instability['gap']}")
-    if arguments.certificate and certified:
-        folder = Path(arguments.certificate)
-        less_private, more_private, certificate = certified
-        less_private.to_csv(folder / "a.csv")
-        more_private.to_csv(folder / "b.csv")
-        atomic_write_text(folder / "cert.json", json.dumps(certificate_document(certificate), indent=2) + "\n")
-        print(f"certificate written: qifkit verify {folder / 'a.csv'} {folder / 'b.csv'} {folder / 'cert.json'}")
+        print(f"instability ({instability['found_by']}): the pipeline at e^ε = {instability['eps_exp_high']} does not "
+              f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
+              + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
+              + f" loses more with less privacy, by {_approximately(instability['gap']) if spec.exact else instability['gap']}")
+    if folder is not None:
+        _write_certificates(folder, certificates)
     if arguments.json:
         atomic_write_text(arguments.json, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         print(f"report written to {arguments.json}")
-    return 0
+    return {True: 0, False: 1, None: 3}[report["stable"]]
 
 
 _POLYTOPES = {
@@ -266,10 +316,13 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("b", metavar="B.csv")
     verify.add_argument("certificate", metavar="CERT.json")
     verify.set_defaults(handler=_run_verify_command)
-    stability = commands.add_parser("stability", help="evaluate a pipeline's stability over a sweep of e^ε")
+    stability = commands.add_parser("stability", help="gate a pipeline on its stability over a grid or range of e^ε",
+                                    description="Exit 0 stable (certified), 1 NOT stable (certified instability), "
+                                    "3 not decided, 2 bad input. See examples/*.toml for specs.")
     stability.add_argument("spec", metavar="SPEC.toml")
     stability.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
-    stability.add_argument("--certificate", metavar="DIR", help="write an instability for qifkit verify into DIR")
+    stability.add_argument("--certificate", metavar="DIR",
+                           help="write the certificates for qifkit verify into DIR (created if missing)")
     stability.set_defaults(handler=_run_stability_command)
     enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
     enumerate_.add_argument("polytope", choices=sorted(_POLYTOPES))

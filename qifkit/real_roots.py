@@ -147,10 +147,25 @@ def real_roots(polynomials: Iterable[sympy.Poly], low: Fraction, high: Fraction 
 
 
 def rational_between(left: RealPoint | Fraction, right: RealPoint | Fraction) -> Fraction:
-    """A rational strictly between two numbers whose bounds do not overlap (left < right), as
-    :func:`real_roots` returns them."""
+    """The simplest rational (smallest denominator) strictly between two numbers whose bounds do
+    not overlap (left < right), as :func:`real_roots` returns them.
+
+    >>> rational_between(Fraction(7, 2), Fraction(351, 100))
+    Fraction(179, 51)
+    """
     upper = left if isinstance(left, Fraction) else left.bounds[1]
     lower = right if isinstance(right, Fraction) else right.bounds[0]
     if not upper < lower:
         raise QifError(f"{left} and {right} are not separated")
-    return (upper + lower) / 2
+    return _simplest_between(upper, lower)
+
+
+def _simplest_between(low: Fraction, high: Fraction) -> Fraction:
+    """The rational of smallest denominator in the open interval (low, high), low < high
+    (continued fractions, as in the Stern–Brocot tree)."""
+    whole = low.numerator // low.denominator
+    if whole + 1 < high:
+        return Fraction(whole + 1)
+    if low == whole:  # (whole, high) with high ≤ whole + 1: whole + 1/k for the least k that fits
+        return whole + Fraction(1, int(1 / (high - whole)) + 1)
+    return whole + 1 / _simplest_between(1 / (high - whole), 1 / (low - whole))

@@ -62,15 +62,18 @@ def condition_11(post: Channel, witness: Channel | Matrix) -> bool:
     return equal(matmul(matmul(p, inverse), w_p), w_p)
 
 
-def pipeline_refinement(build: Callable[[Any], Channel], eps_exp_high: Any, eps_exp_low: Any) -> Refinement:
+def pipeline_refinement(build: Callable[[Any], Channel], eps_exp_high: Any, eps_exp_low: Any,
+                        candidate: Channel | None = None) -> Refinement:
     """Decide C_ε·P ⊑ C_ε'·P for e^ε = `eps_exp_high` ≥ e^ε' = `eps_exp_low`, with a certificate.
 
     `build(eps_exp)` returns the pipeline channel at that e^ε. A refutation is an instability: the
-    analyst of its prior and loss does strictly better with the *more private* pipeline.
+    analyst of its prior and loss does strictly better with the *more private* pipeline. A
+    `candidate` witness (e.g. :func:`qifkit.pipelines.count_witness`) is tried first and accepted
+    only after the exact check of :func:`qifkit.refines`.
     """
     if exact_eps_exp(eps_exp_high) < exact_eps_exp(eps_exp_low):
         raise ShapeError(f"eps_exp_high = {eps_exp_high} is below eps_exp_low = {eps_exp_low}")
-    return refines(build(eps_exp_high), build(eps_exp_low))
+    return refines(build(eps_exp_high), build(eps_exp_low), candidate=candidate)
 
 
 @dataclass(frozen=True)

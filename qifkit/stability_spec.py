@@ -11,14 +11,26 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
     [analyst]    prior = "uniform"           # or "uniform_tuples", or a list of probabilities
                  loss = "linear"             # "bayes", "linear", "squared" or "ama"
                  scale = 1000                # optional multiplier of the loss
-    [sweep]      eps_exp = ["7/2", "351/100"]
-                 exact = true                # false: float64 curve, no certificates
+    [sweep]      eps_exp = ["7/2", "351/100"]  # a grid of e^ε, and/or
+                 from = "3"                  # a range: every e^ε in [from, to]
+                 to = "4"
+                 exact = true                # false: float64 curve on the grid, no certificates
 
 Secrets are the value of the one unknown respondent, or the histograms of the unknown
 respondents (lumped; ``prior = "uniform"`` is uniform over those histograms, ``"uniform_tuples"``
 uniform over the tuples of unknown values). For ``argmax`` (noisy ArgMax, Alvim et al. §8) the
 secrets are the histograms of all respondents over ``values`` categories, each bar perturbed on
 heights 0..respondents, and ``known`` is not allowed.
+
+Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`):
+
+* on the grid: the analyst's loss at each e^ε (:func:`~qifkit.stability.loss_curve`) and the
+  refinement of every consecutive pair of pipelines (:func:`~qifkit.stability.pipeline_refinement`),
+  each with its certificate;
+* on the range: the analyst's loss at *every* e^ε of [from, to] and the stretches where it rises,
+  with exact ends (:func:`~qifkit.stability.loss_on_range`). That covers the spec's analyst only:
+  refinement between the pipelines (every analyst) is certified at the grid's points, not between
+  them, so a range without a rise gives ``stable = null`` and says so.
 """
 
 from __future__ import annotations
@@ -52,18 +64,25 @@ from qifkit.pipelines import (
     histograms,
     sum_pipeline,
 )
-from qifkit.refinement import Refinement, refines
+from qifkit.real_roots import RealPoint, rational_between
+from qifkit.refinement import Refinement
+from qifkit.stability import loss_curve, loss_on_range, pipeline_refinement
 
-__all__ = ["SpecError", "StabilitySpec", "read_spec", "parse_spec", "evaluate_spec", "MAX_ROWS"]
+__all__ = ["SpecError", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "MAX_ROWS",
+           "RANGE_MAX_ENTRIES"]
 
 #: The largest secret space (rows) a spec may ask for.
 MAX_ROWS = 10**6
+#: The largest pipeline (secrets × outputs) a [sweep] range may ask for: the range builds it with
+#: entries that are rational functions of e^ε (App. D.1's 7 × 5 takes 0.3 s; the survey's
+#: 286 × 31 took about a minute to build alone).
+RANGE_MAX_ENTRIES = 2000
 _KEYS = {
     "perturber": {"family", "values"},
     "population": {"respondents", "known"},
     "query": {"kind", "of"},
     "analyst": {"prior", "loss", "scale"},
-    "sweep": {"eps_exp", "exact"},
+    "sweep": {"eps_exp", "from", "to", "exact"},
 }
 _FAMILIES = {"geometric": truncated_geometric, "randomized_response": randomized_response}
 
@@ -87,6 +106,21 @@ class StabilitySpec:
     scale: Fraction
     eps_exp: tuple[Any, ...]
     exact: bool
+    eps_range: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Certified:
+    """A checked refinement verdict between two pipelines of the spec, for ``qifkit verify``:
+    `less_private` (at e^ε = `eps_exp_high`) ⊑ `more_private` (at `eps_exp_low`) holds with a
+    witness, or fails with a prior, loss and gap."""
+
+    name: str
+    eps_exp_low: str
+    eps_exp_high: str
+    less_private: Channel
+    more_private: Channel
+    certificate: Refinement
 
 
 def read_spec(path: str) -> StabilitySpec:
@@ -158,21 +192,29 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
     prior = get("analyst", "prior", "uniform")
     if not (prior in ("uniform", "uniform_tuples") or isinstance(prior, list)):
         raise SpecError(f"[analyst] prior must be 'uniform', 'uniform_tuples' or a list, got {prior!r}")
-    eps_list = get("sweep", "eps_exp")
-    if not isinstance(eps_list, list) or not eps_list:
-        raise SpecError("[sweep] eps_exp must be a non-empty list of e^ε values")
+    eps_list = get("sweep", "eps_exp", [])
+    if not isinstance(eps_list, list):
+        raise SpecError("[sweep] eps_exp must be a list of e^ε values")
     for value in eps_list:
-        try:
-            number = exact_eps_exp(value if isinstance(value, str) else str(value))
-        except QifError as error:
-            raise SpecError(f"[sweep] eps_exp value {value!r}: {error}") from None
-        if number <= 1:
-            raise SpecError(f"[sweep] eps_exp value {value!r} is e^ε = {number} ≤ 1, so ε is not > 0")
+        _eps_exp(value, "[sweep] eps_exp value")
+    ends = [get("sweep", key) for key in ("from", "to")]
+    if (ends[0] is None) != (ends[1] is None):
+        raise SpecError("[sweep] a range needs both from and to")
+    eps_range = None
+    if ends[0] is not None:
+        low, high = (_eps_exp(v, f"[sweep] {key}") for v, key in zip(ends, ("from", "to")))
+        if not low < high:
+            raise SpecError(f"[sweep] from = {ends[0]!r} must be below to = {ends[1]!r}")
+        eps_range = (str(ends[0]), str(ends[1]))
+    if not eps_list and eps_range is None:
+        raise SpecError("[sweep] needs eps_exp = [...] (a grid of e^ε values) or from = ... and to = ... (a range)")
     exact_flag = get("sweep", "exact", True)
     if not isinstance(exact_flag, bool):
         raise SpecError("[sweep] exact must be true or false")
+    if eps_range is not None and not exact_flag:
+        raise SpecError("[sweep] a range (from, to) is decided exactly: remove exact = false, or use a grid")
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
-                         tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag)
+                         tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range)
     rows = _secret_count(spec)
     if rows > MAX_ROWS:
         unknown = respondents if query == "argmax" else respondents - len(spec.known)
@@ -180,7 +222,24 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
             f"the secrets are {rows:,} histograms (materialising the pipeline would need {values}^{unknown} "
             f"rows); the limit is {MAX_ROWS:,}: list more respondents as known, or use fewer values"
         )
+    entries = rows * _output_count(spec)
+    if eps_range is not None and entries > RANGE_MAX_ENTRIES:
+        raise SpecError(f"a [sweep] range builds the pipeline symbolically in e^ε; this one has {rows:,} × "
+                        f"{_output_count(spec):,} = {entries:,} entries, beyond the limit of {RANGE_MAX_ENTRIES:,}: "
+                        "use a grid (eps_exp) for it, or list more respondents as known")
     return spec
+
+
+def _eps_exp(value: Any, name: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise SpecError(f"{name} = {value!r}: give e^ε as a string such as \"7/2\" or an integer")
+    try:
+        number = exact_eps_exp(value if isinstance(value, str) else str(value))
+    except QifError as error:
+        raise SpecError(f"{name} {value!r}: {error}") from None
+    if number <= 1:
+        raise SpecError(f"{name} {value!r} is e^ε = {number} ≤ 1, so ε is not > 0")
+    return number
 
 
 def _number(value: Any, name: str) -> Fraction:
@@ -197,6 +256,14 @@ def _secret_count(spec: StabilitySpec) -> int:
         return math.comb(spec.respondents + spec.values - 1, spec.values - 1)
     unknown = spec.respondents - len(spec.known)
     return spec.values if unknown == 1 else math.comb(unknown + spec.values - 1, spec.values - 1)
+
+
+def _output_count(spec: StabilitySpec) -> int:
+    if spec.query == "count":
+        return spec.respondents + 1
+    if spec.query == "sum":
+        return (spec.values - 1) * spec.respondents + 1
+    return spec.values
 
 
 def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
@@ -254,60 +321,115 @@ def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss
     return prior, loss
 
 
-def evaluate_spec(spec: StabilitySpec) -> tuple[dict[str, Any], tuple[Channel, Channel, Refinement] | None]:
-    """The stability report of a spec, and the certified instability (pipelines and certificate)
-    when there is one.
+def evaluate_spec(spec: StabilitySpec) -> tuple[dict[str, Any], list[Certified]]:
+    """The stability report of a spec and its certificates.
 
     The report has ``points`` (e^ε and the analyst's expected loss, increasing e^ε), ``monotone``
-    (the loss never rises as e^ε grows), ``stable`` (exact sweeps: every consecutive pair of
-    pipelines refines, certified; null for float sweeps) and ``instability``: null, or the first
-    rise of the analyst's loss (``found_by: "analyst"``) or, if the analyst sees none, the first
-    failed pipeline refinement (``found_by: "refinement"``), with prior, loss and exact gap.
+    (the analyst's loss never rises, on the grid and on the range), ``range`` (for a range: its
+    ends, the exact losses there, the rising stretches as decimals and exactly), ``coverage``
+    (``"grid"``, ``"interval"`` or ``"grid and interval"``), ``stable`` (true: every consecutive
+    pair of the grid certified to refine and no range asked; false: a certified instability;
+    null: float sweep, or a range on which the analyst sees no rise but refinement between the
+    pipelines is only certified on the grid) with ``undecided`` saying why, and ``instability``:
+    null, or the first one found: a rise of the analyst's loss on the grid (``found_by:
+    "analyst"``), a failed pipeline refinement on the grid (``"refinement"``) or a rising stretch of
+    the range (``"range"``), with prior, loss and exact gap.
+
+    The certificates: the instability's (less and more private pipeline and the refutation), or,
+    for a stable grid, each consecutive pair's witness.
     """
-    build = _builder(spec)
+    exact_build = _builder(spec)
+    built: dict[Any, Channel] = {}
+
+    def build(eps_exp: Any) -> Channel:
+        key = exact_eps_exp(eps_exp)
+        if key not in built:
+            built[key] = exact_build(eps_exp)
+        return built[key]
+
     grid = sorted(spec.eps_exp, key=exact_eps_exp)
-    pipelines = {e: build(e) for e in grid}
-    secrets = pipelines[grid[0]].secrets
+    secrets = build(grid[0] if grid else spec.eps_range[0]).secrets  # type: ignore[index]
     prior, loss = _analyst(spec, secrets)
-    values = [posterior_uncertainty(prior, pipelines[e], loss) for e in grid]
-    text = (lambda v: exact_str(v)) if spec.exact else (lambda v: repr(float(v)))
-    report: dict[str, Any] = {
-        "arithmetic": "exact" if spec.exact else "float",
-        "secrets": len(secrets),
-        "points": [{"eps_exp": e, "loss": text(v)} for e, v in zip(grid, values)],
-    }
-    rise = next((i for i in range(len(grid) - 1) if values[i + 1] > values[i]), None)
-    report["monotone"] = rise is None
-    certified = None
-    if rise is not None:
-        low, high = grid[rise], grid[rise + 1]
-        report["instability"] = {
-            "found_by": "analyst", "eps_exp_low": low, "eps_exp_high": high,
-            "prior": [text(p) for p in prior.probabilities()], "loss": [[text(v) for v in row] for row in loss.rows()],
-            "gap": text(values[rise + 1] - values[rise]),
-        }
+    text = exact_str if spec.exact else (lambda v: repr(float(v)))
+    report: dict[str, Any] = {"arithmetic": "exact" if spec.exact else "float", "secrets": len(secrets),
+                              "coverage": " and ".join(c for c, on in (("grid", grid), ("interval", spec.eps_range)) if on),
+                              "points": [], "monotone": True, "instability": None}
+    instability: Certified | None = None
+    witnesses: list[Certified] = []
+
+    def refuted(found_by: str, low: Any, high: Any, certificate: Refinement) -> None:
+        nonlocal instability
+        if instability is None:
+            report["instability"] = {"found_by": found_by, "eps_exp_low": str(low), "eps_exp_high": str(high),
+                                     "prior": [text(p) for p in certificate.prior.probabilities()],
+                                     "loss": [[text(v) for v in row] for row in certificate.loss.rows()],
+                                     "gap": text(certificate.gap)}
+            if spec.exact:
+                instability = Certified("instability", str(low), str(high), build(high), build(low), certificate)
+
+    if grid:
+        curve = loss_curve(build, grid, prior, loss)
+        report["points"] = [{"eps_exp": e, "loss": text(v)} for e, v in zip(curve.eps_exp, curve.values)]
+        if curve.violation is not None:
+            report["monotone"] = False
+            low, high, gap = curve.violation
+            refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
         if spec.exact:
-            certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=values[rise + 1],
-                                     uncertainty_b=values[rise], gap=values[rise + 1] - values[rise],
-                                     method="the spec's analyst")
-            certified = (pipelines[high], pipelines[low], certificate)
+            candidate = _candidate(spec)
+            for k, (low, high) in enumerate(zip(grid, grid[1:])):
+                result = pipeline_refinement(build, high, low, candidate(high, low))
+                if not result.holds:
+                    refuted("refinement", low, high, result)
+                    break
+                witnesses.append(Certified(f"pair-{k + 1}", low, high, build(high), build(low), result))
+    if spec.eps_range is not None:
+        _range_report(spec, report, prior, loss, build, refuted)
+    if not spec.exact:
+        report["stable"], report["undecided"] = None, "a float sweep decides nothing; set exact = true"
+    elif report["instability"] is not None:
+        report["stable"], report["undecided"] = False, None
+    elif spec.eps_range is not None:
+        report["stable"] = None
+        report["undecided"] = ("the analyst's loss never rises on the range, but refinement between the pipelines "
+                               "(every analyst) is certified only " + ("at the grid's points" if grid else
+                                                                       "where a grid is given (eps_exp)"))
     else:
-        report["instability"] = None
-    report["stable"] = None
-    if spec.exact:
-        report["stable"] = True
-        candidate = _candidate(spec)
-        for low, high in zip(grid, grid[1:]):
-            result = refines(pipelines[high], pipelines[low], candidate=candidate(high, low))
-            if not result.holds:
-                report["stable"] = False
-                if report["instability"] is None:
-                    report["instability"] = {
-                        "found_by": "refinement", "eps_exp_low": low, "eps_exp_high": high,
-                        "prior": [exact_str(p) for p in result.prior.probabilities()],
-                        "loss": [[exact_str(v) for v in row] for row in result.loss.rows()],
-                        "gap": exact_str(result.gap),
-                    }
-                    certified = (pipelines[high], pipelines[low], result)
-                break
-    return report, certified
+        report["stable"], report["undecided"] = True, None
+    return report, [instability] if instability is not None else (witnesses if report["stable"] else [])
+
+
+def _analyst_refutation(prior: Prior, loss: Loss, curve: Any, low: Any, high: Any, gap: Any) -> Refinement:
+    """The spec's analyst as the certificate that pipeline(high) does not refine pipeline(low)."""
+    values = dict(zip(curve.eps_exp, curve.values))
+    return Refinement(False, prior=prior, loss=loss, uncertainty_a=values[high], uncertainty_b=values[low],
+                      gap=gap, method="the spec's analyst")
+
+
+def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
+                  build: Callable[[Any], Channel], refuted: Callable[..., None]) -> None:
+    """The analyst over every e^ε of the spec's range (:func:`qifkit.stability.loss_on_range`)."""
+    low, high = spec.eps_range  # type: ignore[misc]
+    curve = loss_on_range(_builder(spec), low, high, prior, loss)
+
+    def exact_end(point: RealPoint) -> str:
+        return str(point.point) if point.is_rational else str(point)
+
+    report["range"] = {
+        "from": low, "to": high, "loss_from": exact_str(curve.loss_low), "loss_to": exact_str(curve.loss_high),
+        "rising": [[a.decimal(12), b.decimal(12)] for a, b in curve.rising],
+        "rising_exact": [[exact_end(a), exact_end(b)] for a, b in curve.rising],
+        "breakpoints": [p.decimal(12) for p in curve.breakpoints],
+    }
+    if curve.rising:
+        report["monotone"] = False
+        start, end = curve.rising[0]
+        inside_low, inside_high = start.bounds[1], end.bounds[0]
+        quarter = (inside_high - inside_low) / 4
+        # simple rationals in the first and last quarters of the stretch, where the loss rises
+        a = rational_between(inside_low, inside_low + quarter)
+        b = rational_between(inside_high - quarter, inside_high)
+        lower, upper = (posterior_uncertainty(prior, build(v), loss) for v in (a, b))
+        certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
+                                 gap=upper - lower, method="the spec's analyst on the range's rising stretch")
+        refuted("range", exact_str(a), exact_str(b), certificate)
+

@@ -1,6 +1,8 @@
-"""`qifkit stability SPEC.toml`: App. D.1, stable and unstable families, and refused specs."""
+"""`qifkit stability SPEC.toml`: App. D.1, stable and unstable families, ranges of e^ε, the exit codes
+of a deployment gate (0 stable, 1 not stable, 3 not decided, 2 bad input), certificates, refused specs."""
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -25,7 +27,7 @@ def _spec(tmp_path, family="geometric", values=3, respondents=2, known=None, kin
 
 def test_appd1_spec_gives_both_printed_losses_and_no_monotonicity(tmp_path):
     out = tmp_path / "r.json"
-    assert main(["stability", str(EXAMPLES / "appd1.toml"), "--json", str(out)]) == 0
+    assert main(["stability", str(EXAMPLES / "appd1.toml"), "--json", str(out)]) == 1
     report = json.loads(out.read_text())
     assert [p["loss"] for p in report["points"]] == [
         "1276949536000/771895089", "2552438666271995640492212000/1542907143753726048154857"]
@@ -62,14 +64,14 @@ def test_unstable_pipelines_come_with_verifiable_certificates(tmp_path, kind):
     folder = tmp_path / "cert"
     folder.mkdir()
     out = tmp_path / "r.json"
-    assert main(["stability", spec, "--json", str(out), "--certificate", str(folder)]) == 0
+    assert main(["stability", spec, "--json", str(out), "--certificate", str(folder)]) == 1
     assert json.loads(out.read_text())["stable"] is False
     assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
 
 
 def test_float_sweep_is_labelled_float(tmp_path):
     out = tmp_path / "r.json"
-    assert main(["stability", _spec(tmp_path, exact=False, eps=("2", "3", "5")), "--json", str(out)]) == 0
+    assert main(["stability", _spec(tmp_path, exact=False, eps=("2", "3", "5")), "--json", str(out)]) == 3
     report = json.loads(out.read_text())
     assert report["arithmetic"] == "float" and report["stable"] is None
     assert "/" not in report["points"][0]["loss"]
@@ -88,8 +90,72 @@ def test_float_sweep_is_labelled_float(tmp_path):
         ({"kind": "median"}, "unknown query kind"),
         ({"loss": "linear", "respondents": 3}, "one unknown respondent"),
         ({"values": 7, "respondents": 11710}, "list more respondents as known"),
+        ({"eps": (), "extra": ""}, "needs eps_exp"),
+        ({"extra": 'from = "2"'}, "needs both from and to"),
+        ({"extra": 'from = "3"\nto = "2"'}, "must be below"),
+        ({"extra": 'from = "1"\nto = "2"'}, "≤ 1"),
+        ({"extra": 'from = 2.5\nto = "3"'}, "as a string"),
+        ({"extra": 'from = "2"\nto = "3"', "exact": False}, "decided exactly"),
+        ({"family": "randomized_response", "values": 4, "respondents": 30, "known": (0, 1, 2, 3) * 5,
+          "extra": 'from = "3/2"\nto = "8"'}, "beyond the limit of 2,000"),
     ],
 )
 def test_bad_specs_are_refused_with_the_reason(tmp_path, capsys, arguments, message):
     assert main(["stability", _spec(tmp_path, **arguments)]) == 2
     assert message in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------- ranges and gates
+def _appd1_with(tmp_path, sweep: str) -> str:
+    text = (EXAMPLES / "appd1.toml").read_text()
+    path = tmp_path / "appd1_range.toml"
+    path.write_text(text[: text.index("[sweep]")] + "[sweep]\n" + sweep + "\n")
+    return str(path)
+
+
+def test_appd1_on_a_range_rises_exactly_where_the_loss_does_and_the_certificate_verifies(tmp_path, capsys):
+    """App. D.1 on [3, 4] alone: NOT stable (exit 1), the rising stretch [3.500544517844,
+    3.516615491052] with exact ends, and an instability certificate at two rationals inside it
+    that `qifkit verify` accepts."""
+    out, folder = tmp_path / "r.json", tmp_path / "made" / "here"
+    spec = _appd1_with(tmp_path, 'from = "3"\nto = "4"')
+    assert main(["stability", spec, "--json", str(out), "--certificate", str(folder)]) == 1
+    report = json.loads(out.read_text())
+    assert report["coverage"] == "interval" and report["stable"] is False
+    assert report["range"]["rising"] == [["3.500544517844", "3.516615491052"]]
+    assert report["instability"]["found_by"] == "range"
+    assert 3.5005 < float(Fraction(report["instability"]["eps_exp_low"])) < float(Fraction(report["instability"]["eps_exp_high"])) < 3.5167
+    assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
+    assert "RISES on [3.500544517844, 3.516615491052]" in capsys.readouterr().out
+
+
+def test_a_stable_grid_archives_one_verifiable_witness_per_pair_and_clears_stale_files(tmp_path):
+    folder = tmp_path / "cert"
+    folder.mkdir()
+    (folder / "cert.json").write_text("stale")
+    (folder / "pair-9").mkdir()
+    spec = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("3/2", "2", "3"))
+    assert main(["stability", spec, "--certificate", str(folder)]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["pair-1", "pair-2"]
+    for pair in ("pair-1", "pair-2"):
+        place = folder / pair
+        assert main(["verify", str(place / "a.csv"), str(place / "b.csv"), str(place / "cert.json")]) == 0
+        assert json.loads((place / "cert.json").read_text())["refines"] is True
+
+
+def test_a_range_without_a_rise_is_not_called_stable(tmp_path):
+    """Randomized response counted on [3/2, 8]: the analyst's loss never rises, but refinement
+    between the pipelines is certified only on the grid, so the gate says 'not decided' (exit 3)."""
+    out = tmp_path / "r.json"
+    spec = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("2", "3"),
+                 extra='from = "3/2"\nto = "8"')
+    assert main(["stability", spec, "--json", str(out)]) == 3
+    report = json.loads(out.read_text())
+    assert report["stable"] is None and report["range"]["rising"] == [] and "only at the grid's points" in report["undecided"]
+
+
+def test_a_certificate_path_that_is_a_file_is_refused_before_any_work(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("keep")
+    assert main(["stability", str(EXAMPLES / "appd1.toml"), "--certificate", str(blocker)]) == 2
+    assert "is not a folder" in capsys.readouterr().err and blocker.read_text() == "keep"

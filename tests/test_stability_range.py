@@ -153,3 +153,16 @@ def test_a_flat_loss_has_no_rising_stretch():
     flat = Loss.from_function(lambda secret, action: 1, range(7))
     curve = loss_on_range(_appd1, 3, 4, uniform_prior(range(7)), flat)
     assert curve.monotone and curve.loss_low == curve.loss_high == 1
+
+
+def test_rational_between_is_the_simplest_rational_inside():
+    """Against a brute force over denominators: strictly inside, and no smaller denominator fits."""
+    import math
+
+    rng = random.Random(8)
+    for _ in range(500):
+        low = F(rng.randint(-50, 50), rng.randint(1, 40))
+        high = low + F(rng.randint(1, 30), rng.randint(1, 200))
+        found = rational_between(low, high)
+        assert low < found < high
+        assert all(not F(math.floor(low * d) + 1, d) < high for d in range(1, found.denominator)), (low, high)
