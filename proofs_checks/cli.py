@@ -151,10 +151,10 @@ def _approximately(exact: str) -> str:
 
 
 #: Files and folders of an earlier ``--certificate`` run; removed before new ones are written.
-_CERTIFICATE_FILES = ("a.csv", "b.csv", "cert.json")
+_CERTIFICATE_FILES = ("a.csv", "b.csv", "cert.json", "range-proof.json")
 
 
-def _write_certificates(folder: Path, certificates: list) -> None:
+def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]) -> None:
     import shutil
 
     for name in _CERTIFICATE_FILES:
@@ -168,6 +168,13 @@ def _write_certificates(folder: Path, certificates: list) -> None:
         certified.less_private.to_csv(place / "a.csv")
         certified.more_private.to_csv(place / "b.csv")
         atomic_write_text(place / "cert.json", json.dumps(certificate_document(certified.certificate), indent=2) + "\n")
+    every = report.get("range", {}).get("every_analyst", {})
+    if every.get("proved"):
+        proof = {"statement": f"count pipelines refine for every {report['range']['from']} ≤ e^ε' ≤ e^ε ≤ "
+                              f"{report['range']['to']} (re-derived by qifkit.stability.count_refinement_on_range)",
+                 **every}
+        atomic_write_text(folder / "range-proof.json", json.dumps(proof, indent=2, ensure_ascii=False) + "\n")
+        print(f"range proof written: {folder / 'range-proof.json'}")
     if certificates:
         where = folder if certificates[0].name == "instability" else folder / "pair-K"
         print(f"{len(certificates)} certificate(s) written: qifkit verify {where / 'a.csv'} {where / 'b.csv'} "
@@ -196,14 +203,24 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
             print(f"{point['eps_exp']:>14}  {_approximately(point['loss']) if spec.exact else point['loss']}")
     if "range" in report:
         interval = report["range"]
-        print(f"every e^ε in [{interval['from']}, {interval['to']}]: loss {_approximately(interval['loss_from'])} at "
-              f"{interval['from']}, {_approximately(interval['loss_to'])} at {interval['to']}")
-        if interval["rising"]:
+        print(f"every e^ε in [{interval['from']}, {interval['to']}]:")
+        every = interval["every_analyst"]
+        if every["proved"]:
+            print(f"  every analyst: PROVED, the pipelines refine for every e^ε' ≤ e^ε of the range (hit probabilities "
+                  f"H = {every['hit']}, M = {every['miss']}: " + "; ".join(every["conditions"]) + ")")
+        else:
+            print(f"  every analyst: not proved ({every['reason']})")
+        if "rising" not in interval:
+            print(f"  the spec's analyst: {interval['analyst']}")
+        else:
+            print(f"  the spec's analyst: loss {_approximately(interval['loss_from'])} at {interval['from']}, "
+                  f"{_approximately(interval['loss_to'])} at {interval['to']}")
             for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"]):
                 print(f"  the loss RISES on [{low}, {high}]  (exact ends: {exact_low}; {exact_high})")
-        else:
-            print("  the loss never rises as e^ε grows")
-    verdict = {True: "stable (every consecutive pair of the grid certified)", False: "NOT stable",
+            if not interval["rising"]:
+                print("  the loss never rises as e^ε grows")
+    verdict = {True: "stable (certified" + (" for every e^ε of the range)" if "range" in report else
+                                           ": every consecutive pair of the grid)"), False: "NOT stable",
                None: f"not decided: {report['undecided']}"}
     print(f"analyst's loss monotone: {report['monotone']}; family ({report['coverage']}): {verdict[report['stable']]}")
     instability = report["instability"]
@@ -213,7 +230,7 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
               + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
               + f" loses more with less privacy, by {_approximately(instability['gap']) if spec.exact else instability['gap']}")
     if folder is not None:
-        _write_certificates(folder, certificates)
+        _write_certificates(folder, certificates, report)
     if arguments.json:
         atomic_write_text(arguments.json, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         print(f"report written to {arguments.json}")

@@ -9,7 +9,9 @@ pipeline: for ε' ≤ ε, C_ε ⊑ C_ε' must imply C_ε·P ⊑ C_ε'·P. This m
 * ℓ-stability curves: one analyst's expected loss over a grid of ε, and the first place where it
   rises as privacy falls;
 * the same analyst over *every* e^ε of an interval (:func:`loss_on_range`): the loss as an exact
-  piecewise rational function of e^ε and the stretches where it rises, with exact endpoints.
+  piecewise rational function of e^ε and the stretches where it rises, with exact endpoints;
+* every analyst over every pair of e^ε of an interval, for count queries whose perturber has two
+  hit probabilities (:func:`count_refinement_on_range`): a proof by sign conditions in one variable.
 
 Examples
 --------
@@ -47,6 +49,8 @@ __all__ = [
     "loss_curve",
     "RangeLoss",
     "loss_on_range",
+    "CountRangeProof",
+    "count_refinement_on_range",
 ]
 
 
@@ -274,3 +278,103 @@ def _column(domain: Any, entries: Sequence[Any], t: sympy.Symbol, low: Fraction,
         f = n * common.quo(d) * sign
         polys.setdefault(tuple(f.all_coeffs()), f)
     return common * sign, list(polys.values())
+
+
+@dataclass(frozen=True)
+class CountRangeProof:
+    """A proof that count pipelines refine for every low ≤ e^ε' ≤ e^ε ≤ high: C_ε·P ⊑ C_ε'·P for
+    any number of respondents and any known ones, so no analyst ever gains from less privacy.
+
+    ``hit`` and ``miss`` are the two probabilities H(t) > M(t) (t = e^ε) that a respondent's report
+    is counted, by secret value; ``conditions`` are the sign conditions proved exactly on [low,
+    high] (see :func:`count_refinement_on_range`).
+    """
+
+    low: Fraction
+    high: Fraction
+    hit: str
+    miss: str
+    conditions: tuple[str, ...]
+
+
+def count_refinement_on_range(perturber: Callable[[Any], Channel], counted: Iterable[Any], low: Any, high: Any
+                              ) -> tuple[CountRangeProof | None, str]:
+    """Prove the stability of count pipelines over every e^ε of [low, high], or say why not.
+
+    Method. A count pipeline sees each respondent only through the probability h_v(t) that a
+    report of value v is counted (:func:`qifkit.pipelines.count_pipeline`). When h takes two
+    values, H(t) > M(t), the pipeline at t' ≤ t is the one at t post-processed by the 2×2 channel
+    of :func:`qifkit.pipelines.count_witness` (counted stays counted with probability a, uncounted
+    becomes counted with probability b), lumped to the counts (Alvim et al. 2023, App. A), as long
+    as a and b lie in [0, 1]. Solving for them, that holds exactly when M(t')/H(t') ≥ M(t)/H(t)
+    and (1 − H(t'))/(1 − M(t')) ≥ (1 − H(t))/(1 − M(t)) — both follow, for every t' ≤ t of the
+    interval, from: H − M > 0 on [low, high], and the two ratios M/H and (1 − H)/(1 − M) are
+    non-increasing there. Each is a sign condition on a polynomial in t, decided exactly at the
+    interval's ends and between the real roots (:mod:`qifkit.real_roots`). One value of h: the
+    count carries no information and the pipelines are all equal.
+
+    Returns
+    -------
+    (CountRangeProof, "") when proved; (None, reason) when the route does not apply (more than two
+    hit probabilities) or a condition fails (then the pipelines may still refine at some pairs).
+
+    Examples
+    --------
+    Randomized response on 4 values, counting one of them, for every e^ε in [3/2, 8]:
+
+    >>> from qifkit import randomized_response
+    >>> proof, _ = count_refinement_on_range(lambda t: randomized_response(4, t), {0}, "3/2", 8)
+    >>> proof.hit, proof.miss
+    ('t/(t + 3)', '1/(t + 3)')
+    """
+    low, high = exact_eps_exp(low), exact_eps_exp(high)
+    if not 1 < low < high:
+        raise PrivacyParameterError(f"the range of e^ε must satisfy 1 < low < high, got [{low}, {high}]")
+    t = sympy.Symbol("t", positive=True)
+    channel = perturber(t)
+    if channel.kind is not NumberKind.SYMBOLIC or tuple(channel.matrix.domain.symbols) != (t,):
+        raise UndecidableError("the perturber must have entries that are rational functions of e^ε "
+                               f"(built from the symbol it is given), got {channel.kind.name.lower()} entries")
+    columns = [j for j, y in enumerate(channel.outputs) if y in set(counted)]
+    hits: list[sympy.Expr] = []
+    for row in channel.rows():
+        h = sympy.cancel(sum((row[j] for j in columns), sympy.Integer(0)))
+        if all(sympy.cancel(h - other) != 0 for other in hits):
+            hits.append(h)
+    if len(hits) == 1:
+        return CountRangeProof(low, high, str(hits[0]), str(hits[0]), ("one hit probability: the count is blind",)), ""
+    if len(hits) > 2:
+        return None, f"the perturber has {len(hits)} hit probabilities; this proof needs two"
+    gap_sign = _sign_on(sympy.cancel(hits[0] - hits[1]), t, low, high)
+    if gap_sign in (0, None):
+        return None, "the two hit probabilities are not strictly ordered on the whole range"
+    hit, miss = (hits[0], hits[1]) if gap_sign > 0 else (hits[1], hits[0])
+    conditions = [f"H − M > 0 on [{low}, {high}]"]
+    for name, ratio in (("M/H", miss / hit), ("(1 − H)/(1 − M)", (1 - hit) / (1 - miss))):
+        slope = _sign_on(sympy.cancel(sympy.diff(ratio, t)), t, low, high, allow_zero=True)
+        if slope is None or slope > 0:
+            return None, f"{name} = {sympy.cancel(ratio)} is not non-increasing on [{low}, {high}]"
+        conditions.append(f"d/dt {name} ≤ 0 on [{low}, {high}]")
+    return CountRangeProof(low, high, str(hit), str(miss), tuple(conditions)), ""
+
+
+def _sign_on(expression: sympy.Expr, t: sympy.Symbol, low: Fraction, high: Fraction, allow_zero: bool = False
+             ) -> int | None:
+    """The sign of a rational function on all of [low, high]: 1 or −1 (strict everywhere; with
+    `allow_zero`, −1 or 1 also when it vanishes at isolated points or everywhere: 0), or None
+    when it changes sign or a denominator vanishes there."""
+    numerator, denominator = (sympy.Poly(part, t, domain="QQ") for part in sympy.fraction(sympy.cancel(expression)))
+    if numerator.is_zero:
+        return 0 if allow_zero else None
+    if denominator.degree() > 0 and (value(denominator, low) == 0 or value(denominator, high) == 0
+                                     or real_roots([denominator], low, high)):
+        return None
+    scale = 1 if value(denominator, low) > 0 else -1
+    roots = real_roots([numerator], low, high)
+    ends = [RealPoint(low), *roots, RealPoint(high)]
+    samples = [low, high] + [rational_between(a, b) for a, b in zip(ends, ends[1:])]
+    signs = {scale * ((v > 0) - (v < 0)) for v in (value(numerator, x) for x in samples)}
+    if not allow_zero and (roots or 0 in signs):
+        return None
+    signs.discard(0)
+    return signs.pop() if len(signs) == 1 else (0 if not signs else None)

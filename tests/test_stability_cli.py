@@ -96,8 +96,6 @@ def test_float_sweep_is_labelled_float(tmp_path):
         ({"extra": 'from = "1"\nto = "2"'}, "≤ 1"),
         ({"extra": 'from = 2.5\nto = "3"'}, "as a string"),
         ({"extra": 'from = "2"\nto = "3"', "exact": False}, "decided exactly"),
-        ({"family": "randomized_response", "values": 4, "respondents": 30, "known": (0, 1, 2, 3) * 5,
-          "extra": 'from = "3/2"\nto = "8"'}, "beyond the limit of 2,000"),
     ],
 )
 def test_bad_specs_are_refused_with_the_reason(tmp_path, capsys, arguments, message):
@@ -143,15 +141,34 @@ def test_a_stable_grid_archives_one_verifiable_witness_per_pair_and_clears_stale
         assert json.loads((place / "cert.json").read_text())["refines"] is True
 
 
-def test_a_range_without_a_rise_is_not_called_stable(tmp_path):
-    """Randomized response counted on [3/2, 8]: the analyst's loss never rises, but refinement
-    between the pipelines is certified only on the grid, so the gate says 'not decided' (exit 3)."""
+def test_a_range_without_a_rise_or_a_proof_is_not_called_stable(tmp_path):
+    """A geometric perturber summed on [3/2, 8]: the analyst's loss never rises there, but no proof
+    covers every analyst (sums have no proof route), so the gate says 'not decided' (exit 3)."""
     out = tmp_path / "r.json"
-    spec = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("2", "3"),
+    spec = _spec(tmp_path, family="geometric", values=3, respondents=2, kind="sum", eps=(),
                  extra='from = "3/2"\nto = "8"')
     assert main(["stability", spec, "--json", str(out)]) == 3
     report = json.loads(out.read_text())
-    assert report["stable"] is None and report["range"]["rising"] == [] and "only at the grid's points" in report["undecided"]
+    assert report["stable"] is None and report["range"]["rising"] == [] and "where a grid is given" in report["undecided"]
+    assert report["range"]["every_analyst"] == {"proved": False, "reason": "no proof route for a sum query"}
+
+
+def test_the_survey_is_proved_stable_for_every_e_eps_of_a_range(tmp_path, capsys):
+    """Issue 15's goal: the survey (RR on 4 categories, 30 respondents, 20 known) on [3/2, 8] is stable
+    for every analyst at every pair of e^ε there (exit 0); its 286 × 31 pipeline is too large to follow
+    the analyst symbolically, which the report says."""
+    out = tmp_path / "r.json"
+    text = (EXAMPLES / "survey_rr.toml").read_text()
+    spec = tmp_path / "survey_range.toml"
+    spec.write_text(text[: text.index("[sweep]")] + '[sweep]\nfrom = "3/2"\nto = "8"\n')
+    folder = tmp_path / "cert"
+    assert main(["stability", str(spec), "--json", str(out), "--certificate", str(folder)]) == 0
+    report = json.loads(out.read_text())
+    assert report["stable"] is True and report["coverage"] == "interval"
+    assert json.loads((folder / "range-proof.json").read_text())["miss"] == "1/(t + 3)"
+    assert report["range"]["every_analyst"]["proved"] and report["range"]["every_analyst"]["hit"] == "t/(t + 3)"
+    assert "not followed" in report["range"]["analyst"]
+    assert "every analyst: PROVED" in capsys.readouterr().out
 
 
 def test_a_certificate_path_that_is_a_file_is_refused_before_any_work(tmp_path, capsys):

@@ -20,9 +20,10 @@ from qifkit import (
     uniform_prior,
 )
 from qifkit.errors import PrivacyParameterError, UndecidableError
+from qifkit import Channel
 from qifkit.pipelines import count_pipeline, sum_pipeline
 from qifkit.real_roots import RealPoint, rational_between, real_roots
-from qifkit.stability import loss_on_range
+from qifkit.stability import count_refinement_on_range, loss_on_range
 
 x = sympy.Symbol("x")
 
@@ -166,3 +167,68 @@ def test_rational_between_is_the_simplest_rational_inside():
         found = rational_between(low, high)
         assert low < found < high
         assert all(not F(math.floor(low * d) + 1, d) < high for d in range(1, found.denominator)), (low, high)
+
+
+# ---------------------------------------------------------------------------------- every analyst on a range
+def _binary(hit, miss):
+    """A perturber on two values whose report is 'counted' (output 0) with probability hit(t) or miss(t)."""
+    from qifkit import Channel
+
+    return lambda t: Channel.from_symbolic([[hit(t), 1 - hit(t)], [miss(t), 1 - miss(t)]], (t,))
+
+
+@pytest.mark.parametrize("values, counted, low, high", [(2, {0}, "11/10", "100"), (4, {0}, "3/2", "8"),
+                                                         (4, {1, 3}, "11/10", "5"), (5, {0, 1, 2}, "2", "3")])
+def test_randomized_response_counts_are_proved_stable_and_refine_at_random_pairs(values, counted, low, high):
+    """Thm. 24's family over a whole range: the proof exists, and, independently, the exact refinement
+    decision (qifkit.refines, no candidate witness) holds between pipelines at random pairs e^ε' < e^ε
+    of the range (3 respondents, one known)."""
+    from qifkit import refines
+
+    proof, reason = count_refinement_on_range(lambda t: randomized_response(values, t), counted, low, high)
+    assert proof is not None, reason
+    rng = random.Random(values)
+    a, b = F(low), F(high)
+    for _ in range(4):
+        t_low, t_high = sorted(a + (b - a) * F(rng.randint(0, 100), 100) for _ in range(2))
+        pipeline = lambda t: count_pipeline(randomized_response(values, t), 3, counted, (0,))  # noqa: E731
+        assert refines(pipeline(t_high), pipeline(t_low)).holds
+
+
+def test_a_family_whose_hit_probability_falls_is_not_proved_and_indeed_does_not_refine():
+    """H(t) = 1/2 + 1/(2t) falls as e^ε grows while M = 1/3: M/H rises, so no proof; and in fact the
+    pipeline at e^ε = 3 does not refine the one at e^ε = 2 (exact refinement, 2 respondents)."""
+    from qifkit import refines
+
+    family = _binary(lambda t: sympy.Rational(1, 2) + 1 / (2 * t), lambda t: sympy.Rational(1, 3))
+    proof, reason = count_refinement_on_range(family, {0}, 2, 3)
+    assert proof is None and "M/H" in reason
+    exact_family = lambda e: Channel.from_rows([[F(1, 2) + 1 / (2 * e), F(1, 2) - 1 / (2 * e)], [F(1, 3), F(2, 3)]])  # noqa: E731
+    assert not refines(count_pipeline(exact_family(F(3)), 2, {0}), count_pipeline(exact_family(F(2)), 2, {0})).holds
+
+
+def test_a_ratio_that_turns_is_proved_only_where_it_does_not():
+    """M(t) = 1/(t + 1), H(t) = 1 − 4/((t − 3)² + 7): H falls until t = 3 and rises after. On
+    [3/2, 8] a condition fails and nothing is claimed; on [4, 8] both ratios fall and the proof holds."""
+    family = _binary(lambda t: (t**2 - 6 * t + 12) / (t**2 - 6 * t + 16), lambda t: 1 / (t + 1))
+    assert count_refinement_on_range(family, {0}, "3/2", 8)[0] is None
+    assert count_refinement_on_range(family, {0}, 4, 8)[0] is not None
+
+
+def test_perturbers_with_many_hit_probabilities_are_left_to_the_grid():
+    proof, reason = count_refinement_on_range(lambda t: truncated_geometric(4, t), {0}, 2, 3)
+    assert proof is None and "4 hit probabilities" in reason
+
+
+def test_the_second_ratio_is_needed_too():
+    """H(t) = 1/2 + 1/(4t), M(t) = 1/(4t²) on [2, 3]: M/H falls (the first condition holds) but
+    (1 − H)/(1 − M) rises, so no proof; and the pipeline at e^ε = 3 indeed does not refine the one
+    at e^ε = 2 (exact refinement, 2 respondents)."""
+    from qifkit import refines
+
+    family = _binary(lambda t: sympy.Rational(1, 2) + 1 / (4 * t), lambda t: 1 / (4 * t**2))
+    proof, reason = count_refinement_on_range(family, {0}, 2, 3)
+    assert proof is None and "(1 − H)/(1 − M)" in reason
+    exact_family = lambda e: Channel.from_rows([[F(1, 2) + 1 / (4 * e), F(1, 2) - 1 / (4 * e)],  # noqa: E731
+                                                [1 / (4 * e * e), 1 - 1 / (4 * e * e)]])
+    assert not refines(count_pipeline(exact_family(F(3)), 2, {0}), count_pipeline(exact_family(F(2)), 2, {0})).holds
