@@ -176,7 +176,7 @@ def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]
         atomic_write_text(folder / "range-proof.json", json.dumps(proof, indent=2, ensure_ascii=False) + "\n")
         print(f"range proof written: {folder / 'range-proof.json'}")
     if certificates:
-        where = folder if certificates[0].name == "instability" else folder / "pair-K"
+        where = folder if certificates[0].name == "instability" else folder / certificates[0].name
         print(f"{len(certificates)} certificate(s) written: qifkit verify {where / 'a.csv'} {where / 'b.csv'} "
               f"{where / 'cert.json'}")
 
@@ -232,9 +232,26 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
     if folder is not None:
         _write_certificates(folder, certificates, report)
     if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        atomic_write_text(arguments.json, json.dumps(_with_provenance(report, arguments.spec, spec), indent=2,
+                                                     ensure_ascii=False) + "\n")
         print(f"report written to {arguments.json}")
     return {True: 0, False: 1, None: 3}[report["stable"]]
+
+
+def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, Any]:
+    """The report with what produced it: the spec file's SHA-256 and parsed content, and versions."""
+    import dataclasses
+    import hashlib
+    import platform
+    from importlib.metadata import version
+
+    content = {key: (list(value) if isinstance(value, tuple) else value if isinstance(value, (int, str, list, bool))
+                     or value is None else str(value)) for key, value in dataclasses.asdict(spec).items()}
+    with open(path, "rb") as stream:
+        digest = hashlib.sha256(stream.read()).hexdigest()
+    return {"input": {"spec": path, "sha256": digest, "parsed": content},
+            "versions": {name: version(name) for name in ("qifkit", "sympy", "python-flint", "highspy")}
+            | {"python": platform.python_version()}, **report}
 
 
 _POLYTOPES = {

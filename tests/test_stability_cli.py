@@ -32,6 +32,10 @@ def test_appd1_spec_gives_both_printed_losses_and_no_monotonicity(tmp_path):
     assert [p["loss"] for p in report["points"]] == [
         "1276949536000/771895089", "2552438666271995640492212000/1542907143753726048154857"]
     assert report["monotone"] is False and report["instability"]["found_by"] == "analyst"
+    import hashlib
+
+    assert report["input"]["sha256"] == hashlib.sha256((EXAMPLES / "appd1.toml").read_bytes()).hexdigest()
+    assert report["input"]["parsed"]["eps_exp"] == ["7/2", "351/100"] and "qifkit" in report["versions"]
 
 
 @pytest.mark.parametrize(("values", "respondents", "of"), [(2, 3, (0,)), (3, 2, (0, 2)), (3, 3, (1,)), (4, 2, (0,))])
@@ -176,3 +180,16 @@ def test_a_certificate_path_that_is_a_file_is_refused_before_any_work(tmp_path, 
     blocker.write_text("keep")
     assert main(["stability", str(EXAMPLES / "appd1.toml"), "--certificate", str(blocker)]) == 2
     assert "is not a folder" in capsys.readouterr().err and blocker.read_text() == "keep"
+
+
+def test_the_readme_quickstart_spec_runs_and_is_stable(tmp_path):
+    """The spec on the README's first screen, as a newcomer would copy it: exit 0, a proof for the
+    range and one verifiable witness for the grid pair."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    spec = readme[readme.index("cat > my_pipeline.toml <<'TOML'\n") + len("cat > my_pipeline.toml <<'TOML'\n"):]
+    (tmp_path / "my_pipeline.toml").write_text(spec[: spec.index("\nTOML\n") + 1])
+    folder = tmp_path / "certs"
+    assert main(["stability", str(tmp_path / "my_pipeline.toml"), "--certificate", str(folder)]) == 0
+    assert (folder / "range-proof.json").exists()
+    place = folder / "pair-1"
+    assert main(["verify", str(place / "a.csv"), str(place / "b.csv"), str(place / "cert.json")]) == 0
