@@ -21,11 +21,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
-from qifkit import Channel, refines, verify_certificate
-from qifkit import lp
-from qifkit.lp import LinearProgram, solve
-
 from bench_refinement import libqif, random_channel  # shared with the refinement benchmark (run from benchmarks/)
+
+from qifkit import Channel, lp, refines, verify_certificate
+from qifkit.lp import LinearProgram, solve
 
 
 def rank_deficient_pair(rng: random.Random, rows: int, columns: int, rank: int, holds: bool) -> tuple[Channel, Channel]:

@@ -22,11 +22,10 @@ from collections.abc import Collection, Sequence
 from fractions import Fraction
 from typing import Any
 
+from polytopes.lp import SparseProgram, certified_minimum, exact_minimum
 from qifkit.channel import Channel
 from qifkit.errors import LabelError, PrivacyParameterError, QifError, ShapeError
 from qifkit.numbers import exact
-
-from polytopes.lp import SparseProgram, certified_minimum, exact_minimum
 
 __all__ = [
     "PROPERTIES",

@@ -16,10 +16,9 @@ from typing import Any
 import cdd
 import cdd.gmp
 
+from polytopes.hrep import Polytope
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_text
-
-from polytopes.hrep import Polytope
 
 __all__ = ["Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "write_json"]
 

@@ -39,7 +39,8 @@ import flint
 import numpy as np
 
 from qifkit.errors import CertificateError, DistributionError, LabelError, PrivacyParameterError, ShapeError
-from qifkit.numbers import exact as exact_number, exact_eps_exp, reduced_fraction
+from qifkit.numbers import exact as exact_number
+from qifkit.numbers import exact_eps_exp, reduced_fraction
 
 __all__ = [
     "SELECTORS",
@@ -864,34 +865,34 @@ def unfixed_optimum(eps_exp: Any, weights: Sequence[Sequence[Any]], *, exact: bo
     if exact:
         e = _eps_exp(eps_exp)
         a = 1 / e
-        amounts = [1 / (1 + a) if l in (0, n - 1) else (1 - a) / (1 + a) for l in range(n)]
-        scale = lambda l: [a ** abs(i - l) for i in range(n)]  # noqa: E731
-        cost = lambda c, l: amounts[l] * sum(w[i][c] * s for i, s in enumerate(scale(l)))  # noqa: E731
+        amounts = [1 / (1 + a) if loc in (0, n - 1) else (1 - a) / (1 + a) for loc in range(n)]
+        scale = lambda loc: [a ** abs(i - loc) for i in range(n)]  # noqa: E731
+        cost = lambda c, loc: amounts[loc] * sum(w[i][c] * s for i, s in enumerate(scale(loc)))  # noqa: E731
     else:
         eps = _epsilon(eps_exp)
         wf = w
         index = np.arange(n)
         log_amounts = np.full(n, math.log(-math.expm1(-eps)) - math.log1p(math.exp(-eps)))
         log_amounts[[0, n - 1]] = -math.log1p(math.exp(-eps))
-        cost = lambda c, l: float(np.exp(log_amounts[l] - eps * np.abs(index - l)) @ wf[:, c])  # noqa: E731
-    placement, steps, j, l = [0] * n, 0, 0, 0
-    while l < n:
+        cost = lambda c, loc: float(np.exp(log_amounts[loc] - eps * np.abs(index - loc)) @ wf[:, c])  # noqa: E731
+    placement, steps, j, loc = [0] * n, 0, 0, 0
+    while loc < n:
         steps += 1
-        here = cost(j, l)
-        if j == n - 1 or cost(j + 1, l) > here:
-            placement[l] = j
-            l += 1
+        here = cost(j, loc)
+        if j == n - 1 or cost(j + 1, loc) > here:
+            placement[loc] = j
+            loc += 1
         else:
             j += 1
     if exact:
         matrix = [[Fraction(0)] * n for _ in range(n)]
-        for l, column in enumerate(placement):
-            for i, s in enumerate(scale(l)):
-                matrix[i][column] += amounts[l] * s
+        for loc, column in enumerate(placement):
+            for i, s in enumerate(scale(loc)):
+                matrix[i][column] += amounts[loc] * s
         return Construction(matrix, None, steps, tuple(placement), verify_mechanism(matrix, e))
     log_matrix = np.full((n, n), -np.inf)
-    for l, column in enumerate(placement):
-        log_matrix[:, column] = np.logaddexp(log_matrix[:, column], log_amounts[l] - eps * np.abs(index - l))
+    for loc, column in enumerate(placement):
+        log_matrix[:, column] = np.logaddexp(log_matrix[:, column], log_amounts[loc] - eps * np.abs(index - loc))
     return Construction(None, log_matrix, steps, tuple(placement), verify_log_mechanism(log_matrix, eps), "double")
 
 

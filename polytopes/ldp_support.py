@@ -30,13 +30,12 @@ from typing import Any
 
 import numpy as np
 
-from qifkit.errors import QifError
-from qifkit.files import atomic_write_text
-from qifkit.numbers import exact_eps_exp, parse_number
-
 from polytopes.classify import _exact_solution, in_d_tilde
 from polytopes.enumerate import enumerate_vertices
 from polytopes.spaces import ldp_polytope
+from qifkit.errors import QifError
+from qifkit.files import atomic_write_text
+from qifkit.numbers import exact_eps_exp, parse_number
 
 __all__ = ["ResumeMismatchError", "ldp_vertices_by_support", "full_support_vertices"]
 

@@ -22,10 +22,9 @@ import numpy as np
 import scipy.optimize
 import scipy.sparse
 
+from polytopes.hrep import Polytope
 from qifkit.errors import QifError
 from qifkit.lp import LinearProgram, LPSolution, certificate_defect, solve, solve_by_cdd
-
-from polytopes.hrep import Polytope
 
 __all__ = ["SparseProgram", "LinearProgramResult", "exact_minimum", "float_minimum", "certified_minimum",
            "check_optimality"]

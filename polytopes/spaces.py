@@ -15,16 +15,14 @@ of rows and columns (for R_U, R_F: of the scales and the columns).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from collections.abc import Sequence
-
-from qifkit.errors import DistributionError, PrivacyParameterError, ShapeError
-from qifkit.numbers import exact, exact_eps_exp
-
 from polytopes.hrep import Polytope
 from polytopes.scales import psi, scales
+from qifkit.errors import DistributionError, PrivacyParameterError, ShapeError
+from qifkit.numbers import exact, exact_eps_exp
 
 __all__ = ["ldp_polytope", "row_column_symmetries", "count_polytope", "representation_polytope", "check_distribution"]
 

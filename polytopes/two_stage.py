@@ -18,12 +18,11 @@ counts from the true ones (§1.2).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
-
-import math
 
 from qifkit.errors import DistributionError, PrivacyParameterError, ShapeError
 

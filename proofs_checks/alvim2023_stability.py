@@ -36,8 +36,7 @@ from qifkit import (
 )
 from qifkit.matrices import equal, kron, matmul
 from qifkit.pipelines import argmax_pipeline, count_pipeline, histograms
-from qifkit.postprocess import count_query, deterministic
-from qifkit.postprocess import left_inverse
+from qifkit.postprocess import count_query, deterministic, left_inverse
 from qifkit.stability import condition_11, loss_curve
 
 

@@ -35,13 +35,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli_design import NAMED_FIXED_POINTS, add_design_commands, check_writable, fixed_point, write_json
-from proofs_checks.registry import Check, Result, Status, registry, run_check
-from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
+from proofs_checks.cli_design import NAMED_FIXED_POINTS, add_design_commands, check_writable, fixed_point, write_json
+from proofs_checks.registry import Check, Result, Status, registry, run_check
+from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from qifkit import Channel
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_text

@@ -137,11 +137,9 @@ def fig7(gm_true: str = "5/21", em_true: str = "121/541", printed_gm: str = "0.2
 
 
 # ------------------------------------------------------------------------------- constrained design
+import dataclasses  # noqa: E402
 import itertools  # noqa: E402
 import random  # noqa: E402
-
-import dataclasses  # noqa: E402
-
 
 from polytopes.constrained import (  # noqa: E402
     PROPERTIES,
@@ -384,7 +382,6 @@ def fig5_four(sizes: range = range(2, 6), alphas: tuple[str, ...] = ALPHAS, full
 
 
 from polytopes.constrained import gupte_violation, weakly_honest_mechanism  # noqa: E402
-
 
 FIG6 = {  # Y: on the whole grid, N: nowhere, —: depends on the parameters
     "S": {"GM": "Y", "WM": "Y", "EM": "Y", "UM": "Y"},

@@ -29,8 +29,8 @@ from polytopes.enumerate import enumerate_vertices, orbits
 from polytopes.lp import exact_minimum
 from polytopes.spaces import ldp_polytope
 from proofs_checks.registry import Outcome, Status, claim
-from qifkit.errors import QifError
 from qifkit import exact
+from qifkit.errors import QifError
 
 GRID = ("2", "3", "3/2")
 EXPECTED_COUNTS = {2: 4, 3: 33, 4: 904}

@@ -12,7 +12,6 @@ import random
 from fractions import Fraction
 from typing import Any
 
-
 from polytopes.enumerate import enumerate_vertices
 from polytopes.representation import affinely_simplified, apply_psi, linearly_simplified, positive_entries
 from polytopes.scales import psi, scale_pattern, scales
@@ -439,10 +438,10 @@ def obs3_omega(sizes: range = range(2, 9), grid: tuple[str, ...] = ("2", "3", "7
             value = exact(e)
             a = 1 / value
             solution = _omega_exact(n, e)
-            spread = [sum(a ** abs(i - l) for i in range(n)) for l in range(n)]
-            corrected = [(spread[l] / (1 + a)) if l in (0, n - 1) else (1 - a) / (1 + a) * spread[l] for l in range(n)]
-            printed = [((1 - a) / ((1 + value) * (1 - value)) * spread[l]) if l in (0, n - 1)
-                       else (1 - a) / (1 + value) * spread[l] for l in range(n)]
+            spread = [sum(a ** abs(i - loc) for i in range(n)) for loc in range(n)]
+            corrected = [(spread[loc] / (1 + a)) if loc in (0, n - 1) else (1 - a) / (1 + a) * spread[loc] for loc in range(n)]
+            printed = [((1 - a) / ((1 + value) * (1 - value)) * spread[loc]) if loc in (0, n - 1)
+                       else (1 - a) / (1 + value) * spread[loc] for loc in range(n)]
             if solution != corrected:
                 failures.append(f"n={n}, e^ε={e}: {solution} vs {corrected}")
             printed_differs = printed_differs and printed != solution
@@ -580,8 +579,8 @@ def lemma8(sizes: range = range(2, 9), trials: int = 40, seed: int = 5, reverse:
             e = ("2", "5/4")[trial % 2]
             sigma = single_peaked(n, e)
             columns = []
-            for l in range(n):
-                costs = [sum(weights[i][c] * sigma[i][l] for i in range(n)) for c in range(n)]
+            for loc in range(n):
+                costs = [sum(weights[i][c] * sigma[i][loc] for i in range(n)) for c in range(n)]
                 columns.append(max(c for c in range(n) if costs[c] == min(costs)))
             tested += 1
             if reverse:

@@ -25,7 +25,6 @@ from typing import Any
 from qifkit.errors import LabelError, QifError
 from qifkit.numbers import exact_str
 
-
 __all__ = [
     "Status",
     "Outcome",

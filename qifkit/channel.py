@@ -32,7 +32,6 @@ from qifkit.errors import (
     NumberKindError,
     ShapeError,
 )
-from qifkit.numbers import exact, reduced_fraction
 from qifkit.matrices import (
     Matrix,
     NumberKind,
@@ -48,6 +47,7 @@ from qifkit.matrices import (
     shape_of,
     symbolic_matrix,
 )
+from qifkit.numbers import exact, reduced_fraction
 
 __all__ = ["Channel", "FLOAT_TOLERANCE"]
 

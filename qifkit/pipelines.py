@@ -267,7 +267,7 @@ def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: 
         slope = (low[distinct] - low[0]) / (high[distinct] - high[0])
         intercept = low[0] - slope * high[0]
     stay, enter = intercept + slope, intercept
-    if not (0 <= stay <= 1 and 0 <= enter <= 1) or any(l != intercept + slope * h for h, l in zip(high, low)):
+    if not (0 <= stay <= 1 and 0 <= enter <= 1) or any(lo != intercept + slope * h for h, lo in zip(high, low)):
         return None
     factor = {True: flint.fmpq_poly([to_fmpq(1 - stay), to_fmpq(stay)]),
               False: flint.fmpq_poly([to_fmpq(1 - enter), to_fmpq(enter)])}

@@ -35,8 +35,8 @@ from qifkit.errors import PrivacyParameterError, ShapeError, UndecidableError
 from qifkit.matrices import Matrix, NumberKind, equal, matmul
 from qifkit.measures import Loss, Prior, expected_table, posterior_uncertainty
 from qifkit.numbers import exact_eps_exp
-from qifkit.real_roots import RealPoint, rational_between, real_roots, value
 from qifkit.postprocess import left_inverse
+from qifkit.real_roots import RealPoint, rational_between, real_roots, value
 from qifkit.refinement import Refinement, refines
 
 __all__ = [

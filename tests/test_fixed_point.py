@@ -355,9 +355,9 @@ def test_shared_denominator_remainder_is_rational_arithmetic_kept_reduced():
 
 
 def test_column_fractions_read_like_a_list_of_rows():
-    from polytopes.fixed_point import ColumnFractions
-
     import flint
+
+    from polytopes.fixed_point import ColumnFractions
 
     # T[i, j] = N[i, j]/d_j with d = (4, 6): rows (2/4, 3/6) and (1/4, 5/6), reduced when read
     matrix = ColumnFractions(flint.fmpz_mat(2, 2, [2, 3, 1, 5]), [flint.fmpz(4), flint.fmpz(6)])

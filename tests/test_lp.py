@@ -9,8 +9,8 @@ from fractions import Fraction as F
 import flint
 import pytest
 
-from qifkit.errors import NotExactError, QifError, ShapeError, UndecidableError
 from qifkit import lp
+from qifkit.errors import NotExactError, QifError, ShapeError, UndecidableError
 from qifkit.lp import LinearProgram, LPSolution, certificate_defect, exact_dot, solve, solve_by_cdd
 from qifkit.sparse_exact import solve_bordered, solve_by_lifting, solve_square, solve_square_transposed
 
@@ -345,7 +345,6 @@ def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
 
     status = highspy.HighsBasisStatus
     rng = random.Random(23)
-    q = flint.fmpq
     pivoted = 0
     for trial in range(60):
         n, m = rng.randint(2, 7), rng.randint(1, 6)

@@ -8,13 +8,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from qifkit import Channel, randomized_response, truncated_geometric
-from qifkit import lp
+from proofs_checks.evidence import random_channel
+from qifkit import Channel, lp, randomized_response, truncated_geometric
 from qifkit.errors import DistributionError, LabelError, NumberKindError, ShapeError
 from qifkit.lp import LinearProgram, solve_by_cdd
 from qifkit.measures import Prior
 from qifkit.postprocess import count_query, sum_query
-from proofs_checks.evidence import random_channel
 from qifkit.refinement import certificate_from_document, refines, verify_certificate
 
 

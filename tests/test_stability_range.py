@@ -9,6 +9,7 @@ import pytest
 import sympy
 
 from qifkit import (
+    Channel,
     Loss,
     Prior,
     bayes_risk,
@@ -20,7 +21,6 @@ from qifkit import (
     uniform_prior,
 )
 from qifkit.errors import PrivacyParameterError, UndecidableError
-from qifkit import Channel
 from qifkit.pipelines import count_pipeline, sum_pipeline
 from qifkit.real_roots import RealPoint, rational_between, real_roots
 from qifkit.stability import count_refinement_on_range, loss_on_range
