@@ -26,7 +26,6 @@ import numpy as np
 
 from polytopes.constrained import PROPERTIES, optimal_mechanism, weakly_honest_mechanism
 from polytopes.fixed_point import (
-    SELECTORS,
     Construction,
     count_error,
     count_error_weights,
@@ -42,10 +41,7 @@ from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
 from qifkit.numbers import exact, exact_str, parse_eps_exp, parse_number
 
-__all__ = ["NAMED_FIXED_POINTS", "add_design_commands", "check_writable", "comma_list", "fixed_point", "write_json"]
-
-METHODS = ("alg1", "alg2", "lp-fixed", "lp-unfixed")
-
+__all__ = ["NAMED_FIXED_POINTS", "construct", "design", "check_writable", "comma_list", "fixed_point", "write_json"]
 
 class DesignUsageError(QifError, ValueError):
     """Contradictory or malformed options of construct/design."""
@@ -157,7 +153,8 @@ def _text(value: Any) -> str:
     return exact_str(value) if isinstance(value, Fraction) else repr(float(value))
 
 
-def _construct(arguments: argparse.Namespace) -> int:
+def construct(arguments: argparse.Namespace) -> int:
+    """``qifkit construct``."""
     if arguments.selector and arguments.method != "alg1":
         raise DesignUsageError(f"--selector applies to --method alg1, not {arguments.method}")
     if arguments.float and arguments.method.startswith("lp"):
@@ -211,7 +208,8 @@ def _construct(arguments: argparse.Namespace) -> int:
 DESIGN_MAX_N = {"named": 999, "optimal": 40}  # (n + 1)² ≤ 10^6 printed entries; the plain L0 LP: n = 40 in 4 s, n = 60 > 100 s
 
 
-def _design(arguments: argparse.Namespace) -> int:
+def design(arguments: argparse.Namespace) -> int:
+    """``qifkit design``."""
     if arguments.json:
         check_writable(arguments.json)
     properties = comma_list(arguments.props, "--props") if arguments.props else []
@@ -255,33 +253,3 @@ def _design(arguments: argparse.Namespace) -> int:
     if arguments.json:
         write_json(arguments.json, document, "design")
     return 0
-
-
-def add_design_commands(commands: Any) -> None:
-    """Register ``construct`` and ``design`` on the ``qifkit`` subcommand parser."""
-    construct = commands.add_parser("construct", help="build a count mechanism with a fixed point (Kohli-Laskowski)")
-    construct.add_argument("--z", help='the fixed point, e.g. "1/4,1/2,1/4" (positive, sums to 1), or '
-                           '"uniform" or "binomial" with --n')
-    construct.add_argument("--z-file", metavar="Z.csv|Z.npy",
-                           help="the fixed point from a file (numbers separated by commas or lines, or a .npy array)")
-    construct.add_argument("--n", type=int, help="number of values for a named fixed point (--z uniform|binomial)")
-    construct.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
-    construct.add_argument("--method", choices=METHODS, default="alg1")
-    construct.add_argument("--selector", choices=SELECTORS, help="column selector of alg1 (default sandwich)")
-    construct.add_argument("--float", action="store_true", help="float mode (alg1: long double, arb balls where that breaks; alg2: double), "
-                           "logarithms of T, verified to 1e-9: for n in the thousands")
-    construct.add_argument("--error", choices=("absolute", "squared"), default="absolute",
-                           help="count error: expected absolute deviation or squared error")
-    construct.add_argument("--out", metavar="T.npy|T.csv", help="write the mechanism (rows are true counts)")
-    construct.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
-    construct.set_defaults(handler=_construct)
-    design = commands.add_parser("design", help="Cormode et al.'s constrained count mechanisms")
-    design.add_argument("--n", type=int, required=True, help="counts 0..n")
-    design.add_argument("--alpha", required=True, help="α = e^−ε in (0, 1), exact, e.g. 10/11")
-    design.add_argument("--props", help=f"comma-separated properties from {','.join(PROPERTIES)}")
-    design.add_argument("--objective", choices=("L0", "L1", "L2"), default="L0")
-    design.add_argument("--aggregate", choices=("sum", "max"), default="sum")
-    design.add_argument("--min-distance", type=int, default=0, help="L0,d: only errors of at least d count")
-    design.add_argument("--mechanism", choices=("gm", "em", "um", "wm"), help="a named mechanism instead of an optimum")
-    design.add_argument("--json", metavar="FILE", help="write matrix, objective and p_true as JSON (atomically)")
-    design.set_defaults(handler=_design)

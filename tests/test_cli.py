@@ -58,14 +58,14 @@ def test_failed_check_gives_exit_status_one(monkeypatch, tmp_path):
         return Outcome(Status.FAILED, "FAILED: on purpose")
 
     check = original["cormode18.example1"]
-    monkeypatch.setattr("proofs_checks.cli.registry", lambda: {check.id: type(check)(check.id, failing, "s", "t", "m", "a")})
+    monkeypatch.setattr("proofs_checks.cli_commands.registry", lambda: {check.id: type(check)(check.id, failing, "s", "t", "m", "a")})
     out = tmp_path / "r.json"
     assert main(["check", "--json", str(out)]) == 1
     assert json.loads(out.read_text())["summary"]["failed"] == 1
 
 
 def test_interrupted_run_still_writes_what_finished(monkeypatch, tmp_path):
-    from proofs_checks import cli
+    from proofs_checks import cli_commands as cli
 
     real = cli.run_check
     finished = []
@@ -179,3 +179,29 @@ def test_markdown_report_lists_errata_first(tmp_path):
 def test_full_tier_runs_the_long_variant(capsys):
     assert main(["check", "--only", "alvim23.fig3-ama", "--full"]) == 0
     assert "erratum" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------- start-up (issue 18)
+def test_help_and_version_start_without_the_numeric_layers():
+    """`qifkit --help` and `qifkit --version` build the parser only: no sympy, numpy, scipy or FLINT
+    is imported (they made --help take 1.4 s), and the version is the installed package's."""
+    import subprocess
+    import sys
+    from importlib.metadata import version
+
+    probe = ("import sys\nfrom proofs_checks.cli import main\n"
+             "for argv in (['--help'], ['--version'], ['stability', '--help']):\n"
+             "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+             "print(sorted(m for m in ('sympy', 'numpy', 'scipy', 'flint', 'cdd') if m in sys.modules))")
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert found.stdout.strip().endswith("[]"), found.stdout[-300:]
+    assert f"qifkit {version('qifkit')}" in found.stdout
+
+
+def test_the_parsers_choices_are_those_of_their_homes():
+    from polytopes.constrained import PROPERTIES
+    from polytopes.fixed_point import SELECTORS
+    from proofs_checks import cli, cli_commands
+
+    assert cli.PROPERTIES == PROPERTIES and cli.SELECTORS == SELECTORS
+    assert cli.POLYTOPE_NAMES == tuple(sorted(cli_commands._POLYTOPES))

@@ -1,0 +1,305 @@
+"""The work behind each ``qifkit`` command but construct and design (:mod:`proofs_checks.cli_design`):
+one handler per command, imported by :func:`proofs_checks.cli.main` only once a command runs, so
+that ``qifkit --help`` and ``qifkit --version`` start without the toolkit's numeric layers."""
+
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import fnmatch
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
+from polytopes.ldp_support import ldp_vertices_by_support
+from polytopes.lrs import lrs_available
+from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
+from proofs_checks.cli import UsageError
+from proofs_checks.cli_design import NAMED_FIXED_POINTS, check_writable, fixed_point, write_json
+from proofs_checks.registry import Check, Result, Status, registry, run_check
+from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
+from qifkit import Channel
+from qifkit.files import atomic_write_text
+from qifkit.refinement import certificate_document, certificate_from_document, refines, verify_certificate
+from qifkit.stability_spec import evaluate_spec, read_spec
+
+
+def _select(checks: dict[str, Check], patterns: Sequence[str] | None) -> list[Check]:
+    if not patterns:
+        return list(checks.values())
+    chosen = [c for c in checks.values() if any(fnmatch.fnmatchcase(c.id, p) for p in patterns)]
+    if not chosen:
+        near = sorted({m for p in patterns for m in difflib.get_close_matches(p, checks, n=5, cutoff=0.5)})
+        hint = f"; near matches: {', '.join(near)}" if near else "; see qifkit check --list"
+        raise UsageError(f"no check id matches {' '.join(patterns)}{hint}")
+    return chosen
+
+
+def _run_check_command(arguments: argparse.Namespace) -> int:
+    checks = registry()
+    if arguments.list:
+        for check in checks.values():
+            print(f"{check.id:<28} {check.source}")
+        return 0
+    selected = _select(checks, arguments.only)
+    for path in (arguments.json, arguments.markdown):
+        if path:
+            check_writable(path)
+    results: list[Result] = []
+    interrupted = False
+    try:
+        for index, check in enumerate(selected, start=1):
+            result = run_check(check, full=arguments.full)
+            results.append(result)
+            print(progress_line(index, len(selected), result), flush=True)
+    except KeyboardInterrupt:
+        interrupted = True
+    not_run = [check.id for check in selected[len(results):]]
+    print(summary_line(results, len(not_run)))
+    if arguments.json:
+        atomic_write_text(arguments.json, report_document(results, not_run))
+        print(f"report written to {arguments.json}")
+    if arguments.markdown:
+        atomic_write_text(arguments.markdown, markdown_report(results, not_run))
+        print(f"markdown report written to {arguments.markdown}")
+    if interrupted:
+        return 130
+    return 1 if any(r.outcome.status is Status.FAILED for r in results) else 0
+
+
+def _read_channel(path: str) -> Channel:
+    try:
+        return Channel.read_csv(path)
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _run_refine_command(arguments: argparse.Namespace) -> int:
+    a, b = _read_channel(arguments.a), _read_channel(arguments.b)
+    if arguments.json:
+        check_writable(arguments.json)
+    result = refines(a, b)
+    document = certificate_document(result)
+    print(f"A ⊑ B: {'holds' if result.holds else 'does not hold'} ({result.method}); certificate re-verified exactly")
+    if result.holds:
+        print("witness W with A·W = B (rows are A's outputs, columns B's outputs):")
+        for label, row in zip(a.outputs, document["witness"]):
+            print(f"  {label}: " + ", ".join(row))
+    else:
+        print("prior: " + ", ".join(document["prior"]))
+        print("loss (rows are secrets, columns are actions):")
+        for label, row in zip(a.secrets, document["loss"]):
+            print(f"  {label}: " + ", ".join(row))
+        print(f"U(prior, A) = {document['uncertainty_a']} > U(prior, B) = {document['uncertainty_b']}; gap {document['gap']}")
+    if arguments.json:
+        write_json(arguments.json, document, "certificate")
+    return 0
+
+
+def _run_verify_command(arguments: argparse.Namespace) -> int:
+    a, b = _read_channel(arguments.a), _read_channel(arguments.b)
+    try:
+        with open(arguments.certificate, encoding="utf-8") as stream:
+            document = json.load(stream)
+    except OSError as error:
+        raise UsageError(f"cannot read {arguments.certificate}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{arguments.certificate} is not JSON: {error}") from None
+    valid = verify_certificate(a, b, certificate_from_document(document, a, b))
+    claim = "A ⊑ B" if document["refines"] else "A ⋢ B"
+    print(f"certificate for {claim}: {'valid' if valid else 'INVALID'} (exact re-check)")
+    return 0 if valid else 1
+
+
+def _approximately(exact: str) -> str:
+    """An exact number string with its decimal value beside it (the exact value decides)."""
+    from fractions import Fraction
+
+    value = Fraction(exact)
+    return exact if value.denominator == 1 else f"{exact}  (≈ {float(value):.10g})"
+
+
+#: Files and folders of an earlier ``--certificate`` run; removed before new ones are written.
+_CERTIFICATE_FILES = ("a.csv", "b.csv", "cert.json", "range-proof.json")
+
+
+def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]) -> None:
+    import shutil
+
+    for name in _CERTIFICATE_FILES:
+        (folder / name).unlink(missing_ok=True)
+    for stale in folder.glob("pair-*"):
+        if stale.is_dir():
+            shutil.rmtree(stale)
+    for certified in certificates:
+        place = folder if certified.name == "instability" else folder / certified.name
+        place.mkdir(exist_ok=True)
+        certified.less_private.to_csv(place / "a.csv")
+        certified.more_private.to_csv(place / "b.csv")
+        atomic_write_text(place / "cert.json", json.dumps(certificate_document(certified.certificate), indent=2) + "\n")
+    every = report.get("range", {}).get("every_analyst", {})
+    if every.get("proved"):
+        proof = {"statement": f"count pipelines refine for every {report['range']['from']} ≤ e^ε' ≤ e^ε ≤ "
+                              f"{report['range']['to']} (re-derived by qifkit.stability.count_refinement_on_range)",
+                 **every}
+        atomic_write_text(folder / "range-proof.json", json.dumps(proof, indent=2, ensure_ascii=False) + "\n")
+        print(f"range proof written: {folder / 'range-proof.json'}")
+    if certificates:
+        where = folder if certificates[0].name == "instability" else folder / certificates[0].name
+        print(f"{len(certificates)} certificate(s) written: qifkit verify {where / 'a.csv'} {where / 'b.csv'} "
+              f"{where / 'cert.json'}")
+
+
+def _run_stability_command(arguments: argparse.Namespace) -> int:
+    try:
+        spec = read_spec(arguments.spec)
+    except OSError as error:
+        raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
+    if arguments.json:
+        check_writable(arguments.json)
+    folder = Path(arguments.certificate) if arguments.certificate else None
+    if folder is not None:
+        if folder.exists() and not folder.is_dir():
+            raise UsageError(f"--certificate {folder}: exists and is not a folder")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
+    report, certificates = evaluate_spec(spec)
+    if report["points"]:
+        print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
+        for point in report["points"]:
+            print(f"{point['eps_exp']:>14}  {_approximately(point['loss']) if spec.exact else point['loss']}")
+    if "range" in report:
+        interval = report["range"]
+        print(f"every e^ε in [{interval['from']}, {interval['to']}]:")
+        every = interval["every_analyst"]
+        if every["proved"]:
+            print(f"  every analyst: PROVED, the pipelines refine for every e^ε' ≤ e^ε of the range (hit probabilities "
+                  f"H = {every['hit']}, M = {every['miss']}: " + "; ".join(every["conditions"]) + ")")
+        else:
+            print(f"  every analyst: not proved ({every['reason']})")
+        if "rising" not in interval:
+            print(f"  the spec's analyst: {interval['analyst']}")
+        else:
+            print(f"  the spec's analyst: loss {_approximately(interval['loss_from'])} at {interval['from']}, "
+                  f"{_approximately(interval['loss_to'])} at {interval['to']}")
+            for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"]):
+                print(f"  the loss RISES on [{low}, {high}]  (exact ends: {exact_low}; {exact_high})")
+            if not interval["rising"]:
+                print("  the loss never rises as e^ε grows")
+    verdict = {True: "stable (certified" + (" for every e^ε of the range)" if "range" in report else
+                                           ": every consecutive pair of the grid)"), False: "NOT stable",
+               None: f"not decided: {report['undecided']}"}
+    print(f"analyst's loss monotone: {report['monotone']}; family ({report['coverage']}): {verdict[report['stable']]}")
+    instability = report["instability"]
+    if instability:
+        print(f"instability ({instability['found_by']}): the pipeline at e^ε = {instability['eps_exp_high']} does not "
+              f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
+              + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
+              + f" loses more with less privacy, by {_approximately(instability['gap']) if spec.exact else instability['gap']}")
+    if folder is not None:
+        _write_certificates(folder, certificates, report)
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(_with_provenance(report, arguments.spec, spec), indent=2,
+                                                     ensure_ascii=False) + "\n")
+        print(f"report written to {arguments.json}")
+    return {True: 0, False: 1, None: 3}[report["stable"]]
+
+
+def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, Any]:
+    """The report with what produced it: the spec file's SHA-256 and parsed content, and versions."""
+    import dataclasses
+    import hashlib
+    import platform
+    from importlib.metadata import version
+
+    content = {key: (list(value) if isinstance(value, tuple) else value if isinstance(value, (int, str, list, bool))
+                     or value is None else str(value)) for key, value in dataclasses.asdict(spec).items()}
+    with open(path, "rb") as stream:
+        digest = hashlib.sha256(stream.read()).hexdigest()
+    return {"input": {"spec": path, "sha256": digest, "parsed": content},
+            "versions": {name: version(name) for name in ("qifkit", "sympy", "python-flint", "highspy")}
+            | {"python": platform.python_version()}, **report}
+
+
+_POLYTOPES = {
+    "LDP": lambda n, e, z: ldp_polytope(n, e),
+    "U": lambda n, e, z: count_polytope(n, e),
+    "F": lambda n, e, z: count_polytope(n, e, z, fixed=True),
+    "RU": lambda n, e, z: representation_polytope(n, e),
+    "RF": lambda n, e, z: representation_polytope(n, e, z, fixed=True),
+}
+
+
+ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked before any work (n = 5 of U: > 2 min)
+
+
+def _run_enumerate_command(arguments: argparse.Namespace) -> int:
+    for path in (arguments.json, arguments.ine, arguments.ext):
+        if path:
+            check_writable(path)
+    given = arguments.z is not None or arguments.z_file is not None
+    if given and arguments.polytope not in ("F", "RF"):
+        raise UsageError(f"--z/--z-file is the fixed point of F and RF; {arguments.polytope} has none")
+    z = None
+    if given:
+        named = arguments.z in NAMED_FIXED_POINTS
+        z, _ = fixed_point(arguments.z, arguments.z_file, arguments.n if named else None, renormalise=False)
+        if len(z) != arguments.n:
+            raise UsageError(f"the fixed point has {len(z)} entries; --n is {arguments.n}")
+        if min(z) <= 0:
+            k = z.index(min(z))
+            raise UsageError(f"z[{k}] = {z[k]} is not positive; a fixed point must put mass on every count")
+    limit = ENUMERATION_MAX_N[arguments.polytope]
+    if arguments.n > limit:
+        raise UsageError(
+            f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
+            f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
+            f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
+    polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
+    if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
+        return _enumerate_ldp_by_support(arguments, polytope)
+    if arguments.resume:
+        raise UsageError("--resume is for the long LDP runs (n >= 5); this enumeration is one cdd call")
+    if arguments.ine:
+        atomic_write_text(arguments.ine, polytope.to_ine())
+    method = arguments.method or ("lrs" if arguments.polytope in ("RU", "RF") and lrs_available() else "cdd")
+    if method == "lrs" and not lrs_available():
+        raise UsageError("--method lrs needs the lrs program (Debian: apt-get install lrslib)")
+    enumeration = enumerate_vertices(polytope, method)
+    orbit_count = len(orbits(enumeration.vertices, polytope.symmetries)) if arguments.orbits else None
+    print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {len(enumeration.vertices)} vertices"
+          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({enumeration.seconds:.2f} s, exact, {method})")
+    if arguments.ext:
+        atomic_write_text(arguments.ext, to_ext(enumeration))
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count), indent=1) + "\n")
+        print(f"vertices written to {arguments.json}")
+    return 0
+
+
+def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> int:
+    """D for larger n: block by block over column supports, resumable (polytopes.ldp_support)."""
+    start = time.perf_counter()
+    vertices, by_size = ldp_vertices_by_support(arguments.n, arguments.eps_exp, arguments.resume,
+                                                progress=lambda text: print(text, flush=True))
+    ordered = sorted(vertices)
+    flat = [Vertex(tuple(v for row in m for v in row), frozenset()) for m in ordered]
+    orbit_count = len(orbits(flat, polytope.symmetries)) if arguments.orbits else None
+    seconds = time.perf_counter() - start
+    print(f"LDP n={arguments.n} e^ε={polytope.eps_exp}: {len(ordered)} vertices"
+          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({seconds:.1f} s, exact, by support)")
+    enumeration = Enumeration(polytope, tuple(flat), seconds)
+    if arguments.ext:
+        atomic_write_text(arguments.ext, to_ext(enumeration))
+    if arguments.json:
+        atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count)) + "\n")
+        print(f"vertices written to {arguments.json}")
+    return 0
+
+
