@@ -218,14 +218,7 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     >>> [(a.decimal(12), b.decimal(12)) for a, b in curve.rising]
     [('3.500544517844', '3.516615491052')]
     """
-    low, high = exact_eps_exp(low), exact_eps_exp(high)
-    if not 1 < low < high:
-        raise PrivacyParameterError(f"the range of e^ε must satisfy 1 < low < high, got [{low}, {high}]")
-    t = sympy.Symbol("t", positive=True)
-    channel = build(t)
-    if channel.kind is not NumberKind.SYMBOLIC or tuple(channel.matrix.domain.symbols) != (t,):
-        raise UndecidableError("the pipeline must have entries that are rational functions of e^ε "
-                               f"(built from the symbol it is given), got {channel.kind.name.lower()} entries")
+    low, high, t, channel = _symbolic_on_range(build, low, high, "pipeline")
     domain, table = expected_table(prior, channel, loss)
     columns = [_column(domain, column, t, low, high) for column in zip(*table)]
     differences = [f - g for denominator, polys in columns for i, f in enumerate(polys) for g in polys[i + 1:]]
@@ -258,6 +251,21 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
         return sum((value(f, at) / value(d, at) for f, (d, _) in zip(chosen(at), columns)), Fraction(0))
 
     return RangeLoss(low, high, tuple((a, b) for a, b in stretches), tuple(breakpoints), loss_at(low), loss_at(high))
+
+
+def _symbolic_on_range(build: Callable[[Any], Channel], low: Any, high: Any, what: str
+                       ) -> tuple[Fraction, Fraction, sympy.Symbol, Channel]:
+    """The range's exact ends (checked 1 < low < high), the symbol t standing for e^ε, and
+    build(t), which must have entries that are rational functions of t."""
+    low, high = exact_eps_exp(low), exact_eps_exp(high)
+    if not 1 < low < high:
+        raise PrivacyParameterError(f"the range of e^ε must satisfy 1 < low < high, got [{low}, {high}]")
+    t = sympy.Symbol("t", positive=True)
+    channel = build(t)
+    if channel.kind is not NumberKind.SYMBOLIC or tuple(channel.matrix.domain.symbols) != (t,):
+        raise UndecidableError(f"the {what} must have entries that are rational functions of e^ε "
+                               f"(built from the symbol it is given), got {channel.kind.name.lower()} entries")
+    return low, high, t, channel
 
 
 def _column(domain: Any, entries: Sequence[Any], t: sympy.Symbol, low: Fraction, high: Fraction
@@ -327,14 +335,7 @@ def count_refinement_on_range(perturber: Callable[[Any], Channel], counted: Iter
     >>> proof.hit, proof.miss
     ('t/(t + 3)', '1/(t + 3)')
     """
-    low, high = exact_eps_exp(low), exact_eps_exp(high)
-    if not 1 < low < high:
-        raise PrivacyParameterError(f"the range of e^ε must satisfy 1 < low < high, got [{low}, {high}]")
-    t = sympy.Symbol("t", positive=True)
-    channel = perturber(t)
-    if channel.kind is not NumberKind.SYMBOLIC or tuple(channel.matrix.domain.symbols) != (t,):
-        raise UndecidableError("the perturber must have entries that are rational functions of e^ε "
-                               f"(built from the symbol it is given), got {channel.kind.name.lower()} entries")
+    low, high, t, channel = _symbolic_on_range(perturber, low, high, "perturber")
     columns = [j for j, y in enumerate(channel.outputs) if y in set(counted)]
     hits: list[sympy.Expr] = []
     for row in channel.rows():
