@@ -205,7 +205,7 @@ def construct(arguments: argparse.Namespace) -> int:
     return 0
 
 
-DESIGN_MAX_N = {"named": 999, "optimal": 40}  # (n + 1)² ≤ 10^6 printed entries; the plain L0 LP: n = 40 in 4 s, n = 60 > 100 s
+DESIGN_MAX_N = {"named": 999, "optimal": 40}  # (n + 1)² ≤ 10^6 printed entries; the plain L0 LP at n = 60, α = 1/3: undecided after 5 min
 
 
 def design(arguments: argparse.Namespace) -> int:
