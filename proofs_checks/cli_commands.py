@@ -9,6 +9,7 @@ import argparse
 import difflib
 import fnmatch
 import json
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -169,7 +170,7 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
-    report, certificates = evaluate_spec(spec)
+    report, certificates = evaluate_spec(spec, progress=lambda line: print(line, file=sys.stderr, flush=True))
     if report["points"]:
         print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
         for point in report["points"]:

@@ -36,6 +36,7 @@ Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`):
 from __future__ import annotations
 
 import math
+import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -316,8 +317,12 @@ def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss
     return prior, loss
 
 
-def evaluate_spec(spec: StabilitySpec) -> tuple[dict[str, Any], list[Certified]]:
+def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = None
+                  ) -> tuple[dict[str, Any], list[Certified]]:
     """The stability report of a spec and its certificates.
+
+    `progress`, if given, receives one line per decided grid pair, with the time it took and an
+    estimate of the time left (the mean so far times the pairs left).
 
     The report has ``points`` (e^ε and the analyst's expected loss, increasing e^ε), ``monotone``
     (the analyst's loss never rises, on the grid and on the range), ``range`` (for a range: its
@@ -371,8 +376,15 @@ def evaluate_spec(spec: StabilitySpec) -> tuple[dict[str, Any], list[Certified]]
             refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
         if spec.exact:
             candidate = _candidate(spec)
+            pairs, started = len(grid) - 1, time.perf_counter()
             for k, (low, high) in enumerate(zip(grid, grid[1:])):
+                begun = time.perf_counter()
                 result = pipeline_refinement(build, high, low, candidate(high, low))
+                if progress is not None:
+                    now = time.perf_counter()
+                    left = (now - started) / (k + 1) * (pairs - k - 1)
+                    progress(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
+                             f" in {now - begun:.1f} s; about {left:.0f} s left")
                 if not result.holds:
                     refuted("refinement", low, high, result)
                     break

@@ -193,3 +193,11 @@ def test_the_readme_quickstart_spec_runs_and_is_stable(tmp_path):
     assert (folder / "range-proof.json").exists()
     place = folder / "pair-1"
     assert main(["verify", str(place / "a.csv"), str(place / "b.csv"), str(place / "cert.json")]) == 0
+
+
+def test_progress_is_reported_per_pair_on_stderr(tmp_path, capsys):
+    spec = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("3/2", "2", "3"))
+    assert main(["stability", spec]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert [line.split(" (")[0] for line in err] == ["pair 1/2", "pair 2/2"] and "refines" in err[0]
+    assert err[1].endswith("about 0 s left")
