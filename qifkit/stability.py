@@ -227,12 +227,16 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     def chosen(at: Fraction) -> list[sympy.Poly]:
         return [min(polys, key=lambda f: value(f, at)) for _, polys in columns]
 
+    total_denominator = columns[0][0]
+    for denominator, _ in columns[1:]:
+        total_denominator = total_denominator.lcm(denominator)
+    cofactors = [total_denominator.quo(d) for d, _ in columns]
+    total_slope = total_denominator.diff(t)
+
     def slope_numerator(best: list[sympy.Poly]) -> sympy.Poly:
-        total_denominator = columns[0][0]
-        for denominator, _ in columns[1:]:
-            total_denominator = total_denominator.lcm(denominator)
-        numerator = sum((f * total_denominator.quo(d) for f, (d, _) in zip(best, columns)), sympy.Poly(0, t))
-        return numerator.diff(t) * total_denominator - numerator * total_denominator.diff(t)
+        """The numerator of the loss's derivative when each output's best action is `best`."""
+        numerator = sum((f * c for f, c in zip(best, cofactors)), sympy.Poly(0, t))
+        return numerator.diff(t) * total_denominator - numerator * total_slope
 
     ends = [RealPoint(low), *breakpoints, RealPoint(high)]
     slopes = [slope_numerator(chosen(rational_between(a, b))) for a, b in zip(ends, ends[1:])]

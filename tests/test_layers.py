@@ -37,3 +37,18 @@ def test_the_rule_sees_an_import_inside_a_function(tmp_path):
     source = tmp_path / "probe.py"
     source.write_text("def f():\n    from proofs_checks.registry import claim\n    import polytopes.lp\n")
     assert [name for _, name in imported_packages(source)] == ["proofs_checks", "polytopes"]
+
+
+def test_the_lazy_exports_of_qifkit_match_its_all():
+    """qifkit loads its names on first use from a table: every name of __all__ is in the table (or
+    imported eagerly), every table entry resolves, and the TYPE_CHECKING imports list the same names."""
+
+    import qifkit
+
+    eager = {"errors", "QifError"}
+    assert set(qifkit.__all__) == set(qifkit._HOMES) | eager
+    assert all(getattr(qifkit, name) is not None for name in qifkit.__all__)
+    tree = ast.parse((ROOT / "qifkit" / "__init__.py").read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If))
+    typed = {alias.name for node in block.body for alias in node.names}
+    assert typed == set(qifkit._HOMES)
