@@ -34,7 +34,7 @@ from polytopes.classify import _exact_solution, in_d_tilde
 from polytopes.enumerate import enumerate_vertices
 from polytopes.spaces import ldp_polytope
 from qifkit.errors import QifError
-from qifkit.files import atomic_write_text
+from qifkit.files import atomic_write_text, read_json
 from qifkit.numbers import exact_eps_exp, parse_number
 
 __all__ = ["ResumeMismatchError", "ldp_vertices_by_support", "full_support_vertices"]
@@ -100,7 +100,7 @@ def _read_manifest(store: Path, problem: dict[str, Any]) -> dict[str, str]:
     if not path.exists():
         return {}
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = read_json(path)
         recorded, hashes = manifest["problem"], manifest["blocks"]
     except (ValueError, KeyError, TypeError) as error:
         raise ResumeMismatchError(f"{path} is not a manifest of this tool ({error}); give an empty folder") from None
@@ -121,7 +121,7 @@ def _read_block(path: Path, hashes: dict[str, str], n: int, say: Callable[[str],
         say(f"{path}: not the block the manifest lists (foreign or changed); recomputed")
         return None
     try:
-        block = {tuple(tuple(parse_number(v) for v in row) for row in matrix) for matrix in json.loads(data)}
+        block = {tuple(tuple(parse_number(v) for v in row) for row in matrix) for matrix in read_json(data)}
     except (ValueError, TypeError, QifError):
         say(f"{path}: does not parse; recomputed")
         return None

@@ -6,7 +6,8 @@ runs, so ``qifkit --help`` and ``qifkit --version`` answer in well under a secon
   registered claim checks, prints a line per check as it finishes and a summary, writes the JSON report atomically, and
   exits 1 if any check failed (130 if interrupted, after writing what finished).
 - ``qifkit refine A.csv B.csv [--json FILE]`` decides A ⊑ B exactly and prints the verdict with
-  its certificate (exit 0 either way; the certificate JSON is written atomically).
+  its certificate (exit 0 when it holds, 1 when it does not; the certificate JSON is written
+  atomically either way).
 - ``qifkit verify A.csv B.csv CERT.json`` re-checks a certificate with exact arithmetic only and
   exits 0 exactly when it is valid (1 when it is not).
 - ``qifkit enumerate {LDP,U,F,RU,RF} --n N --eps-exp E [--z Z] [--orbits] [--json FILE] [--ine FILE]
@@ -14,7 +15,7 @@ runs, so ``qifkit --help`` and ``qifkit --version`` answer in well under a secon
   enumerates the vertices of a polytope exactly (cddlib GMP), with orbits under its symmetry group.
 - ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a grid
   and/or a range of e^ε (see :mod:`qifkit.stability_spec`) and exits as a deployment gate: 0 stable
-  (certified), 1 NOT stable (a certified instability), 3 not decided (a float sweep, or a range on
+  (certified), 1 NOT stable (a certified instability), 4 not decided (a float sweep, or a range on
   which only the spec's analyst is decided), 2 bad input. With ``--certificate`` (created if
   missing, emptied of earlier certificates) an instability is written as ``DIR/a.csv``,
   ``DIR/b.csv`` and ``DIR/cert.json`` and a stable grid as one ``DIR/pair-K/`` of the same three
@@ -31,6 +32,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from qifkit import __version__
@@ -76,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.set_defaults(handler="_run_verify_command")
     stability = commands.add_parser("stability", help="gate a pipeline on its stability over a grid or range of e^ε",
                                     description="Exit 0 stable (certified), 1 NOT stable (certified instability), "
-                                    "3 not decided, 2 bad input. See examples/*.toml for specs.")
+                                    "4 not decided, 2 bad input. See examples/*.toml for specs.")
     stability.add_argument("spec", metavar="SPEC.toml")
     stability.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     stability.add_argument("--certificate", metavar="DIR",
@@ -98,6 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
     enumerate_.set_defaults(handler="_run_enumerate_command")
     _add_design_commands(commands)
+    for command in commands.choices.values():
+        command.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     return parser
 
 
@@ -131,17 +135,49 @@ def _add_design_commands(commands: Any) -> None:
     design.set_defaults(module="proofs_checks.cli_design", handler="design")
 
 
+#: The exit statuses of every command (README, "Exit statuses").
+EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INTERNAL, EXIT_UNDECIDED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the exit status."""
+    """Entry point of the console script; returns the exit status.
+
+    0 success or a positive verdict; 1 a negative verdict (does not refine, NOT stable, a check
+    failed, a certificate is invalid), the reason printed; 2 bad input or usage, one line naming it;
+    3 an internal error, one line (the traceback with ``--debug``); 4 not decided (``stability``);
+    130 interrupted, with what to run to go on.
+    """
     arguments = _parser().parse_args(argv)
     try:
         return getattr(importlib.import_module(arguments.module), arguments.handler)(arguments)
     except QifError as error:
         print(f"qifkit: error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except BrokenPipeError:  # e.g. `qifkit check --list | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return EXIT_NEGATIVE
+    except KeyboardInterrupt:
+        resume = getattr(arguments, "resume", None)
+        hint = (f"; finished blocks are kept in {resume}: run the same command again to go on" if resume
+                else "; nothing was written")
+        print(f"qifkit: interrupted{hint}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (MemoryError, RecursionError) as error:
+        if arguments.debug:
+            raise
+        print(f"qifkit: error: the input is too large for this machine ({type(error).__name__}); nothing was "
+              "written. Ask for less (smaller n, fewer values), or call the library from Python", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a bug of ours: one line, the details on request
+        if arguments.debug:
+            raise
+        where = error.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        place = f" at {Path(where.tb_frame.f_code.co_filename).name}:{where.tb_lineno}" if where else ""
+        print(f"qifkit: internal error: {type(error).__name__}: {str(error)[:300]}{place}. This is a bug of qifkit: "
+              "please report it with the command; --debug shows the traceback", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

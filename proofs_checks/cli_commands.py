@@ -19,12 +19,12 @@ from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits,
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
-from proofs_checks.cli import UsageError
+from proofs_checks.cli import EXIT_NEGATIVE, EXIT_OK, EXIT_UNDECIDED, UsageError
 from proofs_checks.cli_design import NAMED_FIXED_POINTS, check_writable, fixed_point, write_json
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from qifkit import Channel
-from qifkit.files import atomic_write_text
+from qifkit.files import atomic_write_text, read_json
 from qifkit.refinement import certificate_document, certificate_from_document, refines, verify_certificate
 from qifkit.stability_spec import evaluate_spec, read_spec
 
@@ -98,18 +98,15 @@ def _run_refine_command(arguments: argparse.Namespace) -> int:
         print(f"U(prior, A) = {document['uncertainty_a']} > U(prior, B) = {document['uncertainty_b']}; gap {document['gap']}")
     if arguments.json:
         write_json(arguments.json, document, "certificate")
-    return 0
+    return EXIT_OK if result.holds else EXIT_NEGATIVE
 
 
 def _run_verify_command(arguments: argparse.Namespace) -> int:
     a, b = _read_channel(arguments.a), _read_channel(arguments.b)
     try:
-        with open(arguments.certificate, encoding="utf-8") as stream:
-            document = json.load(stream)
+        document = read_json(arguments.certificate)
     except OSError as error:
         raise UsageError(f"cannot read {arguments.certificate}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        raise UsageError(f"{arguments.certificate} is not JSON: {error}") from None
     valid = verify_certificate(a, b, certificate_from_document(document, a, b))
     claim = "A ⊑ B" if document["refines"] else "A ⋢ B"
     print(f"certificate for {claim}: {'valid' if valid else 'INVALID'} (exact re-check)")
@@ -209,7 +206,7 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
         atomic_write_text(arguments.json, json.dumps(_with_provenance(report, arguments.spec, spec), indent=2,
                                                      ensure_ascii=False) + "\n")
         print(f"report written to {arguments.json}")
-    return {True: 0, False: 1, None: 3}[report["stable"]]
+    return {True: EXIT_OK, False: EXIT_NEGATIVE, None: EXIT_UNDECIDED}[report["stable"]]
 
 
 def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, Any]:
@@ -256,6 +253,8 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
         if min(z) <= 0:
             k = z.index(min(z))
             raise UsageError(f"z[{k}] = {z[k]} is not positive; a fixed point must put mass on every count")
+    if arguments.resume and Path(arguments.resume).exists() and not Path(arguments.resume).is_dir():
+        raise UsageError(f"--resume {arguments.resume}: exists and is not a folder")
     limit = ENUMERATION_MAX_N[arguments.polytope]
     if arguments.n > limit:
         raise UsageError(

@@ -22,6 +22,7 @@ __all__ = [
     "PrivacyParameterError",
     "UndecidableError",
     "CertificateError",
+    "FileFormatError",
 ]
 
 
@@ -75,3 +76,7 @@ class UndecidableError(QifError, TypeError):
 
 class CertificateError(QifError, ValueError):
     """A certificate document is malformed (missing keys, wrong shapes, bad number strings)."""
+
+
+class FileFormatError(QifError, ValueError):
+    """A file is not of the format asked for: not UTF-8 text, not JSON or TOML, nested too deep."""

@@ -13,18 +13,20 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from qifkit.channel import Channel
-from qifkit.errors import NumberKindError, NumberSyntaxError, QifError, ShapeError
+from qifkit.errors import FileFormatError, NumberKindError, NumberSyntaxError, QifError, ShapeError
 from qifkit.matrices import NumberKind
-from qifkit.numbers import exact_str, parse_number
+from qifkit.numbers import MAX_NUMBER_TEXT, exact_str, parse_number, quoted
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "read_channel_csv", "write_channel_csv"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "read_channel_csv", "read_json", "write_channel_csv"]
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -71,6 +73,24 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
+def read_json(source: str | os.PathLike[str] | bytes) -> Any:
+    """A JSON document from a file (or its bytes), refused with :class:`FileFormatError` when it is
+    not UTF-8, not JSON, nested too deep, or holds an integer literal longer than Python reads
+    (exact numbers travel as strings); OSError is left to the caller, which knows the option."""
+    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    where = "the document" if isinstance(source, bytes) else str(source)
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise FileFormatError(f"{where}: not UTF-8 text (byte {error.start}: {error.reason})") from None
+    except json.JSONDecodeError as error:
+        raise FileFormatError(f"{where} is not JSON: {error}") from None
+    except RecursionError:
+        raise FileFormatError(f"{where}: JSON nested too deep to read") from None
+    except ValueError as error:  # an integer literal beyond Python's digit limit
+        raise FileFormatError(f"{where}: {str(error).split(';')[0]} (write exact numbers as strings)") from None
+
+
 def _is_number(cell: str) -> bool:
     try:
         parse_number(cell)
@@ -85,7 +105,7 @@ def _labels(cells: list[str], where: str, unit: str, first: int = 1) -> bool:
     if all(numbers) or not any(numbers):
         return not any(numbers)
     k = numbers.index(False)
-    raise NumberSyntaxError(f"{where} mixes numbers and labels: {unit} {k + first} is {cells[k]!r}, not a number "
+    raise NumberSyntaxError(f"{where} mixes numbers and labels: {unit} {k + first} is {quoted(cells[k])}, not a number "
                             "(a label row or column has no numbers, or a blank first cell)")
 
 
@@ -99,8 +119,17 @@ def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
     NumberSyntaxError, NegativeEntryError, NotStochasticError
         From the entries, naming the cell.
     """
-    with open(path, encoding="utf-8-sig", newline="") as stream:
-        table = [row for row in csv.reader(stream) if any(cell.strip() for cell in row)]
+    if csv.field_size_limit() < MAX_NUMBER_TEXT + 1:  # the longest number string we read, not csv's 131,072
+        csv.field_size_limit(MAX_NUMBER_TEXT + 1)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as stream:
+            reader = csv.reader(stream)
+            table = [row for row in reader if any(cell.strip() for cell in row)]
+    except UnicodeDecodeError as error:
+        raise NumberSyntaxError(f"{path}: not UTF-8 text (byte {error.start}: {error.reason})") from None
+    except csv.Error as error:
+        raise ShapeError(f"{path}, line {reader.line_num}: {error} (a number string has at most "
+                         f"{MAX_NUMBER_TEXT:,} characters)") from None
     if not table:
         raise ShapeError(f"{path}: no rows")
     corner_blank = not table[0][0].strip()

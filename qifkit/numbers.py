@@ -52,7 +52,7 @@ ExactInput = Union[int, Fraction, decimal.Decimal, str, Any]
 #: Longest number string read (characters). Exact certificates of large pipelines carry rationals of
 #: tens of thousands of digits, which must read back; long digit runs are parsed by FLINT in
 #: quasi-linear time (Python's int() is quadratic and refuses more than 4300 digits).
-_MAX_TEXT = 200_000
+MAX_NUMBER_TEXT = 200_000
 _MAX_EXPONENT = 1000
 _DECIMAL = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER = re.compile(rf"\s*(?P<num>{_DECIMAL})\s*(?:/\s*(?P<den>{_DECIMAL})\s*)?", re.ASCII)  # ASCII digits only
@@ -60,6 +60,16 @@ _DECIMAL_PARTS = re.compile(
     r"(?P<sign>[+-]?)(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?", re.ASCII
 )
 _LN = re.compile(r"\s*ln\s*\(\s*(?P<arg>[^()]*)\)\s*")
+
+
+def quoted(text: Any, limit: int = 60) -> str:
+    """`text` as it appears in an error message: its repr, shortened in the middle beyond `limit`
+    characters, with its length, so that a refused 100,000-character cell gives a readable line."""
+    shown = repr(text)
+    if len(shown) <= limit:
+        return shown
+    half = limit // 2 - 2
+    return f"{shown[:half]}…{shown[-half:]} ({len(text):,} characters)" if isinstance(text, str) else shown[:limit] + "…"
 
 
 def _integer(digits: str) -> int:
@@ -77,12 +87,15 @@ def _decimal_value(text: str, whole: str) -> Fraction:
     """Read one ``decimal`` of the grammar exactly."""
     parts = _DECIMAL_PARTS.fullmatch(text)
     if parts is None:  # pragma: no cover - the outer regex already matched
-        raise NumberSyntaxError(f"{whole!r} is not a number")
+        raise NumberSyntaxError(f"{quoted(whole)} is not a number")
     digits = (parts["int"] or "") + (parts["frac"] or "")
+    if len(parts["exp"] or "") > 8:  # read no exponent of thousands of digits to refuse it
+        raise NumberSyntaxError(f"{quoted(whole)}: exponent of {len(parts['exp'])} characters is out of the "
+                                f"accepted range ±{_MAX_EXPONENT}")
     exponent = int(parts["exp"] or 0) - len(parts["frac"] or "")
     if abs(exponent) > _MAX_EXPONENT:
         raise NumberSyntaxError(
-            f"{whole!r}: exponent {parts['exp']} is out of the accepted range ±{_MAX_EXPONENT}"
+            f"{quoted(whole)}: exponent {parts['exp']} is out of the accepted range ±{_MAX_EXPONENT}"
         )
     value = Fraction(_integer(digits)) * Fraction(10) ** exponent
     return -value if parts["sign"] == "-" else value
@@ -118,17 +131,17 @@ def parse_number(text: str) -> Fraction:
     qifkit.errors.NumberSyntaxError: '1/2/3' is not a number: expected an integer, 'p/q' or a decimal
     """
     if not isinstance(text, str):
-        raise NumberSyntaxError(f"{text!r} is a {type(text).__name__}, not a number string")
-    if len(text) > _MAX_TEXT:
-        raise NumberSyntaxError(f"number string of {len(text)} characters is longer than {_MAX_TEXT}")
+        raise NumberSyntaxError(f"{quoted(text)} is a {type(text).__name__}, not a number string")
+    if len(text) > MAX_NUMBER_TEXT:
+        raise NumberSyntaxError(f"number string of {len(text)} characters is longer than {MAX_NUMBER_TEXT}")
     match = _NUMBER.fullmatch(text)
     if match is None:
-        raise NumberSyntaxError(f"{text!r} is not a number: expected an integer, 'p/q' or a decimal")
+        raise NumberSyntaxError(f"{quoted(text)} is not a number: expected an integer, 'p/q' or a decimal")
     value = _decimal_value(match["num"], text)
     if match["den"] is not None:
         denominator = _decimal_value(match["den"], text)
         if denominator == 0:
-            raise NumberSyntaxError(f"{text!r} divides by zero")
+            raise NumberSyntaxError(f"{quoted(text)} divides by zero")
         value /= denominator
     return value
 
@@ -162,11 +175,11 @@ def parse_eps_exp(text: str) -> Fraction:
     Fraction(351, 100)
     """
     if not isinstance(text, str):
-        raise NumberSyntaxError(f"{text!r} is a {type(text).__name__}, not a string for e^ε")
+        raise NumberSyntaxError(f"{quoted(text)} is a {type(text).__name__}, not a string for e^ε")
     match = _LN.fullmatch(text)
     value = parse_number(match["arg"]) if match else parse_number(text)
     if value < 1:
-        raise PrivacyParameterError(f"e^ε = {exact_str(value)} from {text!r} is below 1, so ε < 0")
+        raise PrivacyParameterError(f"e^ε = {exact_str(value)} from {quoted(text)} is below 1, so ε < 0")
     return value
 
 

@@ -35,7 +35,6 @@ Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`):
 
 from __future__ import annotations
 
-import math
 import time
 import tomllib
 from collections.abc import Callable
@@ -56,7 +55,7 @@ from qifkit.measures import (
     uniform_prior,
 )
 from qifkit.mechanisms import randomized_response, truncated_geometric
-from qifkit.numbers import exact_eps_exp, exact_str, parse_number
+from qifkit.numbers import exact_eps_exp, exact_str, parse_number, quoted
 from qifkit.pipelines import (
     argmax_pipeline,
     count_pipeline,
@@ -70,10 +69,14 @@ from qifkit.refinement import Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
 
 __all__ = ["SpecError", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "MAX_ROWS",
-           "RANGE_MAX_ENTRIES"]
+           "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES"]
 
 #: The largest secret space (rows) a spec may ask for.
 MAX_ROWS = 10**6
+#: The largest pipeline (secrets × outputs) a spec may ask for: about 10^7 exact entries.
+MAX_ENTRIES = 10**7
+#: The largest perturber side (values, or respondents + 1 for argmax): an exact square matrix.
+MAX_PERTURBER = 1000
 #: The largest pipeline (secrets × outputs) whose analyst is followed over a [sweep] range: that
 #: builds it with entries that are rational functions of e^ε (App. D.1's 7 × 5 takes 0.3 s; the
 #: survey's 286 × 31 took about a minute to build alone). Larger ones skip it, and say so.
@@ -131,12 +134,16 @@ def read_spec(path: str) -> StabilitySpec:
             document = tomllib.load(stream)
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{path} is not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise SpecError(f"{path}: not UTF-8 text (byte {error.start}: {error.reason})") from None
+    except RecursionError:
+        raise SpecError(f"{path}: nested too deep to read") from None
     return parse_spec(document)
 
 
 def _whole(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SpecError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+        raise SpecError(f"{name} must be a whole number >= {minimum}, got {quoted(value)}")
     return value
 
 
@@ -151,11 +158,11 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
             raise SpecError(f"[{table}] must be a table")
         extra = set(section) - allowed
         if extra:
-            raise SpecError(f"unknown key {sorted(extra)[0]!r} in [{table}]; allowed: {', '.join(sorted(allowed))}")
+            raise SpecError(f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}")
     get = lambda table, key, default=None: document.get(table, {}).get(key, default)  # noqa: E731
     family = get("perturber", "family")
     if family not in _FAMILIES:
-        raise SpecError(f"unknown perturber family {family!r}; use one of {', '.join(sorted(_FAMILIES))}")
+        raise SpecError(f"unknown perturber family {quoted(family)}; use one of {', '.join(sorted(_FAMILIES))}")
     values = _whole(get("perturber", "values"), "[perturber] values", 2)
     respondents = _whole(get("population", "respondents"), "[population] respondents", 1)
     known = get("population", "known", [])
@@ -163,24 +170,24 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
         raise SpecError("[population] known must be a list of values")
     for value in known:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < values:
-            raise SpecError(f"known value {value!r} is out of range: values are 0..{values - 1}")
+            raise SpecError(f"known value {quoted(value)} is out of range: values are 0..{values - 1}")
     if len(known) > respondents - 1:
         raise SpecError(f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown")
     query = get("query", "kind")
     if query not in ("count", "sum", "argmax"):
-        raise SpecError(f"unknown query kind {query!r}; use count, sum or argmax")
+        raise SpecError(f"unknown query kind {quoted(query)}; use count, sum or argmax")
     counted = get("query", "of", [])
     if query == "count":
         if not isinstance(counted, list) or not counted:
             raise SpecError("[query] of must list the values a count query counts")
         for value in counted:
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < values:
-                raise SpecError(f"counted value {value!r} is out of range: values are 0..{values - 1}")
+                raise SpecError(f"counted value {quoted(value)} is out of range: values are 0..{values - 1}")
     if query == "argmax" and known:
         raise SpecError("an argmax query has histograms as secrets: [population] known is not allowed")
     loss = get("analyst", "loss", "bayes")
     if loss not in ("bayes", "linear", "squared", "ama"):
-        raise SpecError(f"unknown loss {loss!r}; use bayes, linear, squared or ama")
+        raise SpecError(f"unknown loss {quoted(loss)}; use bayes, linear, squared or ama")
     if loss == "ama" and query != "argmax":
         raise SpecError("the ama loss needs the argmax query (its actions are categories)")
     if query == "argmax" and loss not in ("ama", "bayes"):
@@ -192,7 +199,7 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
         raise SpecError(f"[analyst] scale must be positive, got {scale}")
     prior = get("analyst", "prior", "uniform")
     if not (prior in ("uniform", "uniform_tuples") or isinstance(prior, list)):
-        raise SpecError(f"[analyst] prior must be 'uniform', 'uniform_tuples' or a list, got {prior!r}")
+        raise SpecError(f"[analyst] prior must be 'uniform', 'uniform_tuples' or a list, got {quoted(prior)}")
     eps_list = get("sweep", "eps_exp", [])
     if not isinstance(eps_list, list):
         raise SpecError("[sweep] eps_exp must be a list of e^ε values")
@@ -205,7 +212,7 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
     if ends[0] is not None:
         low, high = (_eps_exp(v, f"[sweep] {key}") for v, key in zip(ends, ("from", "to")))
         if not low < high:
-            raise SpecError(f"[sweep] from = {ends[0]!r} must be below to = {ends[1]!r}")
+            raise SpecError(f"[sweep] from = {quoted(ends[0])} must be below to = {quoted(ends[1])}")
         eps_range = (str(ends[0]), str(ends[1]))
     if not eps_list and eps_range is None:
         raise SpecError("[sweep] needs eps_exp = [...] (a grid of e^ε values) or from = ... and to = ... (a range)")
@@ -216,42 +223,62 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
         raise SpecError("[sweep] a range (from, to) is decided exactly: remove exact = false, or use a grid")
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
                          tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range)
+    side = respondents + 1 if query == "argmax" else values
+    if side > MAX_PERTURBER:
+        raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is {MAX_PERTURBER:,} "
+                        "(fewer values" + (", fewer respondents" if query == "argmax" else "") + ")")
     rows = _secret_count(spec)
+    if rows <= MAX_ROWS and rows * _output_count(spec) > MAX_ENTRIES:
+        raise SpecError(f"the pipeline would have {rows:,} secrets × {_output_count(spec):,} outputs, more than "
+                        f"{MAX_ENTRIES:,} exact entries: list more respondents as known, or use fewer respondents")
     if rows > MAX_ROWS:
         unknown = respondents if query == "argmax" else respondents - len(spec.known)
         raise SpecError(
-            f"the secrets are {rows:,} histograms (materialising the pipeline would need {values}^{unknown} "
-            f"rows); the limit is {MAX_ROWS:,}: list more respondents as known, or use fewer values"
+            f"the secrets are more than {MAX_ROWS:,} histograms of {unknown:,} unknown respondents over {values:,} "
+            f"values (the limit); list more respondents as known, or use fewer values"
         )
     return spec
 
 
 def _eps_exp(value: Any, name: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise SpecError(f"{name} = {value!r}: give e^ε as a string such as \"7/2\" or an integer")
+        raise SpecError(f"{name} = {quoted(value)}: give e^ε as a string such as \"7/2\" or an integer")
     try:
         number = exact_eps_exp(value if isinstance(value, str) else str(value))
     except QifError as error:
-        raise SpecError(f"{name} {value!r}: {error}") from None
+        raise SpecError(f"{name} {quoted(value)}: {error}") from None
     if number <= 1:
-        raise SpecError(f"{name} {value!r} is e^ε = {number} ≤ 1, so ε is not > 0")
+        raise SpecError(f"{name} {quoted(value)} is e^ε = {number} ≤ 1, so ε is not > 0")
     return number
 
 
 def _number(value: Any, name: str) -> Fraction:
     if isinstance(value, bool) or isinstance(value, float):
-        raise SpecError(f"{name} = {value!r}: give exact numbers as integers or strings such as \"0.1\"")
+        raise SpecError(f"{name} = {quoted(value)}: give exact numbers as integers or strings such as \"0.1\"")
     try:
         return parse_number(value) if isinstance(value, str) else Fraction(int(value))
     except (QifError, TypeError, ValueError) as error:
-        raise SpecError(f"{name} = {value!r}: {error}") from None
+        raise SpecError(f"{name} = {quoted(value)}: {error}") from None
+
+
+def _bounded_comb(total: int, chosen: int, limit: int) -> int:
+    """C(total, chosen), or limit + 1 once it is known to exceed `limit` (without computing a
+    number of a billion digits for a spec that asks for one)."""
+    chosen = min(chosen, total - chosen)
+    value = 1
+    for i in range(chosen):
+        value = value * (total - i) // (i + 1)
+        if value > limit:
+            return limit + 1
+    return value
 
 
 def _secret_count(spec: StabilitySpec) -> int:
+    """The number of secrets (histograms of the unknown respondents), capped at MAX_ROWS + 1."""
     if spec.query == "argmax":
-        return math.comb(spec.respondents + spec.values - 1, spec.values - 1)
+        return _bounded_comb(spec.respondents + spec.values - 1, spec.values - 1, MAX_ROWS)
     unknown = spec.respondents - len(spec.known)
-    return spec.values if unknown == 1 else math.comb(unknown + spec.values - 1, spec.values - 1)
+    return spec.values if unknown == 1 else _bounded_comb(unknown + spec.values - 1, spec.values - 1, MAX_ROWS)
 
 
 def _output_count(spec: StabilitySpec) -> int:

@@ -106,7 +106,7 @@ def test_refine_then_verify_both_ways(tmp_path, capsys):
     r2, r3 = _write(tmp_path / "r2.csv", R2), _write(tmp_path / "r3.csv", R3)
     holds, fails = tmp_path / "holds.json", tmp_path / "fails.json"
     assert main(["refine", r3, r2, "--json", str(holds)]) == 0
-    assert main(["refine", r2, r3, "--json", str(fails)]) == 0
+    assert main(["refine", r2, r3, "--json", str(fails)]) == 1
     out = capsys.readouterr().out
     assert "A ⊑ B: holds" in out and "does not hold" in out and "gap" in out
     document = json.loads(fails.read_text())
@@ -119,7 +119,7 @@ def test_refine_then_verify_both_ways(tmp_path, capsys):
 def test_verify_rejects_a_corrupted_certificate(tmp_path):
     r2, r3 = _write(tmp_path / "r2.csv", R2), _write(tmp_path / "r3.csv", R3)
     cert = tmp_path / "c.json"
-    assert main(["refine", r2, r3, "--json", str(cert)]) == 0
+    assert main(["refine", r2, r3, "--json", str(cert)]) == 1
     original = json.loads(cert.read_text())
     for key, value in (("gap", "1/2"), ("uncertainty_b", "0"), ("prior", ["1/2", "1/2", "0"])):
         cert.write_text(json.dumps(dict(original, **{key: value})))
@@ -163,7 +163,7 @@ def test_papers_counterexamples_verify_from_the_command_line(tmp_path, case):
     a, b, cert = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "cert.json"
     (strong.power(2) @ query).to_csv(a)
     (weak.power(2) @ query).to_csv(b)
-    assert main(["refine", str(a), str(b), "--json", str(cert)]) == 0
+    assert main(["refine", str(a), str(b), "--json", str(cert)]) == 1
     assert json.loads(cert.read_text())["refines"] is False
     assert main(["verify", str(a), str(b), str(cert)]) == 0
 
@@ -205,3 +205,29 @@ def test_the_parsers_choices_are_those_of_their_homes():
 
     assert cli.PROPERTIES == PROPERTIES and cli.SELECTORS == SELECTORS
     assert cli.POLYTOPE_NAMES == tuple(sorted(cli_commands._POLYTOPES))
+
+
+def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_it(monkeypatch, capsys):
+    """Exit statuses (issue 14): a bug of ours is not a traceback for the user, unless asked."""
+    from proofs_checks import cli_commands
+
+    def broken(arguments):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(cli_commands, "_run_check_command", broken)
+    assert main(["check", "--list"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("qifkit: internal error: KeyError") and "--debug" in err and len(err.splitlines()) == 1
+    with pytest.raises(KeyError, match="a bug"):
+        main(["check", "--list", "--debug"])
+
+
+def test_memory_exhaustion_is_refused_in_one_line(monkeypatch, capsys):
+    from proofs_checks import cli_commands
+
+    def exhausted(arguments):
+        raise MemoryError
+
+    monkeypatch.setattr(cli_commands, "_run_check_command", exhausted)
+    assert main(["check", "--list"]) == 2
+    assert "too large for this machine" in capsys.readouterr().err

@@ -1,5 +1,5 @@
 """`qifkit stability SPEC.toml`: App. D.1, stable and unstable families, ranges of e^ε, the exit codes
-of a deployment gate (0 stable, 1 not stable, 3 not decided, 2 bad input), certificates, refused specs."""
+of a deployment gate (0 stable, 1 not stable, 4 not decided, 2 bad input), certificates, refused specs."""
 
 import json
 from fractions import Fraction
@@ -75,7 +75,7 @@ def test_unstable_pipelines_come_with_verifiable_certificates(tmp_path, kind):
 
 def test_float_sweep_is_labelled_float(tmp_path):
     out = tmp_path / "r.json"
-    assert main(["stability", _spec(tmp_path, exact=False, eps=("2", "3", "5")), "--json", str(out)]) == 3
+    assert main(["stability", _spec(tmp_path, exact=False, eps=("2", "3", "5")), "--json", str(out)]) == 4
     report = json.loads(out.read_text())
     assert report["arithmetic"] == "float" and report["stable"] is None
     assert "/" not in report["points"][0]["loss"]
@@ -147,11 +147,11 @@ def test_a_stable_grid_archives_one_verifiable_witness_per_pair_and_clears_stale
 
 def test_a_range_without_a_rise_or_a_proof_is_not_called_stable(tmp_path):
     """A geometric perturber summed on [3/2, 8]: the analyst's loss never rises there, but no proof
-    covers every analyst (sums have no proof route), so the gate says 'not decided' (exit 3)."""
+    covers every analyst (sums have no proof route), so the gate says 'not decided' (exit 4)."""
     out = tmp_path / "r.json"
     spec = _spec(tmp_path, family="geometric", values=3, respondents=2, kind="sum", eps=(),
                  extra='from = "3/2"\nto = "8"')
-    assert main(["stability", spec, "--json", str(out)]) == 3
+    assert main(["stability", spec, "--json", str(out)]) == 4
     report = json.loads(out.read_text())
     assert report["stable"] is None and report["range"]["rising"] == [] and "where a grid is given" in report["undecided"]
     assert report["range"]["every_analyst"] == {"proved": False, "reason": "no proof route for a sum query"}

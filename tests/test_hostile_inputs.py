@@ -1,0 +1,405 @@
+"""Hostile inputs for every command (issue 14): each case is a file, option or folder a careless or
+malicious user could give, with the outcome a careful library owes them. A refusal is exit 2 with one
+``qifkit: error:`` line naming the problem and no traceback; an answer is the right verdict.
+
+The catalogue is data (``CASES``); ``python tests/test_hostile_inputs.py`` prints the tally for the
+README's reliability table (each case run in a child process with a time limit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from proofs_checks.cli import main
+
+IDENTITY = "1,0\n0,1\n"
+FLAT = "1/2,1/2\n1/2,1/2\n"
+REFUSED = 2
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile input: the files to create (name -> text or bytes), the arguments (``{d}`` is the
+    case's folder), the exit status owed, and a text the output must contain (lower case)."""
+
+    id: str
+    argv: tuple[str, ...]
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    status: int = REFUSED
+    says: str = ""
+
+
+def _refine_a(name: str, a_text: str | bytes, says: str = "", status: int = REFUSED) -> Case:
+    return Case(f"refine-csv-{name}", ("refine", "{d}/a.csv", "{d}/b.csv"), {"a.csv": a_text, "b.csv": FLAT},
+                status, says)
+
+
+# Cells that are not exact numbers: every one must be refused, naming the cell.
+_BAD_CELLS = {
+    "nan": "nan", "inf": "inf", "minus-inf": "-inf", "one-over-zero": "1/0", "zero-over-zero": "0/0",
+    "fullwidth-digit": "\uff11", "arabic-indic-digit": "\u0661", "vulgar-half": "\u00bd", "superscript": "\u00b9",
+    "hex": "0x1", "underscore": "1_0", "python-expr": "__import__('os')", "power": "2**-1", "true": "True",
+    "empty-fraction": "1/", "double-slash": "1//2", "two-slashes": "1/2/2", "comma-decimal": "0;5",
+    "ln": "ln(1)", "sqrt": "sqrt(1/4)", "letter-o": "O", "space-inside": "1 2", "percent": "50%",
+    "huge-exponent": "1e5000", "tiny-exponent": "1e-5000", "exponent-5000-digits": "1e" + "9" * 5000,
+    "long-cell": "1" * 200_001, "null-byte": "1\x00", "minus-minus": "--1", "plus-minus": "+-1",
+    "dot-only": ".", "e-only": "e5", "complex": "1j", "tab-inside": "1\t2",
+}
+
+
+def _csv_cases() -> list[Case]:
+    cases = []
+    for name, cell in _BAD_CELLS.items():
+        cases.append(_refine_a(f"cell-{name}", f"{cell},1\n0,1\n"))  # a bad cell in the first row
+        cases.append(_refine_a(f"row2-{name}", f"1,0\n{cell},1\n"))  # a bad cell in a data row
+    rows = {
+        "negative": ("2,-1\n0,1\n", "negative"), "not-stochastic": ("1/2,1/4\n0,1\n", "sum"),
+        "row-sum-over": ("1,1\n0,1\n", "sum"), "ragged": ("1,0\n1\n", ""), "empty": ("", "no rows"),
+        "blank-lines": ("\n\n\n", "no rows"), "header-only": ("x,y\n", "header"),
+        "one-by-zero-sum": ("0,0\n0,1\n", "sum"), "decimal-near-one": ("0.3333333333,0.6666666666\n0,1\n", "sum"),
+        "float-thirds": ("0.1,0.2\n0,1\n", "sum"), "duplicate-secrets": (",a,b\ns,1,0\ns,0,1\n", ""),
+        "duplicate-outputs": (",a,a\ns,1,0\nt,0,1\n", ""), "labels-mixed": ("a,0.5\n0.5,0.5\n", "mixes"),
+        "semicolons": ("1;0\n0;1\n", ""), "tabs": ("1\t0\n0\t1\n", ""),
+        "quote-unclosed": ('"1,0\n0,1\n', ""), "only-labels": (",a\ns,\n", ""),
+        "wide-one-row": ("1" + ",0" * 19_999 + "\n", ""),
+    }
+    for name, (text, says) in rows.items():
+        cases.append(_refine_a(name, text, says))
+    encodings = {
+        "utf16": IDENTITY.encode("utf-16"), "latin1-label": ",\xe9,b\ns,1,0\nt,0,1\n".encode("latin-1"),
+        "binary": bytes(range(256)), "gzip-magic": b"\x1f\x8b\x08\x00" + b"\x00" * 20,
+    }
+    for name, data in encodings.items():
+        cases.append(_refine_a(f"encoding-{name}", data))
+    # Inputs that must be answered, and answered right.
+    answered = {
+        "bom": ("\ufeff1,0\n0,1\n", 0, "holds"), "crlf": ("1,0\r\n0,1\r\n", 0, "holds"),
+        "spaces": (" 1 , 0 \n 0 , 1 \n", 0, "holds"), "decimals": ("1.0,0.00\n0e3,1e0\n", 0, "holds"),
+        "labelled-against-unlabelled": (",y0,y1\nx0,1,0\nx1,0,1\n", REFUSED, "labels"), "trailing-blank": ("1,0\n0,1\n\n\n", 0, "holds"),
+        "plus-sign": ("+1,0\n0,+1\n", 0, "holds"), "big-fraction": (f"{10**50}/{10**50},0\n0,1\n", 0, "holds"),
+    }
+    for name, (text, status, says) in answered.items():
+        cases.append(_refine_a(f"answer-{name}", text, says, status))
+    cases.append(Case("refine-answer-does-not-hold", ("refine", "{d}/b.csv", "{d}/a.csv"),
+                      {"a.csv": IDENTITY, "b.csv": FLAT}, 1, "does not hold"))
+    cases.append(Case("refine-secret-mismatch", ("refine", "{d}/a.csv", "{d}/b.csv"),
+                      {"a.csv": IDENTITY, "b.csv": "1\n1\n1\n"}, REFUSED, "secret"))
+    cases.append(Case("refine-missing-file", ("refine", "{d}/none.csv", "{d}/b.csv"), {"b.csv": FLAT}, REFUSED,
+                      "cannot read"))
+    cases.append(Case("refine-folder-as-file", ("refine", "{d}", "{d}/b.csv"), {"b.csv": FLAT}, REFUSED, ""))
+    cases.append(Case("refine-json-into-missing-folder", ("refine", "{d}/a.csv", "{d}/b.csv", "--json",
+                                                           "{d}/no/cert.json"),
+                      {"a.csv": IDENTITY, "b.csv": FLAT}, REFUSED, "does not exist"))
+    cases.append(Case("refine-json-onto-folder", ("refine", "{d}/a.csv", "{d}/b.csv", "--json", "{d}"),
+                      {"a.csv": IDENTITY, "b.csv": FLAT}, REFUSED, "folder"))
+    return cases
+
+
+def _certificate_cases() -> list[Case]:
+    def verify(name: str, text: str | bytes, says: str = "", status: int = REFUSED) -> Case:
+        return Case(f"verify-{name}", ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
+                    {"a.csv": IDENTITY, "b.csv": FLAT, "c.json": text}, status, says)
+
+    good = {"refines": True, "witness": [["1/2", "1/2"], ["1/2", "1/2"]]}
+    documents = {
+        "not-json": ("{refines: true", "not json"), "empty": ("", "not json"), "list": ("[]", ""),
+        "deep-nesting": ("[" * 100_000 + "]" * 100_000, ""), "nan-literal": ('{"refines": true, "witness": NaN}', ""),
+        "missing-witness": ('{"refines": true}', "witness"), "no-claim": ('{"witness": []}', "refines"),
+        "claim-string": (json.dumps({**good, "refines": "yes"}), "refines"),
+        "witness-floats": (json.dumps({**good, "witness": [[0.5, 0.5], [0.5, 0.5]]}), ""),
+        "witness-short": (json.dumps({**good, "witness": [["1", "0"]]}), ""),
+        "witness-ragged": (json.dumps({**good, "witness": [["1"], ["1/2", "1/2"]]}), ""),
+        "witness-bad-number": (json.dumps({**good, "witness": [["1/2", "x"], ["1/2", "1/2"]]}), "not a number"),
+        "witness-huge-exponent": (json.dumps({**good, "witness": [["1e99999", "0"], ["1/2", "1/2"]]}), "exponent"),
+        "refutation-missing-prior": (json.dumps({"refines": False, "loss": [["1"]]}), ""),
+        "refutation-bad-prior": (json.dumps({"refines": False, "prior": ["a", "b"], "loss": [["1", "0"], ["0", "1"]]}),
+                                 ""),
+        "non-utf8": (b'{"refines": tru\xff}', ""),
+        "huge-integer": ('{"refines": true, "witness": [[' + "1" * 5000 + ', 0], [0, 1]]}', ""),
+    }
+    cases = [verify(name, text, says) for name, (text, says) in documents.items()]
+    # Certificates that parse but are wrong are INVALID (exit 1), never accepted.
+    wrong = {
+        "witness-not-stochastic": {**good, "witness": [["1", "1/2"], ["1/2", "1/2"]]},
+        "witness-negative": {**good, "witness": [["3/2", "-1/2"], ["1/2", "1/2"]]},
+        "witness-wrong-product": {**good, "witness": [["1", "0"], ["0", "1"]]},
+    }
+    cases += [verify(name, json.dumps(document), "invalid", 1) for name, document in wrong.items()]
+    cases.append(verify("valid", json.dumps(good), "valid", 0))
+    return cases
+
+
+_SPEC = {
+    "perturber": {"family": "randomized_response", "values": 2},
+    "population": {"respondents": 2, "known": [0]},
+    "query": {"kind": "count", "of": [0]},
+    "analyst": {"prior": "uniform", "loss": "bayes"},
+    "sweep": {"eps_exp": ["2", "3"]},
+}
+
+
+def _toml(document: dict) -> str:
+    def value(v: object) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return json.dumps(v) if isinstance(v, str) else str(v)
+
+    return "".join(f"[{table}]\n" + "".join(f"{k} = {value(v)}\n" for k, v in keys.items()) + "\n"
+                   for table, keys in document.items())
+
+
+def _with(table: str, **changes: object) -> dict:
+    document = {t: dict(keys) for t, keys in _SPEC.items()}
+    for key, value in changes.items():
+        if value is None:
+            document[table].pop(key, None)
+        else:
+            document[table][key] = value
+    return document
+
+
+def _spec_cases() -> list[Case]:
+    def stability(name: str, text: str | bytes, says: str = "", status: int = REFUSED) -> Case:
+        return Case(f"spec-{name}", ("stability", "{d}/s.toml"), {"s.toml": text}, status, says)
+
+    documents = {
+        "family-unknown": (_with("perturber", family="laplace"), "family"),
+        "family-missing": (_with("perturber", family=None), "family"),
+        "values-one": (_with("perturber", values=1), "values"),
+        "values-string": (_with("perturber", values="2"), "values"),
+        "values-float": (_with("perturber", values=2.0), "values"),
+        "values-bool": (_with("perturber", values=True), "values"),
+        "values-million": (_with("perturber", values=10**6), ""),
+        "values-million-one-respondent": ({**_with("perturber", values=10**6),
+                                           "population": {"respondents": 1, "known": []}}, ""),
+        "values-billion-respondents-billion": ({**_with("perturber", values=10**9),
+                                                "population": {"respondents": 10**9, "known": []}}, ""),
+        "respondents-zero": (_with("population", respondents=0), "respondents"),
+        "respondents-negative": (_with("population", respondents=-3), "respondents"),
+        "respondents-huge": (_with("population", respondents=10**18), ""),
+        "known-out-of-range": (_with("population", known=[5]), "out of range"),
+        "known-negative": (_with("population", known=[-1]), "out of range"),
+        "known-all": (_with("population", known=[0, 1]), "unknown"),
+        "known-not-list": (_with("population", known="0"), "known"),
+        "known-floats": (_with("population", known=[0.0]), ""),
+        "query-unknown": (_with("query", kind="median"), "query"),
+        "query-of-empty": (_with("query", of=[]), "of"),
+        "query-of-out-of-range": (_with("query", of=[9]), "out of range"),
+        "loss-unknown": (_with("analyst", loss="hinge"), "loss"),
+        "loss-ama-count": (_with("analyst", loss="ama"), "ama"),
+        "scale-zero": (_with("analyst", scale="0"), "scale"),
+        "scale-float": (_with("analyst", scale=0.5), "scale"),
+        "scale-text": (_with("analyst", scale="big"), "scale"),
+        "prior-unknown": (_with("analyst", prior="jeffreys"), "prior"),
+        "prior-wrong-length": (_with("analyst", prior=["1"]), ""),
+        "prior-not-distribution": (_with("analyst", prior=["1", "1"]), ""),
+        "prior-negative": (_with("analyst", prior=["3/2", "-1/2"]), ""),
+        "prior-nan": (_with("analyst", prior=["nan", "1"]), ""),
+        "eps-one": (_with("sweep", eps_exp=["1", "2"]), "ε"),
+        "eps-below-one": (_with("sweep", eps_exp=["1/2"]), ""),
+        "eps-zero": (_with("sweep", eps_exp=["0"]), ""),
+        "eps-negative": (_with("sweep", eps_exp=["-2"]), ""),
+        "eps-float": (_with("sweep", eps_exp=[2.5]), ""),
+        "eps-nan": (_with("sweep", eps_exp=["nan"]), ""),
+        "eps-ln-zero": (_with("sweep", eps_exp=["ln(0)"]), ""),
+        "eps-expression": (_with("sweep", eps_exp=["2**3"]), "not a number"),
+        "eps-exponent": (_with("sweep", eps_exp=["1e" + "9" * 5000]), ""),
+        "eps-empty": (_with("sweep", eps_exp=[]), "sweep"),
+        "range-reversed": (_with("sweep", eps_exp=None, **{"from": "3", "to": "2"}), "below"),
+        "range-half": (_with("sweep", eps_exp=None, **{"from": "3"}), "both"),
+        "range-float": (_with("sweep", eps_exp=None, exact=False, **{"from": "2", "to": "3"}), "exact"),
+        "exact-string": (_with("sweep", exact="yes"), "exact"),
+        "unknown-table": ({**_SPEC, "extra": {"a": 1}}, "unknown table"),
+        "unknown-key": (_with("query", colour="red"), "unknown key"),
+    }
+    cases = [stability(name, _toml(document), says) for name, (document, says) in documents.items()]
+    raw = {
+        "not-toml": ("[perturber\nfamily = 1", "toml"), "empty": ("", ""), "non-utf8": (b"[perturber]\nfamily = \"\xff\"\n", ""),
+        "table-is-value": ("perturber = 3\n", "table"), "binary": (bytes(range(256)), ""),
+        "deep-arrays": ("x = " + "[" * 10_000 + "]" * 10_000 + "\n", ""),
+    }
+    cases += [stability(name, text, says) for name, (text, says) in raw.items()]
+    cases.append(Case("spec-missing-file", ("stability", "{d}/none.toml"), {}, REFUSED, "cannot read"))
+    cases.append(Case("spec-certificate-onto-file", ("stability", "{d}/s.toml", "--certificate", "{d}/s.toml"),
+                      {"s.toml": _toml(_SPEC)}, REFUSED, "not a folder"))
+    cases.append(stability("answer-stable", _toml(_SPEC), "stable", 0))
+    return cases
+
+
+def _option_cases() -> list[Case]:
+    eps = {"zero": "0", "negative": "-1", "one-half": "1/2", "nan": "nan", "inf": "inf", "div-zero": "1/0",
+           "empty": "", "ln-zero": "ln(0)", "ln-negative": "ln(-1)", "ln-nested": "ln(ln(2))", "exponent": "1e5000",
+           "long-garbage": "9" * 100_000 + "x", "long-div-zero": "9" * 5000 + "/0", "expression": "2+1", "words": "two", "fullwidth": "\uff12"}
+    cases = []
+    for name, value in eps.items():
+        cases.append(Case(f"enumerate-eps-{name}", ("enumerate", "LDP", "--n", "2", "--eps-exp", value)))
+        cases.append(Case(f"construct-eps-{name}", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", value)))
+    sizes = {"n-zero": "0", "n-negative": "-4", "n-huge": str(10**20), "n-text": "three",
+             "n-float": "2.5"}
+    for name, value in sizes.items():
+        cases.append(Case(f"enumerate-{name}", ("enumerate", "U", "--n", value, "--eps-exp", "2")))
+        cases.append(Case(f"design-{name}", ("design", "--n", value, "--alpha", "1/2", "--mechanism", "gm")))
+    cases += [
+        Case("enumerate-ldp-n100", ("enumerate", "LDP", "--n", "100", "--eps-exp", "2"), says="stops at"),
+        Case("enumerate-z-for-u", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--z", "1/2,1/2"), says="fixed point"),
+        Case("enumerate-z-zero", ("enumerate", "F", "--n", "3", "--eps-exp", "2", "--z", "1/2,1/2,0"), says="positive"),
+        Case("enumerate-z-length", ("enumerate", "F", "--n", "3", "--eps-exp", "2", "--z", "1/2,1/2"), says="entries"),
+        Case("enumerate-z-sum", ("enumerate", "F", "--n", "2", "--eps-exp", "2", "--z", "1/2,1/4")),
+        Case("enumerate-unknown-polytope", ("enumerate", "X", "--n", "2", "--eps-exp", "2")),
+        Case("enumerate-resume-small", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--resume", "{d}/r"),
+             says="resume"),
+        Case("enumerate-json-missing-folder", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--json",
+                                               "{d}/no/v.json"), says="does not exist"),
+        Case("enumerate-answer-ldp-n3", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2"), status=0,
+             says="33 vertices"),
+        Case("construct-z-zero", ("construct", "--z", "1/2,1/2,0", "--eps-exp", "2")),
+        Case("construct-z-negative", ("construct", "--z", "3/2,-1/2", "--eps-exp", "2")),
+        Case("construct-z-sum", ("construct", "--z", "1/2,1/4", "--eps-exp", "2")),
+        Case("construct-z-empty-entry", ("construct", "--z", "1/2,,1/2", "--eps-exp", "2"), says="empty"),
+        Case("construct-z-nan", ("construct", "--z", "nan,1", "--eps-exp", "2")),
+        Case("construct-z-and-file", ("construct", "--z", "1/2,1/2", "--z-file", "{d}/z.csv", "--eps-exp", "2"),
+             {"z.csv": "1/2,1/2\n"}),
+        Case("construct-no-z", ("construct", "--eps-exp", "2")),
+        Case("construct-named-without-n", ("construct", "--z", "binomial", "--eps-exp", "2"), says="--n"),
+        Case("construct-n-without-name", ("construct", "--z", "1/2,1/2", "--n", "2", "--eps-exp", "2")),
+        Case("construct-float-n-huge", ("construct", "--z", "uniform", "--n", "100000", "--float", "--eps-exp", "2")),
+        Case("construct-exact-n-huge", ("construct", "--z", "uniform", "--n", "100000", "--eps-exp", "2")),
+        Case("construct-lp-n-huge", ("construct", "--z", "uniform", "--n", "5000", "--method", "lp-fixed",
+                                     "--eps-exp", "2")),
+        Case("construct-selector-alg2", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--method", "alg2",
+                                         "--selector", "max"), says="selector"),
+        Case("construct-float-lp", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--method", "lp-fixed",
+                                    "--float"), says="float"),
+        Case("construct-out-format", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--out", "{d}/t.txt"),
+             says="format"),
+        Case("construct-out-missing-folder", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--out",
+                                              "{d}/no/t.csv"), says="does not exist"),
+        Case("construct-zfile-missing", ("construct", "--z-file", "{d}/none.csv", "--eps-exp", "2"), says="cannot read"),
+        Case("construct-zfile-garbage", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"), {"z.csv": "a,b\n"}),
+        Case("construct-zfile-binary", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"),
+             {"z.csv": bytes(range(256))}),
+        Case("construct-zfile-npy-garbage", ("construct", "--z-file", "{d}/z.npy", "--eps-exp", "2"),
+             {"z.npy": b"not numpy"}),
+        Case("construct-zfile-empty", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"), {"z.csv": ""}),
+        Case("construct-answer-uniform", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2"), status=0,
+             says="worst ratio 2"),
+        Case("design-alpha-one", ("design", "--n", "3", "--alpha", "1")),
+        Case("design-alpha-five", ("design", "--n", "3", "--alpha", "5", "--mechanism", "um"), says="alpha"),
+        Case("design-alpha-zero", ("design", "--n", "3", "--alpha", "0")),
+        Case("design-alpha-negative", ("design", "--n", "3", "--alpha", "-1/2")),
+        Case("design-alpha-nan", ("design", "--n", "3", "--alpha", "nan")),
+        Case("design-alpha-float-words", ("design", "--n", "3", "--alpha", "half")),
+        Case("design-min-distance-negative", ("design", "--n", "3", "--alpha", "1/2", "--min-distance", "-5"),
+             says="negative"),
+        Case("design-props-unknown", ("design", "--n", "3", "--alpha", "1/2", "--props", "XX"), says="property"),
+        Case("design-props-empty-entry", ("design", "--n", "3", "--alpha", "1/2", "--props", "WH,,CM"), says="empty"),
+        Case("design-props-and-mechanism", ("design", "--n", "3", "--alpha", "1/2", "--props", "WH", "--mechanism",
+                                            "gm")),
+        Case("design-n-100000-gm", ("design", "--n", "100000", "--alpha", "1/2", "--mechanism", "gm"), says="stops"),
+        Case("design-optimum-n-1000", ("design", "--n", "1000", "--alpha", "1/2"), says="stops"),
+        Case("enumerate-n-one", ("enumerate", "U", "--n", "1", "--eps-exp", "2")),
+        Case("design-answer-n-one", ("design", "--n", "1", "--alpha", "1/2", "--mechanism", "gm"), status=0),
+        Case("design-answer-gm", ("design", "--n", "2", "--alpha", "1/2", "--mechanism", "gm"), status=0, says="gm"),
+        Case("check-unknown-id", ("check", "--only", "nobody.*"), says="no check id"),
+        Case("check-json-folder", ("check", "--only", "cormode18.example1", "--json", "{d}"), says="folder"),
+        Case("no-command", ()),
+        Case("unknown-command", ("frobnicate",)),
+    ]
+    return cases
+
+
+def _resume_cases() -> list[Case]:
+    base = ("enumerate", "LDP", "--n", "5", "--eps-exp", "2", "--resume", "{d}/r")
+    foreign = json.dumps({"problem": "not ours"})
+    return [
+        Case("resume-manifest-garbage", base, {"r/manifest.json": "{not json"}, says="manifest"),
+        Case("resume-manifest-foreign", base, {"r/manifest.json": foreign}, says="manifest"),
+        Case("resume-manifest-list", base, {"r/manifest.json": "[]"}, says="manifest"),
+        Case("resume-manifest-binary", base, {"r/manifest.json": bytes(range(256))}, says="manifest"),
+        Case("resume-folder-is-file", base, {"r": "a file"}),
+    ]
+
+
+CASES: list[Case] = _csv_cases() + _certificate_cases() + _spec_cases() + _option_cases() + _resume_cases()
+
+
+def materialise(case: Case, folder: Path) -> list[str]:
+    """Create the case's files in `folder` and return its arguments."""
+    for name, content in case.files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", newline="")
+    return [argument.replace("{d}", str(folder)) for argument in case.argv]
+
+
+def test_the_catalogue_is_large_and_its_ids_are_unique():
+    assert len(CASES) >= 150
+    assert len({case.id for case in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_hostile_input(case, tmp_path, capsys):
+    argv = materialise(case, tmp_path)
+    try:
+        status = main(argv)
+    except SystemExit as exit_:  # argparse's own usage errors
+        status = exit_.code
+    out, err = capsys.readouterr()
+    assert status == case.status, f"exit {status}, expected {case.status}; stderr: {err[-500:]}"
+    assert "Traceback" not in err
+    if case.status == REFUSED:
+        last = err.strip().splitlines()[-1] if err.strip() else ""
+        assert last.startswith(("qifkit: error:", "qifkit ")), err[-500:]
+        assert len(last) < 2000, "one readable line, not a dump"
+    assert case.says.lower() in (out + err).lower(), (out + err)[-500:]
+
+
+def _run_in_child(case: Case, timeout: float) -> str:  # pragma: no cover - the README's table
+    """The case's outcome in a child process with a time limit: refused, answered, wrong, crashed or
+    timed out (a crash is a traceback or an exit status that is not the toolkit's)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        argv = materialise(case, Path(folder))
+        try:
+            run = subprocess.run([sys.executable, "-m", "proofs_checks.cli", *argv], capture_output=True, text=True,
+                                 timeout=timeout, env={**os.environ, "PYTHONPATH": os.getcwd()})
+        except subprocess.TimeoutExpired:
+            return "timed out"
+    text = (run.stdout + run.stderr).lower()
+    if "traceback" in text or run.returncode not in (0, 1, 2, 3, 4):
+        outcome = "crashed"
+    elif run.returncode != case.status or case.says.lower() not in text:
+        outcome = "wrong"
+    else:
+        return "refused" if case.status == REFUSED else "answered"
+    print(f"{outcome.upper()} {case.id} rc={run.returncode}: {(run.stderr or run.stdout).strip().splitlines()[-1:]}",
+          flush=True)
+    return outcome
+
+
+def _tally(timeout: float = 60.0) -> None:  # pragma: no cover - the README's table
+    """Run every case in a child process (two at a time) and print the reliability table."""
+    from collections import Counter
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        counts = Counter(pool.map(lambda case: _run_in_child(case, timeout), CASES))
+    names = ("refused", "answered", "wrong", "crashed", "timed out")
+    print(f"{len(CASES)} inputs: " + ", ".join(f"{counts[name]} {name}" for name in names))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _tally()
