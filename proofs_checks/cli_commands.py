@@ -25,7 +25,7 @@ from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from qifkit import Channel
 from qifkit.files import atomic_write_text, read_json
-from qifkit.refinement import certificate_document, certificate_from_document, refines, verify_certificate
+from qifkit.refinement import certificate_defect, certificate_document, certificate_from_document, refines
 from qifkit.stability_spec import evaluate_spec, read_spec
 
 
@@ -107,10 +107,11 @@ def _run_verify_command(arguments: argparse.Namespace) -> int:
         document = read_json(arguments.certificate)
     except OSError as error:
         raise UsageError(f"cannot read {arguments.certificate}: {error.strerror}") from None
-    valid = verify_certificate(a, b, certificate_from_document(document, a, b))
-    claim = "A ⊑ B" if document["refines"] else "A ⋢ B"
-    print(f"certificate for {claim}: {'valid' if valid else 'INVALID'} (exact re-check)")
-    return 0 if valid else 1
+    certificate = certificate_from_document(document, a, b)
+    defect = certificate_defect(a, b, certificate)
+    claim = "A ⊑ B" if certificate.holds else "A ⋢ B"
+    print(f"certificate for {claim}: " + ("valid" if defect is None else f"INVALID: {defect}") + " (exact re-check)")
+    return EXIT_OK if defect is None else EXIT_NEGATIVE
 
 
 def _approximately(exact: str) -> str:

@@ -43,6 +43,7 @@ __all__ = [
     "refines",
     "equivalent",
     "verify_certificate",
+    "certificate_defect",
     "certificate_document",
     "certificate_from_document",
 ]
@@ -405,12 +406,26 @@ def _refutation_from_loss(a: Channel, b: Channel, prior: Prior, table: list[list
 
 # ------------------------------------------------------------------------------- the checker
 def verify_certificate(a: Channel, b: Channel, result: Refinement) -> bool:
-    """Re-check a refinement certificate with exact arithmetic only (no LP, no float).
+    """Re-check a refinement certificate with exact arithmetic only (no LP, no float): True exactly
+    when :func:`certificate_defect` finds nothing wrong with it.
 
-    A positive certificate is valid when the witness is an exact stochastic channel from A's
-    outputs to B's outputs with A·W = B. A negative one is valid when the prior is a distribution
-    on the secrets, the loss is non-negative with B's outputs as actions, and the stated
-    uncertainties are U_ℓ(π, A) and U_ℓ(π, B) exactly, with gap = their difference > 0.
+    Raises
+    ------
+    NumberKindError, ShapeError, LabelError
+        If A or B themselves are not exact channels on the same secrets.
+    """
+    return certificate_defect(a, b, result) is None
+
+
+def certificate_defect(a: Channel, b: Channel, result: Refinement) -> str | None:
+    """What is wrong with a refinement certificate, or None when it is valid (exact arithmetic only).
+
+    A positive certificate (Alvim et al., Def. of refinement: A ⊑ B iff A·W = B for a channel W) is
+    valid when the witness is an exact stochastic channel from A's outputs to B's outputs (every
+    entry ≥ 0, every row summing to 1) with A·W = B entry by entry. A negative one (the theorem of
+    refinement: A ⋢ B iff some prior and loss make B less uncertain) is valid when the prior is a
+    distribution on the secrets, the loss is non-negative with B's outputs as actions, and the
+    stated uncertainties are U_ℓ(π, A) and U_ℓ(π, B) exactly, with gap = their difference > 0.
 
     Raises
     ------
@@ -420,24 +435,37 @@ def verify_certificate(a: Channel, b: Channel, result: Refinement) -> bool:
     _check_pair(a, b)
     if result.holds:
         witness = result.witness
-        if witness is None or witness.kind is not NumberKind.EXACT:
-            return False
+        if witness is None:
+            return "a positive certificate without a witness"
+        if witness.kind is not NumberKind.EXACT:
+            return f"the witness holds {witness.kind.value} numbers, not exact ones"
         if witness.secrets != a.outputs or witness.outputs != b.outputs:
-            return False
+            return "the witness does not go from A's outputs to B's outputs"
         try:
             checked = Channel.from_rows(witness.rows(), witness.secrets, witness.outputs)  # re-validate
-        except QifError:
-            return False
-        return a @ checked == b
+        except QifError as error:
+            return f"the witness is not a channel: {error}"
+        product = (a @ checked).rows()
+        for x, (got, wanted) in enumerate(zip(product, b.rows())):
+            for z, (value, target) in enumerate(zip(got, wanted)):
+                if value != target:
+                    return f"(A·W)[{x}][{z}] = {exact_str(value)}, but B[{x}][{z}] = {exact_str(target)}"
+        return None
     if result.prior is None or result.loss is None or result.gap is None:
-        return False
+        return "a negative certificate needs a prior, a loss and a gap"
     try:
         prior = Prior.from_values(result.prior.probabilities(), a.secrets)
         loss = Loss.from_rows(result.loss.rows(), a.secrets, result.loss.actions)
         u_a, u_b = posterior_uncertainty(prior, a, loss), posterior_uncertainty(prior, b, loss)
-    except QifError:
-        return False
-    return (u_a, u_b, u_a - u_b) == (result.uncertainty_a, result.uncertainty_b, result.gap) and result.gap > 0
+    except QifError as error:
+        return f"the prior or loss is refused: {error}"
+    for name, stated, value in (("U(prior, A)", result.uncertainty_a, u_a), ("U(prior, B)", result.uncertainty_b, u_b),
+                                ("the gap", result.gap, u_a - u_b)):
+        if stated != value:
+            return f"{name} is {exact_str(value)}, not the stated {exact_str(stated) if stated is not None else None}"
+    if result.gap <= 0:
+        return f"the gap {exact_str(result.gap)} is not positive"
+    return None
 
 
 @dataclass(frozen=True)

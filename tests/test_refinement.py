@@ -14,7 +14,7 @@ from qifkit.errors import DistributionError, LabelError, NumberKindError, ShapeE
 from qifkit.lp import LinearProgram, solve_by_cdd
 from qifkit.measures import Prior
 from qifkit.postprocess import count_query, sum_query
-from qifkit.refinement import certificate_from_document, refines, verify_certificate
+from qifkit.refinement import certificate_defect, certificate_from_document, refines, verify_certificate
 
 
 def _sum_query(power: Channel) -> Channel:
@@ -66,6 +66,56 @@ def test_corrupted_certificates_are_rejected():
     assert not verify_certificate(r2, r3, replace(bad, gap=bad.gap + F(1, 10**9)))
     assert not verify_certificate(r2, r3, replace(bad, uncertainty_a=bad.uncertainty_b))
     assert not verify_certificate(r3, r2, replace(bad, holds=True))
+
+
+# A never reports its second output, so A·W = B constrains only W's first row: a forged second row
+# passes the product test and is caught by the stochastic test alone (issue 14's mutation).
+_SILENT_A = Channel.from_rows([[1, 0], [1, 0]])
+_FLAT_B = Channel.from_rows([["1/2", "1/2"], ["1/2", "1/2"]])
+
+
+@pytest.mark.parametrize("second_row, reason", [
+    (["5", "-3"], "the witness is not a channel: channel entry (1, 1) is -3"),
+    (["1", "1"], "the witness is not a channel: row 1"),
+    (["1/2", "1/2"], None),
+])
+def test_forged_witnesses_are_rejected_for_the_right_reason(second_row, reason):
+    document = {"refines": True, "witness": [["1/2", "1/2"], second_row]}
+    defect = certificate_defect(_SILENT_A, _FLAT_B, certificate_from_document(document, _SILENT_A, _FLAT_B))
+    assert defect == reason if reason is None else defect.startswith(reason)
+
+
+@pytest.mark.parametrize("row", [0, 1, 2])
+def test_a_witness_wrong_in_any_one_row_of_the_product_is_rejected(row):
+    """Every row of A·W = B is compared: a witness whose product misses B in row `row` only."""
+    a = Channel.from_rows([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    b_rows = [["1/2", "1/2"], ["1/3", "2/3"], ["1/4", "3/4"]]
+    witness = [list(r) for r in b_rows]
+    witness[row] = ["1", "0"]
+    document = {"refines": True, "witness": witness}
+    b = Channel.from_rows(b_rows)
+    defect = certificate_defect(a, b, certificate_from_document(document, a, b))
+    assert defect == f"(A·W)[{row}][0] = 1, but B[{row}][0] = {b_rows[row][0]}"
+
+
+def test_forged_refutations_are_rejected_for_the_right_reason():
+    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    bad = refines(r2, r3)
+    assert certificate_defect(r2, r3, bad) is None
+    gap = bad.uncertainty_a - bad.uncertainty_b
+    assert certificate_defect(r2, r3, replace(bad, gap=gap + F(1, 10**9))).startswith("the gap is ")
+    assert certificate_defect(r2, r3, replace(bad, uncertainty_a=bad.uncertainty_b)).startswith("U(prior, A) is ")
+    assert certificate_defect(r2, r3, replace(bad, uncertainty_b=bad.uncertainty_a)).startswith("U(prior, B) is ")
+    assert certificate_defect(r2, r3, replace(bad, prior=None)) == "a negative certificate needs a prior, a loss and a gap"
+    assert certificate_defect(r3, r2, replace(bad, holds=True)) == "a positive certificate without a witness"
+    # the same prior and loss for the pair the other way round: the stated numbers no longer hold
+    assert certificate_defect(r3, r2, bad).startswith("U(prior, A) is ")
+    document = {"refines": False, "prior": ["1/3", "1/3", "1/3"], "loss": [["-1", "0"], ["0", "1"], ["1", "0"]],
+                "uncertainty_a": "0", "uncertainty_b": "0", "gap": "0"}
+    assert certificate_defect(r2, r3, certificate_from_document(document, r2, r3)).startswith(
+        "the prior or loss is refused")
+    honest_loss = {**document, "loss": [["1", "0"], ["0", "1"], ["1", "0"]]}  # valid, but the stated 0s are not U
+    assert certificate_defect(r2, r3, certificate_from_document(honest_loss, r2, r3)).endswith("not the stated 0")
 
 
 def test_certificate_for_other_channels_is_rejected():
