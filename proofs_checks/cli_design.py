@@ -155,8 +155,9 @@ def _text(value: Any) -> str:
 
 #: The largest n each way of construct takes (checked before any work, measured on this 2-core machine):
 #: the exact LP over F at n = 60 takes 9 s and did not finish in 300 s at n = 80; Algorithm 1 exact
-#: at n = 1000 about 100 s; the float mode at n = 5000 17 s and 1.9 GB.
-CONSTRUCT_MAX_N = {"lp": 60, "exact": 1000, "float": 5000}
+#: at n = 500 about 10 s (reading every entry another 12 s), at n = 1000 over 9.5 GB after 5 minutes;
+#: the float mode at n = 5000 17 s and 1.9 GB.
+CONSTRUCT_MAX_N = {"lp": 60, "exact": 500, "float": 5000}
 
 
 def _check_construct_size(arguments: argparse.Namespace, n: int) -> None:
