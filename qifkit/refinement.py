@@ -44,6 +44,7 @@ __all__ = [
     "equivalent",
     "verify_certificate",
     "certificate_defect",
+    "MAX_WITNESS_ENTRIES",
     "certificate_document",
     "certificate_from_document",
 ]
@@ -89,6 +90,11 @@ def _check_prior(prior: Prior, a: Channel) -> None:
         raise DistributionError(f"the prior gives secret {zero!r} probability 0; a refutation needs every secret")
 
 
+#: The largest witness (A's outputs × B's outputs) refines builds: a 3000 × 3000 witness takes a
+#: minute to write and check exactly; 20,000 × 20,000 exhausts memory inside GMP (an abort).
+MAX_WITNESS_ENTRIES = 4_000_000
+
+
 def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: float = 60.0,
             candidate: Channel | None = None) -> Refinement:
     """Decide A ⊑ B (B is a post-processing of A) exactly, with a certificate.
@@ -117,7 +123,8 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
     NumberKindError
         A float or symbolic channel.
     ShapeError, LabelError
-        Channels on different secrets.
+        Channels on different secrets, or a witness (A's outputs × B's outputs) of more than
+        MAX_WITNESS_ENTRIES entries, refused before any work.
     DistributionError, LabelError
         A prior of another length or on other secrets, or one with a zero entry.
 
@@ -130,6 +137,11 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
     True
     """
     _check_pair(a, b)
+    entries = a.shape[1] * b.shape[1]
+    if entries > MAX_WITNESS_ENTRIES:
+        raise ShapeError(f"a witness from A's {a.shape[1]:,} outputs to B's {b.shape[1]:,} would have {entries:,} exact "
+                         f"entries, more than {MAX_WITNESS_ENTRIES:,}: merge outputs that A or B never tell apart, "
+                         "or compare post-processed channels with fewer outputs")
     if prior is not None:
         _check_prior(prior, a)
     if candidate is not None:

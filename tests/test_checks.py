@@ -456,12 +456,15 @@ def test_cor2_fails_when_a_vertex_has_too_many_scales(monkeypatch):
 
 
 def test_ldp_n5_fails_without_the_face_vertices(monkeypatch):
-    """Only the full-support block: the paper's loose n = 5 example is missing, so the check fails."""
+    """Only five constant mechanisms: the paper's loose n = 5 example is missing, and their neighbours are not listed."""
     from polytopes import ldp_support
 
     monkeypatch.setattr(ldp_support, "ldp_vertices_by_support",
                         lambda n, e, folder=None, progress=None: ({m for m in _N5_STUB}, {5: len(_N5_STUB)}))
-    assert beyond.ldp_n5(sample_every=1).status is Status.FAILED
+    outcome = beyond.ldp_n5()
+    assert outcome.status is Status.FAILED
+    assert outcome.evidence["contains_paper_example"] is False
+    assert outcome.evidence["completeness"]["missing_neighbour"] is not None  # the second argument sees it too
 
 
 _N5_STUB = {tuple(tuple(_F(1 if j == i else 0) for j in range(5)) for _ in range(5)) for i in range(5)}

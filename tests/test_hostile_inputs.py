@@ -88,6 +88,9 @@ def _csv_cases() -> list[Case]:
         cases.append(_refine_a(f"answer-{name}", text, says, status))
     cases.append(Case("refine-answer-does-not-hold", ("refine", "{d}/b.csv", "{d}/a.csv"),
                       {"a.csv": IDENTITY, "b.csv": FLAT}, 1, "does not hold"))
+    wide = ",".join(["1/20000"] * 20_000) + "\n"
+    cases.append(Case("refine-witness-of-400-million-entries", ("refine", "{d}/a.csv", "{d}/b.csv"),
+                      {"a.csv": wide, "b.csv": wide}, REFUSED, "more than 4,000,000"))
     cases.append(Case("refine-secret-mismatch", ("refine", "{d}/a.csv", "{d}/b.csv"),
                       {"a.csv": IDENTITY, "b.csv": "1\n1\n1\n"}, REFUSED, "secret"))
     cases.append(Case("refine-missing-file", ("refine", "{d}/none.csv", "{d}/b.csv"), {"b.csv": FLAT}, REFUSED,
