@@ -60,12 +60,13 @@ def edge_directions(polytope: Polytope, vertex: Sequence[Fraction]) -> list[Poin
 def neighbours(polytope: Polytope, vertex: Sequence[Fraction]) -> set[Point]:
     """The vertices joined to `vertex` by an edge, exactly (tangent-cone rays and a ratio test)."""
     found = set()
+    rows = [(row[0], [(k, a) for k, a in enumerate(row[1:]) if a]) for row in polytope.inequalities]  # sparse
+    slacks = [b + sum(a * vertex[k] for k, a in terms) for b, terms in rows]
     for direction in edge_directions(polytope, vertex):
         step = None
-        for row in polytope.inequalities:
-            change = sum(a * d for a, d in zip(row[1:], direction) if a and d)
+        for slack, (_, terms) in zip(slacks, rows):
+            change = sum(a * direction[k] for k, a in terms if direction[k])
             if change < 0:
-                slack = row[0] + sum(a * x for a, x in zip(row[1:], vertex) if a)
                 limit = slack / -change
                 step = limit if step is None or limit < step else step
         if step is None:

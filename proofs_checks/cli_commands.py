@@ -263,6 +263,8 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
             f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
+    if arguments.method == "orbits":
+        return _enumerate_orbits(arguments, polytope)
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)
     if arguments.resume:
@@ -282,6 +284,31 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
         atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count), indent=1) + "\n")
         print(f"vertices written to {arguments.json}")
     return 0
+
+
+def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
+    """``--method orbits``: one vertex per orbit (polytopes.orbitwise), with orbit sizes."""
+    from polytopes.orbitwise import enumerate_orbits
+
+    if arguments.ext or arguments.resume:
+        raise UsageError("--method orbits lists one vertex per orbit: --ext and --resume need every vertex "
+                         "(use --method cdd, or LDP's --resume)")
+    if arguments.ine:
+        atomic_write_text(arguments.ine, polytope.to_ine())
+    result = enumerate_orbits(polytope, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
+          f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
+          f"decomposition: complete, {result.neighbours} neighbours checked)")
+    if arguments.json:
+        document = {"polytope": polytope.name, "n": arguments.n, "eps_exp": str(polytope.eps_exp),
+                    "z": None if polytope.z is None else [str(v) for v in polytope.z], "count": result.count,
+                    "orbits": len(result.orbits), "group_order": result.group_order,
+                    "representatives": [{"size": orbit.size, "vertex": [str(v) for v in orbit.representative]}
+                                        for orbit in result.orbits],
+                    "neighbours_checked": result.neighbours, "seconds": round(result.seconds, 4)}
+        atomic_write_text(arguments.json, json.dumps(document, indent=1) + "\n")
+        print(f"orbit representatives written to {arguments.json}")
+    return EXIT_OK
 
 
 def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> int:

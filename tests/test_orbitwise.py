@@ -1,0 +1,68 @@
+"""Orbit-wise enumeration (polytopes.orbitwise) against full enumeration by cddlib, and its CLI."""
+
+import json
+import random
+
+import pytest
+
+from polytopes.adjacency import group_elements
+from polytopes.enumerate import enumerate_vertices, orbits
+from polytopes.orbitwise import _forms, enumerate_orbits
+from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
+from proofs_checks.cli import main
+
+CASES = {
+    "D n=3 e=2": lambda: ldp_polytope(3, "2"),
+    "D n=4 e=3/2": lambda: ldp_polytope(4, "3/2"),
+    "D 4x3 face e=3": lambda: ldp_polytope(4, "3", columns=3),
+    "U n=3 e=2": lambda: count_polytope(3, "2"),
+    "F n=4 binomial e=2": lambda: count_polytope(4, "2", ("1/8", "3/8", "3/8", "1/8"), fixed=True),
+    "F n=3 skewed e=2 (no symmetry)": lambda: count_polytope(3, "2", ("1/2", "1/3", "1/6"), fixed=True),
+    "RU n=3 e=2": lambda: representation_polytope(3, "2"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_orbits_agree_with_full_enumeration(name):
+    """The count, the number of orbits and each orbit's size, against cddlib's full vertex list."""
+    polytope = CASES[name]()
+    result = enumerate_orbits(polytope)
+    full = enumerate_vertices(polytope)
+    groups = orbits(full.vertices, polytope.symmetries)
+    assert result.count == len(full.vertices)
+    assert len(result.orbits) == len(groups)
+    listed = {v.coordinates for v in full.vertices}
+    assert all(orbit.representative in listed for orbit in result.orbits)
+    assert sorted(o.size for o in result.orbits) == sorted(len(g) for g in groups)
+
+
+@pytest.mark.parametrize("name", ["D n=4 e=3/2", "F n=4 binomial e=2"])
+def test_the_canonical_form_is_the_same_on_the_whole_orbit(name):
+    polytope = CASES[name]()
+    forms = _forms(polytope)
+    elements = group_elements(polytope.symmetries, polytope.dimension_of_space)
+    rng = random.Random(5)
+    for vertex in rng.sample(enumerate_vertices(polytope).vertices, 20):
+        point = vertex.coordinates
+        key = forms.canonical(point)
+        for g in rng.sample(elements, min(10, len(elements))):
+            image = [None] * len(point)
+            for source, target in enumerate(g):
+                image[target] = point[source]
+            assert forms.canonical(tuple(image)) == key
+
+
+def test_enumerate_orbits_from_the_command_line(tmp_path, capsys):
+    out = tmp_path / "orbits.json"
+    assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--json", str(out)]) == 0
+    assert "904 vertices in 10 orbits under a group of order 576" in capsys.readouterr().out
+    document = json.loads(out.read_text())
+    assert document["count"] == 904 and sum(r["size"] for r in document["representatives"]) == 904
+    assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--ext", str(tmp_path / "x")]) == 2
+
+
+@pytest.mark.slow
+def test_ldp_n5_by_orbits_agrees_with_the_support_method():
+    """beyond.ldp-n5 (by column support and Holohan et al.'s Cor. 5): 164,825 vertices in 47 orbits."""
+    result = enumerate_orbits(ldp_polytope(5, "2"))
+    assert (result.count, len(result.orbits)) == (164_825, 47)
