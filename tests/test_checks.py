@@ -575,7 +575,7 @@ POLYTOPE_PASS = {
     **{claim_id: Status.REPRODUCED for claim_id in (
         "holohan17.example1", "holohan17.example2", "holohan17.n5-example", "kohli26.example1", "kohli26.example2")},
 }
-SLOW_CHECKS = {"beyond.ldp-n5": Status.CONFIRMED}
+SLOW_CHECKS = {"beyond.ldp-n5": Status.CONFIRMED, "beyond.ldp-n5-orbits": Status.CONFIRMED}
 
 
 @pytest.mark.parametrize("claim_id", sorted(POLYTOPE_PASS) + [
@@ -592,3 +592,16 @@ def test_every_registered_check_is_run_to_a_pass_by_some_test():
                                               "kohli26.obs3-omega", "kohli26.alg1", "kohli26.alg2", "kohli26.lemma8",
                                               "kohli26.two-stage", "beyond.ldp-n4-all-eps"})
     assert passed_somewhere == set(registry())
+
+
+def test_ldp_n5_orbits_fails_when_the_methods_disagree(monkeypatch):
+    """beyond.ldp-n5-orbits compares its count with the support method's: fed another polytope's
+    orbits (D at n = 4), it fails, and its evidence shows the count it found."""
+    from polytopes import orbitwise
+    from polytopes.spaces import ldp_polytope
+
+    original = orbitwise.enumerate_orbits
+    monkeypatch.setattr(orbitwise, "enumerate_orbits", lambda polytope: original(ldp_polytope(4, "2")))
+    outcome = beyond.ldp_n5_orbits()
+    assert outcome.status is Status.FAILED
+    assert (outcome.evidence["results"]["2"]["count"], outcome.evidence["results"]["2"]["orbits"]) == (904, 10)
