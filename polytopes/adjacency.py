@@ -34,8 +34,10 @@ __all__ = ["Closure", "edge_directions", "neighbours", "group_elements", "adjace
 Point = tuple[Fraction, ...]
 
 
-def edge_directions(polytope: Polytope, vertex: Sequence[Fraction]) -> list[Point]:
-    """The extreme rays of the tangent cone of `polytope` at `vertex`: one direction per edge.
+def edge_directions(polytope: Polytope, vertex: Sequence[Fraction], cone_method: str = "cdd") -> list[Point]:
+    """The extreme rays of the tangent cone of `polytope` at `vertex`: one direction per edge,
+    by cddlib (GMP) or, with ``cone_method="normaliz"``, by Normaliz (much faster on the very
+    degenerate cones of D at n ≥ 5; :mod:`polytopes.normaliz`).
 
     Raises
     ------
@@ -48,6 +50,11 @@ def edge_directions(polytope: Polytope, vertex: Sequence[Fraction]) -> list[Poin
     rows = [list(row[1:]) for row in polytope.equalities] + [list(polytope.inequalities[k][1:]) for k in tight]
     if rank(rows) != polytope.dimension_of_space:
         raise QifError("the point is not a vertex: its tight constraints have rank below the dimension")
+    if cone_method == "normaliz":
+        from polytopes.normaliz import normaliz_cone_rays
+
+        return normaliz_cone_rays([row[1:] for row in polytope.equalities],
+                                  [polytope.inequalities[k][1:] for k in tight])
     equalities = [[Fraction(0), *row[1:]] for row in polytope.equalities]
     cone = equalities + [[Fraction(0), *polytope.inequalities[k][1:]] for k in tight]
     matrix = cdd.gmp.matrix_from_array(cone, lin_set=range(len(equalities)), rep_type=cdd.RepType.INEQUALITY)
@@ -57,12 +64,13 @@ def edge_directions(polytope: Polytope, vertex: Sequence[Fraction]) -> list[Poin
     return [tuple(Fraction(v) for v in row[1:]) for row in generators.array if row[0] == 0]
 
 
-def neighbours(polytope: Polytope, vertex: Sequence[Fraction]) -> set[Point]:
-    """The vertices joined to `vertex` by an edge, exactly (tangent-cone rays and a ratio test)."""
+def neighbours(polytope: Polytope, vertex: Sequence[Fraction], cone_method: str = "cdd") -> set[Point]:
+    """The vertices joined to `vertex` by an edge, exactly (tangent-cone rays, by `cone_method`
+    as in :func:`edge_directions`, and a ratio test)."""
     found = set()
     rows = [(row[0], [(k, a) for k, a in enumerate(row[1:]) if a]) for row in polytope.inequalities]  # sparse
     slacks = [b + sum(a * vertex[k] for k, a in terms) for b, terms in rows]
-    for direction in edge_directions(polytope, vertex):
+    for direction in edge_directions(polytope, vertex, cone_method):
         step = None
         for slack, (_, terms) in zip(slacks, rows):
             change = sum(a * direction[k] for k, a in terms if direction[k])

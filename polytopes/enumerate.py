@@ -50,25 +50,27 @@ def enumerate_vertices(polytope: Polytope, method: str = "cdd") -> Enumeration:
 
     Parameters
     ----------
-    method : {"cdd", "lrs"}
-        cddlib's double description in GMP rationals (pycddlib), or David Avis's lrs (reverse
+    method : {"cdd", "lrs", "normaliz"}
+        cddlib's double description in GMP rationals (pycddlib), David Avis's lrs (reverse
         search, exact; much faster on the representation polytopes: R_F at n = 4 takes about a
-        second with lrs and about 16 minutes with cdd). lrs must be installed (Debian lrslib).
+        second with lrs and about 16 minutes with cdd; lrs must be installed, Debian lrslib), or
+        Normaliz through PyNormaliz (:mod:`polytopes.normaliz`).
 
     Raises
     ------
     QifError
         If cdd finds rays or lines (the set is not a polytope), or the method is unknown.
     """
-    if method == "lrs":
+    if method in ("lrs", "normaliz"):
         from polytopes.lrs import lrs_vertices
+        from polytopes.normaliz import normaliz_vertices
 
         start = time.perf_counter()
-        points = sorted(lrs_vertices(polytope))
+        points = sorted(lrs_vertices(polytope) if method == "lrs" else normaliz_vertices(polytope))
         seconds = time.perf_counter() - start
         return Enumeration(polytope, tuple(Vertex(p, polytope.tight(p)) for p in points), seconds)
     if method != "cdd":
-        raise QifError(f"unknown enumeration method {method!r}; use cdd or lrs")
+        raise QifError(f"unknown enumeration method {method!r}; use cdd, lrs or normaliz")
     start = time.perf_counter()
     body = cdd.gmp.polyhedron_from_matrix(polytope.cdd_matrix())
     generators = cdd.gmp.copy_generators(body)

@@ -145,7 +145,7 @@ def _first_vertex(polytope: Polytope) -> Point:
 
 
 def enumerate_orbits(polytope: Polytope, start: Point | None = None,
-                     progress: Callable[[str], None] | None = None) -> OrbitEnumeration:
+                     progress: Callable[[str], None] | None = None, cone_method: str = "cdd") -> OrbitEnumeration:
     """One representative per orbit of the vertices of `polytope`, complete by adjacency closure.
 
     Parameters
@@ -156,6 +156,8 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
         A vertex to start from; by default the exact minimiser of a generic objective.
     progress : callable, optional
         Called with a line after each representative.
+    cone_method : {"cdd", "normaliz"}
+        Who finds the edges at a vertex (:func:`polytopes.adjacency.edge_directions`).
 
     Returns
     -------
@@ -170,7 +172,7 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     computed = 0
     while queue:
         representative = queue.pop()
-        around = neighbours(polytope, _point(representative))  # raises unless it is a vertex
+        around = neighbours(polytope, _point(representative), cone_method)  # raises unless it is a vertex
         computed += len(around)
         for point in around:
             form = forms.canonical(point)

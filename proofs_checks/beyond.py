@@ -183,21 +183,23 @@ def ldp_n5_orbits(grid: tuple[str, ...] = ("2",), by_support: tuple[int, int] = 
     permutations at e^ε = 2 (and, in the full tier, the same counts at e^ε = 3/2 and 3), found
     one orbit at a time.
     Method: adjacency decomposition (polytopes.orbitwise): from one vertex, the neighbours of each
-    new orbit representative (tangent-cone rays by cddlib GMP, an exact ratio test), canonical
+    new orbit representative (tangent-cone rays by Normaliz, or cddlib without it; an exact ratio test), canonical
     forms under the 14,400 permutations, until no representative has a neighbour in an unseen
     orbit; the graph of a polytope is connected, so the orbit list is complete. Sizes by
     orbit–stabiliser. At e^ε = 2 it must agree with beyond.ldp-n5, which lists every vertex by
     column support and Holohan et al.'s Cor. 5: two independent methods.
     Assumptions: the grid only (e^ε = 2; 3/2, 2, 3 with --full).
     """
+    from polytopes.normaliz import normaliz_available
     from polytopes.orbitwise import enumerate_orbits
     from polytopes.spaces import ldp_polytope
 
     results = {}
+    cones = "normaliz" if normaliz_available() else "cdd"
     for eps_exp in (("3/2", "2", "3") if full else grid):
-        found = enumerate_orbits(ldp_polytope(5, eps_exp))
+        found = enumerate_orbits(ldp_polytope(5, eps_exp), cone_method=cones)
         results[eps_exp] = {"count": found.count, "orbits": len(found.orbits), "group_order": found.group_order,
-                            "neighbours_checked": found.neighbours, "seconds": round(found.seconds, 1),
+                            "neighbours_checked": found.neighbours, "seconds": round(found.seconds, 1), "cones_by": cones,
                             "orbit_sizes": sorted((o.size for o in found.orbits), reverse=True)}
     agrees = "2" not in results or (results["2"]["count"], results["2"]["orbits"]) == by_support
     counts = ", ".join(f"e^ε = {e}: {r['count']} in {r['orbits']} orbits" for e, r in results.items())

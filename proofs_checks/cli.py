@@ -95,10 +95,10 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--json", metavar="FILE", help="write the vertices as JSON (atomically)")
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")
     enumerate_.add_argument("--ext", metavar="FILE", help="write the vertices (cdd .ext)")
-    enumerate_.add_argument("--method", choices=("cdd", "lrs", "orbits"),
-                            help="vertex enumerator (default: lrs for RU and RF when installed, else cdd); orbits: one "
-                            "vertex per orbit by adjacency decomposition, complete by construction (LDP n = 5 in "
-                            "about 30 s)")
+    enumerate_.add_argument("--method", choices=("cdd", "lrs", "normaliz", "orbits"),
+                            help="vertex enumerator (default: lrs for RU and RF when installed, else cdd); normaliz: "
+                            "Normaliz's exact algorithms; orbits: one vertex per orbit by adjacency decomposition, "
+                            "complete by construction (LDP n = 5 in about 25 s)")
     enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
     enumerate_.set_defaults(handler="_run_enumerate_command")
     _add_design_commands(commands)

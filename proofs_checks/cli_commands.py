@@ -274,6 +274,11 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
     method = arguments.method or ("lrs" if arguments.polytope in ("RU", "RF") and lrs_available() else "cdd")
     if method == "lrs" and not lrs_available():
         raise UsageError("--method lrs needs the lrs program (Debian: apt-get install lrslib)")
+    if method == "normaliz":
+        from polytopes.normaliz import INSTALL_HINT, normaliz_available
+
+        if not normaliz_available():
+            raise UsageError(f"--method normaliz needs PyNormaliz: {INSTALL_HINT}")
     enumeration = enumerate_vertices(polytope, method)
     orbit_count = len(orbits(enumeration.vertices, polytope.symmetries)) if arguments.orbits else None
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {len(enumeration.vertices)} vertices"
@@ -295,7 +300,10 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
                          "(use --method cdd, or LDP's --resume)")
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
-    result = enumerate_orbits(polytope, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    from polytopes.normaliz import normaliz_available
+
+    result = enumerate_orbits(polytope, progress=lambda line: print(line, file=sys.stderr, flush=True),
+                              cone_method="normaliz" if normaliz_available() else "cdd")
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
           f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
           f"decomposition: complete, {result.neighbours} neighbours checked)")

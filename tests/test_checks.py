@@ -601,7 +601,7 @@ def test_ldp_n5_orbits_fails_when_the_methods_disagree(monkeypatch):
     from polytopes.spaces import ldp_polytope
 
     original = orbitwise.enumerate_orbits
-    monkeypatch.setattr(orbitwise, "enumerate_orbits", lambda polytope: original(ldp_polytope(4, "2")))
+    monkeypatch.setattr(orbitwise, "enumerate_orbits", lambda polytope, cone_method: original(ldp_polytope(4, "2")))
     outcome = beyond.ldp_n5_orbits()
     assert outcome.status is Status.FAILED
     assert (outcome.evidence["results"]["2"]["count"], outcome.evidence["results"]["2"]["orbits"]) == (904, 10)
