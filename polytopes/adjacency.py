@@ -26,7 +26,7 @@ import cdd
 import cdd.gmp
 
 from polytopes.classify import rank
-from polytopes.hrep import Polytope
+from polytopes.hrep import Polytope, permuted
 from qifkit.errors import QifError
 
 __all__ = ["Closure", "edge_directions", "neighbours", "group_elements", "adjacency_closure"]
@@ -100,14 +100,6 @@ def group_elements(generators: Sequence[Sequence[int]], size: int) -> list[tuple
     return sorted(seen)
 
 
-def _image(point: Point, permutation: Sequence[int]) -> Point:
-    """The point moved by a permutation: y[g[k]] = x[k] (the convention of Polytope.symmetries)."""
-    image = [Fraction(0)] * len(point)
-    for source, target in enumerate(permutation):
-        image[target] = point[source]
-    return tuple(image)
-
-
 @dataclass(frozen=True)
 class Closure:
     """The outcome of :func:`adjacency_closure`.
@@ -156,7 +148,7 @@ def adjacency_closure(polytope: Polytope, vertices: Iterable[Point], representat
     group = group_elements(polytope.symmetries, polytope.dimension_of_space)
     found, missing, total = 0, None, 0
     for representative in representatives:
-        stabiliser = sum(1 for g in group if _image(representative, g) == representative)
+        stabiliser = sum(1 for g in group if permuted(representative, g) == representative)
         total += len(group) // stabiliser
         around = neighbours(polytope, representative)
         found += len(around)

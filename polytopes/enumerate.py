@@ -16,7 +16,7 @@ from typing import Any
 import cdd
 import cdd.gmp
 
-from polytopes.hrep import Polytope
+from polytopes.hrep import Polytope, permuted
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_text
 
@@ -103,10 +103,7 @@ def orbits(vertices: Sequence[Vertex], symmetries: Sequence[Sequence[int]]) -> l
 
     for k, vertex in enumerate(vertices):
         for generator in symmetries:
-            image = [Fraction(0)] * len(vertex.coordinates)
-            for source, target in enumerate(generator):
-                image[target] = vertex.coordinates[source]
-            other = position.get(tuple(image))
+            other = position.get(permuted(vertex.coordinates, generator))
             if other is None:
                 raise QifError("the vertex set is not closed under the symmetry group")
             parent[find(k)] = find(other)

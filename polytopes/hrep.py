@@ -15,11 +15,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TypeVar
 
 import cdd
 import cdd.gmp
 
-__all__ = ["Polytope"]
+__all__ = ["Polytope", "permuted"]
+
+T = TypeVar("T")
+
+
+def permuted(values: Sequence[T], permutation: Sequence[int]) -> tuple[T, ...]:
+    """The image of a point under a symmetry: y[g[k]] = x[k] (the convention of
+    :attr:`Polytope.symmetries`)."""
+    image: list[T] = list(values)
+    for source, target in enumerate(permutation):
+        image[target] = values[source]
+    return tuple(image)
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from polytopes.adjacency import group_elements, neighbours
-from polytopes.hrep import Polytope
+from polytopes.hrep import Polytope, permuted
 from polytopes.lp import exact_minimum
 from polytopes.spaces import row_column_symmetries
 
@@ -115,19 +115,12 @@ class _ElementForms:
         self.elements = group_elements(generators, size)
         self.order = len(self.elements)
 
-    @staticmethod
-    def _image(entries: tuple[int, ...], permutation: Sequence[int]) -> tuple[int, ...]:
-        image = [0] * len(entries)
-        for source, target in enumerate(permutation):
-            image[target] = entries[source]
-        return tuple(image)
-
     def canonical(self, point: Point) -> Key:
         denominator, entries = _integers(point)
-        return denominator, min(self._image(entries, g) for g in self.elements)
+        return denominator, min(permuted(entries, g) for g in self.elements)
 
     def orbit_size(self, key: Key) -> int:
-        return self.order // sum(1 for g in self.elements if self._image(key[1], g) == key[1])
+        return self.order // sum(1 for g in self.elements if permuted(key[1], g) == key[1])
 
 
 def _forms(polytope: Polytope) -> _RowColumnForms | _ElementForms:
