@@ -293,6 +293,7 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
 
 def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     """``--method orbits``: one vertex per orbit (polytopes.orbitwise), with orbit sizes."""
+    from polytopes.normaliz import normaliz_available
     from polytopes.orbitwise import enumerate_orbits
 
     if arguments.ext or arguments.resume:
@@ -300,8 +301,6 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
                          "(use --method cdd, or LDP's --resume)")
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
-    from polytopes.normaliz import normaliz_available
-
     result = enumerate_orbits(polytope, progress=lambda line: print(line, file=sys.stderr, flush=True),
                               cone_method="normaliz" if normaliz_available() else "cdd")
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
@@ -314,8 +313,7 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
                     "representatives": [{"size": orbit.size, "vertex": [str(v) for v in orbit.representative]}
                                         for orbit in result.orbits],
                     "neighbours_checked": result.neighbours, "seconds": round(result.seconds, 4)}
-        atomic_write_text(arguments.json, json.dumps(document, indent=1) + "\n")
-        print(f"orbit representatives written to {arguments.json}")
+        write_json(arguments.json, document, "orbit representatives")
     return EXIT_OK
 
 

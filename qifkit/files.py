@@ -26,7 +26,7 @@ from qifkit.errors import FileFormatError, NumberKindError, NumberSyntaxError, Q
 from qifkit.matrices import NumberKind
 from qifkit.numbers import MAX_NUMBER_TEXT, exact_str, parse_number, quoted
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "read_channel_csv", "read_json", "write_channel_csv"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "not_utf8", "read_channel_csv", "read_json", "write_channel_csv"]
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -73,6 +73,11 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         raise
 
 
+def not_utf8(where: object, error: UnicodeDecodeError) -> FileFormatError:
+    """The refusal of a file that is not UTF-8 text, naming the file and the first bad byte."""
+    return FileFormatError(f"{where}: not UTF-8 text (byte {error.start}: {error.reason})")
+
+
 def read_json(source: str | os.PathLike[str] | bytes) -> Any:
     """A JSON document from a file (or its bytes), refused with :class:`FileFormatError` when it is
     not UTF-8, not JSON, nested too deep, or holds an integer literal longer than Python reads
@@ -82,7 +87,7 @@ def read_json(source: str | os.PathLike[str] | bytes) -> Any:
     try:
         return json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as error:
-        raise FileFormatError(f"{where}: not UTF-8 text (byte {error.start}: {error.reason})") from None
+        raise not_utf8(where, error) from None
     except json.JSONDecodeError as error:
         raise FileFormatError(f"{where} is not JSON: {error}") from None
     except RecursionError:
@@ -126,7 +131,7 @@ def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
             reader = csv.reader(stream)
             table = [row for row in reader if any(cell.strip() for cell in row)]
     except UnicodeDecodeError as error:
-        raise NumberSyntaxError(f"{path}: not UTF-8 text (byte {error.start}: {error.reason})") from None
+        raise not_utf8(path, error) from None
     except csv.Error as error:
         raise ShapeError(f"{path}, line {reader.line_num}: {error} (a number string has at most "
                          f"{MAX_NUMBER_TEXT:,} characters)") from None

@@ -44,6 +44,7 @@ from typing import Any
 
 from qifkit.channel import Channel
 from qifkit.errors import QifError, UndecidableError
+from qifkit.files import not_utf8
 from qifkit.measures import (
     Loss,
     Prior,
@@ -135,7 +136,7 @@ def read_spec(path: str) -> StabilitySpec:
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{path} is not valid TOML: {error}") from None
     except UnicodeDecodeError as error:
-        raise SpecError(f"{path}: not UTF-8 text (byte {error.start}: {error.reason})") from None
+        raise SpecError(str(not_utf8(path, error))) from None
     except RecursionError:
         raise SpecError(f"{path}: nested too deep to read") from None
     return parse_spec(document)
