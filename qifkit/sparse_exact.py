@@ -432,41 +432,50 @@ def solve_bordered(rows: Sequence[SparseRow], right: Sequence[flint.fmpq], group
 
 
 class _GroupFactor:
-    """One group of :func:`solve_bordered`: x_g = particular + null·t on its local rows."""
+    """One group of :func:`solve_bordered`: x_g = particular + null·t on its local rows.
+
+    The echelon form is taken of the local coefficients D alone (small entries: the right-hand
+    sides carry the large denominators), and the square block D_P on the pivot columns is
+    inverted once; the particular solution and the transposed solve are then products with that
+    inverse. With rank(D) below the number of local rows, M is singular and nothing else is
+    computed.
+    """
 
     def __init__(self, rows: Sequence[SparseRow], right: Sequence[flint.fmpq], columns: list[int],
                  local_rows: list[int]) -> None:
         self.columns, self.rows = columns, local_rows
         position = {c: p for p, c in enumerate(columns)}
         width = len(columns)
-        augmented = flint.fmpq_mat(len(local_rows), width + 1)
+        local = flint.fmpq_mat(len(local_rows), width)
         for r, i in enumerate(local_rows):
             for k, a in rows[i]:
-                augmented[r, position[k]] += a
-            augmented[r, width] = right[i]
-        echelon, rank = augmented.rref() if local_rows else (augmented, 0)
-        self.pivots = [next(k for k in range(width + 1) if echelon[r, k] != 0) for r in range(rank)]
-        self.rank = rank if all(p < width for p in self.pivots) else -1  # a pivot on the right: inconsistent
+                local[r, position[k]] += a
+        echelon, self.rank = local.rref() if local_rows else (local, 0)
+        self.pivots = [next(k for k in range(width) if echelon[r, k] != 0) for r in range(self.rank)]
         pivot_set = set(self.pivots)
         self.free = [k for k in range(width) if k not in pivot_set]
         self.particular = [flint.fmpq(0)] * width
         self.null = [[flint.fmpq(0)] * len(self.free) for _ in range(width)]
+        self._inverse = flint.fmpq_mat(0, 0)
         for f, k in enumerate(self.free):
             self.null[k][f] = flint.fmpq(1)
-        for r, p in enumerate(self.pivots[: max(self.rank, 0)]):
-            self.particular[p] = echelon[r, width]
+        if self.rank < len(local_rows) or not local_rows:
+            return
+        for r, p in enumerate(self.pivots):
             for f, k in enumerate(self.free):
                 self.null[p][f] = -echelon[r, k]
-        self._square = flint.fmpq_mat(len(local_rows), len(self.pivots))
-        for r, i in enumerate(local_rows):
-            for k, a in rows[i]:
-                q = position[k]
-                if q in pivot_set:
-                    self._square[r, self.pivots.index(q)] += a
+        square = flint.fmpq_mat(self.rank, self.rank)
+        for r in range(self.rank):
+            for q, p in enumerate(self.pivots):
+                square[r, q] = local[r, p]
+        self._inverse = square.inv()
+        values = self._inverse * flint.fmpq_mat(self.rank, 1, [right[i] for i in local_rows])
+        for q, p in enumerate(self.pivots):
+            self.particular[p] = values[q, 0]
 
     def solve_transposed(self, right: list[flint.fmpq]) -> list[flint.fmpq]:
         """y on the local rows with D_Pᵀ·y = right (P the pivot columns)."""
         if not self.rows:
             return []
-        solution = self._square.transpose().solve(flint.fmpq_mat(len(right), 1, right))
+        solution = self._inverse.transpose() * flint.fmpq_mat(len(right), 1, right)
         return [solution[k, 0] for k in range(len(right))]
