@@ -426,7 +426,7 @@ def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = 
         raise TypeError(f"solve takes a LinearProgram, not {type(program).__name__}")
     status, solution = _by_bases(program, time_limit, _optimum_of(program), repair=pivot_time_limit)
     if solution is None and status == "infeasible":
-        solution = _farkas_certificate(program, time_limit)
+        solution = _ray_certificate(program, time_limit) or _farkas_certificate(program, time_limit)
     if solution is None and status == "unbounded":
         solution = _unbounded_certificate(program, time_limit)
     if solution is None and fallback and len(program.rows) * program.variables <= CDD_LIMIT:
@@ -569,21 +569,10 @@ def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, piv
             solution = LPSolution("optimal", reduced_fraction(value), tuple(map(reduced_fraction, x)), tuple(map(reduced_fraction, y)),
                                   method="HiGHS basis, then exact dual simplex pivots")
             return solution if certificate_defect(program, solution) is None else None
-        basic_columns = [j for j in range(n) if column_basic[j]]
-        tight_rows = [i for i in range(m) if not row_basic[i]]
-        position = {j: p for p, j in enumerate(basic_columns)}
-        square, _ = substituted([program.rows[i] for i in tight_rows], [flint.fmpq(0)] * len(tight_rows), position,
-                                [flint.fmpq(0)] * n)
-        target = [flint.fmpq(0)] * len(basic_columns)
-        if leaving < n:
-            target[position[leaving]] = flint.fmpq(1)
-        else:
-            for k, a in program.rows[leaving - n]:
-                if k in position:
-                    target[position[k]] = a
-        rho = solve_square_transposed(square, target)
-        if rho is None:
+        found_row = _inverse_row(program, column_basic, row_basic, leaving)
+        if found_row is None:
             return None
+        tight_rows, rho = found_row
         # α: how the leaving variable moves per unit move of each non-basic variable or row
         alpha: dict[int, flint.fmpq] = {n + i: r for i, r in zip(tight_rows, rho) if r}
         through: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
@@ -634,6 +623,91 @@ def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, piv
     return None
 
 
+def _inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool], leaving: int
+                 ) -> tuple[list[int], list[flint.fmpq]] | None:
+    """The basic variable or row `leaving` (columns 0..n-1, rows n..n+m-1) as a combination of
+    the non-basic (tight) rows on the basic columns: ρ with M_Bᵀ·ρ = e (its row of the basis
+    inverse), by one exact transposed solve; the tight rows and ρ, or None if the basis is singular."""
+    m, n = program.shape
+    basic_columns = [j for j in range(n) if column_basic[j]]
+    tight_rows = [i for i in range(m) if not row_basic[i]]
+    position = {j: p for p, j in enumerate(basic_columns)}
+    square, _ = substituted([program.rows[i] for i in tight_rows], [flint.fmpq(0)] * len(tight_rows), position,
+                            [flint.fmpq(0)] * n)
+    target = [flint.fmpq(0)] * len(basic_columns)
+    if leaving < n:
+        target[position[leaving]] = flint.fmpq(1)
+    else:
+        for k, a in program.rows[leaving - n]:
+            if k in position:
+                target[position[k]] = a
+    if program.blocks is not None:
+        both = solve_bordered(square, [flint.fmpq(0)] * len(tight_rows), [program.blocks[j] for j in basic_columns],
+                              target)
+        rho = None if both is None else both[1]
+    else:
+        rho = solve_square_transposed(square, target)
+    return None if rho is None else (tight_rows, rho)
+
+
+def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 4) -> LPSolution | None:
+    """Farkas multipliers read off the basis at which HiGHS's dual simplex finds `program`
+    infeasible, without the elastic program.
+
+    With zero cost every basis is dual feasible; the dual simplex stops when a basic variable
+    or row lies outside its bounds and no non-basic one can bring it back. Its row of the basis
+    inverse (:func:`_inverse_row`) is then a linear identity, row combination minus the leaving
+    row, whose signs are Farkas multipliers: y = ±ρ on the tight rows (and ∓1 on the leaving row),
+    the sign set by the side of the bound it misses. The basis point is solved exactly, its
+    out-of-bound basic entries are screened in floats and tried largest first (at most
+    `attempts`), each certificate checked by :func:`certificate_defect`. None when HiGHS does
+    not end infeasible with a basis, or no candidate passes: the elastic program decides.
+    """
+    import highspy
+
+    m, n = program.shape
+    feasibility = program.with_cost([0] * n)
+    highs = _highs(feasibility)
+    highs.setOptionValue("presolve", "off")
+    highs.setOptionValue("time_limit", float(time_limit))
+    highs.run()
+    basis = highs.getBasis()
+    if _status(highs) != "infeasible" or not basis.valid:
+        return None
+    basic, upper = highspy.HighsBasisStatus.kBasic, highspy.HighsBasisStatus.kUpper
+    column_basic = [s == basic for s in basis.col_status]
+    row_basic = [s == basic for s in basis.row_status]
+    found = basis_solution(feasibility, column_basic, [s == upper for s in basis.col_status], row_basic,
+                           [s == upper for s in basis.row_status])
+    if found is None or found[0] is None:
+        return None
+    # the candidates are screened in floats (the exact check of the certificate decides)
+    x = np.array([float(v) for v in found[0]])
+    values = np.concatenate([x, _float_matrix(program) @ x])
+    low = np.array([-np.inf if v is None else float(v) for v in program.lower + program.row_lower])
+    high = np.array([np.inf if v is None else float(v) for v in program.upper + program.row_upper])
+    is_basic = np.array(column_basic + row_basic)
+    miss = np.where(is_basic, np.maximum(low - values, values - high), 0.0)
+    violations = [(-miss[v], v, 1 if values[v] < low[v] else -1) for v in np.flatnonzero(miss > 0)]
+    for _, leaving, direction in sorted(violations)[:attempts]:
+        found_row = _inverse_row(feasibility, column_basic, row_basic, leaving)
+        if found_row is None:
+            return None
+        # the identity ρᵀA_tight − (leaving) = 0 on the basic columns; a leaving row below its lower
+        # bound needs a positive multiplier, a leaving column below its lower bound a positive
+        # reduced cost: both are y = −direction·(ρ − e_leaving row)
+        y = [flint.fmpq(0)] * m
+        for i, r in zip(*found_row):
+            y[i] = -direction * r
+        if leaving >= n:
+            y[leaving - n] += direction
+        solution = LPSolution("infeasible", duals=tuple(map(reduced_fraction, y)),
+                              method="HiGHS's infeasible basis (dual simplex), exact row of its inverse")
+        if certificate_defect(program, solution) is None:
+            return solution
+    return None
+
+
 def _basis_key(highs: Any) -> bytes:
     basis = highs.getBasis()
     return bytes(int(s) for s in basis.col_status) + b"|" + bytes(int(s) for s in basis.row_status)
@@ -681,10 +755,7 @@ def _highs(program: LinearProgram) -> Any:
     import highspy
 
     m, n = program.shape
-    indices = np.fromiter((k for row in program.rows for k, _ in row), dtype=np.int64)
-    values = np.fromiter((float(a) for row in program.rows for _, a in row), dtype=float)
-    pointers = np.cumsum([0] + [len(row) for row in program.rows])
-    matrix = scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
+    matrix = _float_matrix(program)
     row_scale, column_scale = _float_scaling(matrix)
     matrix = (scipy.sparse.diags(row_scale) @ matrix @ scipy.sparse.diags(column_scale)).tocsc()
     inf = highspy.kHighsInf
@@ -709,6 +780,15 @@ def _highs(program: LinearProgram) -> Any:
     highs.setOptionValue("threads", 1)
     highs.passModel(lp)
     return highs
+
+
+def _float_matrix(program: LinearProgram) -> scipy.sparse.csr_matrix:
+    """The constraint matrix in floats (sparse rows)."""
+    m, n = program.shape
+    indices = np.fromiter((k for row in program.rows for k, _ in row), dtype=np.int64)
+    values = np.fromiter((float(a) for row in program.rows for _, a in row), dtype=float)
+    pointers = np.cumsum([0] + [len(row) for row in program.rows])
+    return scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
 
 
 def _float_scaling(matrix: scipy.sparse.csr_matrix, passes: int = 8) -> tuple[np.ndarray, np.ndarray]:

@@ -188,6 +188,36 @@ def test_without_fallback_an_unverified_basis_is_undecidable(monkeypatch):
     assert solve(program).method.startswith("cddlib")
 
 
+@pytest.mark.parametrize("blocks", [False, True])
+def test_infeasibility_is_read_off_highs_infeasible_basis(blocks):
+    """The Farkas multipliers of an infeasible program come from the basis at which HiGHS's dual
+    simplex stops (one exact row of its inverse), not from the elastic program, on most random
+    infeasible programs; every one re-checks, and the elastic program (the other route) agrees
+    that the program is infeasible."""
+    rng = random.Random(1313 + blocks)
+    routes = {"basis": 0, "elastic": 0}
+    while sum(routes.values()) < 60:
+        program = _random_program(rng, blocks)
+        ours = solve(program, fallback=False)
+        if ours.status != "infeasible":
+            continue
+        routes["basis" if "infeasible basis" in ours.method else "elastic"] += 1
+        assert certificate_defect(program, ours) is None
+        assert lp._farkas_certificate(program, 10.0).status == "infeasible"
+    assert routes["basis"] >= 45, routes
+
+
+def test_a_misread_sign_of_the_inverse_row_certifies_nothing(monkeypatch):
+    """Guard of the route above: with the sign of the leaving row's bound reversed, the exact
+    check refuses every candidate and the elastic program answers instead."""
+    real = lp._inverse_row
+    monkeypatch.setattr(lp, "_inverse_row", lambda *args: (lambda found: None if found is None else
+                                                             (found[0], [-v for v in found[1]]))(real(*args)))
+    program = LinearProgram.build(2, [{0: 1, 1: 1}, {0: 1}, {1: 1}], row_lower=[3, None, None], row_upper=[None, 1, 1])
+    assert lp._ray_certificate(program, 10.0) is None
+    assert solve(program).status == "infeasible"
+
+
 def test_bad_programs_are_refused():
     with pytest.raises(ShapeError, match="variables are 0..1"):
         LinearProgram.build(2, [{2: 1}])
