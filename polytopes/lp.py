@@ -19,7 +19,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse
 
 from polytopes.hrep import Polytope
@@ -134,7 +133,7 @@ def _sparse(rows: Sequence[Row], d: int) -> tuple[scipy.sparse.csr_matrix, np.nd
     return scipy.sparse.csr_matrix((data, cols, ptr), shape=(len(rows), d)), np.array([float(b) for _, b in rows])
 
 
-def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -> scipy.optimize.OptimizeResult:
+def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -> Any:
     """min c·x by HiGHS (dual simplex) in floats; the scipy result (x, fun, marginals). Never a verdict."""
     program = _program(program)
     if len(objective) != program.variables:
@@ -142,6 +141,8 @@ def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -
     c = np.array([float(Fraction(v)) for v in objective])
     a_eq, b_eq = _sparse(program.equalities, program.variables)
     a_in, b_in = _sparse(program.inequalities, program.variables)
+    import scipy.optimize  # here, not at import: it costs about 0.3 s to load
+
     result = scipy.optimize.linprog(c, A_ub=-a_in, b_ub=b_in, A_eq=a_eq if a_eq.shape[0] else None,
                                     b_eq=-b_eq if a_eq.shape[0] else None, bounds=(None, None), method="highs-ds",
                                     options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})

@@ -56,6 +56,8 @@ MAX_NUMBER_TEXT = 200_000
 _MAX_EXPONENT = 1000
 _DECIMAL = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _NUMBER = re.compile(rf"\s*(?P<num>{_DECIMAL})\s*(?:/\s*(?P<den>{_DECIMAL})\s*)?", re.ASCII)  # ASCII digits only
+#: The common case of the grammar, an integer or p/q of plain digits, read without the decimal machinery.
+_PLAIN = re.compile(r"(?P<num>[+-]?\d{1,3999})(?:/(?P<den>\d{1,3999}))?", re.ASCII)
 _DECIMAL_PARTS = re.compile(
     r"(?P<sign>[+-]?)(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?", re.ASCII
 )
@@ -134,6 +136,12 @@ def parse_number(text: str) -> Fraction:
         raise NumberSyntaxError(f"{quoted(text)} is a {type(text).__name__}, not a number string")
     if len(text) > MAX_NUMBER_TEXT:
         raise NumberSyntaxError(f"number string of {len(text)} characters is longer than {MAX_NUMBER_TEXT}")
+    plain = _PLAIN.fullmatch(text)
+    if plain is not None:
+        denominator = int(plain["den"] or 1)
+        if denominator == 0:
+            raise NumberSyntaxError(f"{quoted(text)} divides by zero")
+        return Fraction(int(plain["num"]), denominator)
     match = _NUMBER.fullmatch(text)
     if match is None:
         raise NumberSyntaxError(f"{quoted(text)} is not a number: expected an integer, 'p/q' or a decimal")

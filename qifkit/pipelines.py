@@ -32,8 +32,6 @@ from typing import Any
 
 import flint
 import numpy as np
-import scipy.signal
-import scipy.stats
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
@@ -94,6 +92,8 @@ class _Algebra:
             return left * right
         if self.kind is NumberKind.FLOAT:
             if min(len(left), len(right)) > 64:
+                import scipy.signal  # here, not at import: it costs 0.35 s to load
+
                 return np.clip(scipy.signal.fftconvolve(left, right), 0.0, None)
             return np.convolve(left, right)
         result = [self.domain.zero] * (len(left) + len(right) - 1)
@@ -108,6 +108,8 @@ class _Algebra:
         if self.kind is NumberKind.EXACT:
             return base**exponent
         if self.kind is NumberKind.FLOAT and len(base) == 2:  # a Bernoulli: the binomial pmf, stably
+            import scipy.stats
+
             return scipy.stats.binom.pmf(np.arange(exponent + 1), exponent, base[1] / (base[0] + base[1]))
         result, square = self.one(), base
         while exponent:
