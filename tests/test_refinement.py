@@ -14,7 +14,7 @@ from qifkit.errors import DistributionError, LabelError, NumberKindError, ShapeE
 from qifkit.lp import LinearProgram, solve_by_cdd
 from qifkit.measures import Prior
 from qifkit.postprocess import count_query, sum_query
-from qifkit.refinement import certificate_defect, certificate_from_document, refines, verify_certificate
+from qifkit.refinement import Refinement, certificate_defect, certificate_from_document, refines, verify_certificate
 
 
 def _sum_query(power: Channel) -> Channel:
@@ -96,6 +96,29 @@ def test_a_witness_wrong_in_any_one_row_of_the_product_is_rejected(row):
     b = Channel.from_rows(b_rows)
     defect = certificate_defect(a, b, certificate_from_document(document, a, b))
     assert defect == f"(A·W)[{row}][0] = 1, but B[{row}][0] = {b_rows[row][0]}"
+
+
+#: A tall A of rank 2 (rows 2 and 3 are mixtures of rows 0 and 1), its B = A·W, and W.
+_TALL_A = [["1/2", "1/2", "0"], ["0", "1/2", "1/2"], ["1/4", "1/2", "1/4"], ["3/8", "1/2", "1/8"]]
+_TALL_W = [["1", "0"], ["1/2", "1/2"], ["0", "1"]]
+
+
+@pytest.mark.parametrize("row", range(4))
+def test_a_tall_a_is_checked_in_every_row_not_only_its_row_basis(row):
+    """For A with more rows than columns the checker compares A·W = B through a row basis R
+    (A = T·A_R, A_R·W = B_R, T·B_R = B); B changed in any one row, inside R or outside it, is
+    caught, with the entry named."""
+    a, w = Channel.from_rows(_TALL_A), Channel.from_rows(_TALL_W)
+    product = (a @ w).rows()
+    assert verify_certificate(a, a @ w, Refinement(True, witness=w))
+    changed = [list(r) for r in product]
+    changed[row] = [changed[row][0] + F(1, 8), changed[row][1] - F(1, 8)]
+    b = Channel.from_rows(changed)
+    defect = certificate_defect(a, b, Refinement(True, witness=w))
+    assert defect == f"(A·W)[{row}][0] = {product[row][0]}, but B[{row}][0] = {changed[row][0]}"
+    forged = [list(r) for r in _TALL_W]  # a wrong witness for the true B
+    forged[row % 3] = ["1/3", "2/3"]
+    assert certificate_defect(a, a @ w, Refinement(True, witness=Channel.from_rows(forged))) is not None
 
 
 def test_forged_refutations_are_rejected_for_the_right_reason():
