@@ -492,7 +492,7 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
             return status, solution
     deadline, smallest, stalls = time.perf_counter() + time_limit, None, 0
     for round_ in range(1, _REFINEMENTS + 1):
-        found = _basis_of(program, highs, memo=memo)
+        found = _basis_of(program, highs, need_duals=False, memo=memo)
         shifted = None if found is None or found[0] is None else _shifted(program, found[0])
         if shifted is None or time.perf_counter() > deadline:
             break
@@ -678,7 +678,7 @@ def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 
     column_basic = [s == basic for s in basis.col_status]
     row_basic = [s == basic for s in basis.row_status]
     found = basis_solution(feasibility, column_basic, [s == upper for s in basis.col_status], row_basic,
-                           [s == upper for s in basis.row_status])
+                           [s == upper for s in basis.row_status], need_duals=False)
     if found is None or found[0] is None:
         return None
     # the candidates are screened in floats (the exact check of the certificate decides)
@@ -834,32 +834,44 @@ def _status(highs: Any) -> str:
     return "unknown"
 
 
-def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True, memo: dict | None = None
-              ) -> tuple[list[flint.fmpq] | None, list[flint.fmpq]] | None:
-    """The exact point and duals of HiGHS's current basis (:func:`basis_solution`), remembered in
-    `memo` by the basis so that a basis is solved once."""
+def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True, need_duals: bool = True,
+              memo: dict | None = None) -> tuple[list[flint.fmpq] | None, list[flint.fmpq] | None] | None:
+    """The exact point and/or duals of HiGHS's current basis (:func:`basis_solution`); `memo`
+    keeps each part by basis, so that no part of a basis is solved twice (a refinement round
+    needs the point only, and a basis whose point misses a bound never needs its duals)."""
     import highspy
 
-    key = (_basis_key(highs), need_point)
-    if memo is not None and key in memo:
-        return memo[key]
-    basis = highs.getBasis()
-    if not basis.valid:
+    known: dict[str, Any] = memo.setdefault(_basis_key(highs), {}) if memo is not None else {}
+    if known.get("singular"):
         return None
-    basic, upper = highspy.HighsBasisStatus.kBasic, highspy.HighsBasisStatus.kUpper
-    found = basis_solution(program, [s == basic for s in basis.col_status], [s == upper for s in basis.col_status],
-                           [s == basic for s in basis.row_status], [s == upper for s in basis.row_status], need_point)
-    if memo is not None:
-        memo[key] = found
-    return found
+    want_point, want_duals = need_point and "point" not in known, need_duals and "duals" not in known
+    if want_point or want_duals:
+        basis = highs.getBasis()
+        if not basis.valid:
+            return None
+        basic, upper = highspy.HighsBasisStatus.kBasic, highspy.HighsBasisStatus.kUpper
+        found = basis_solution(program, [s == basic for s in basis.col_status], [s == upper for s in basis.col_status],
+                               [s == basic for s in basis.row_status], [s == upper for s in basis.row_status],
+                               want_point, want_duals)
+        if found is None:
+            known["singular"] = True
+            return None
+        if want_point:
+            known["point"] = found[0]
+        if want_duals:
+            known["duals"] = found[1]
+    return known.get("point") if need_point else None, known.get("duals") if need_duals else None
 
 
 def _optimum_of(program: LinearProgram) -> _Certifier:
     """Certify an optimal HiGHS basis of `program`: its exact vertex and duals, checked."""
 
     def certify(highs: Any, method: str, memo: dict) -> LPSolution | None:
+        found = _basis_of(program, highs, need_duals=False, memo=memo)
+        if found is None or found[0] is None or _primal_defect(program, found[0]) is not None:
+            return None  # the point misses a bound: its duals are not needed
         found = _basis_of(program, highs, memo=memo)
-        if found is None or found[0] is None:
+        if found is None or found[1] is None:  # pragma: no cover - a basis regular for its point is regular
             return None
         x, y = found
         value = sum((c * v for c, v in zip(program.cost, x)), flint.fmpq(0))
@@ -871,15 +883,15 @@ def _optimum_of(program: LinearProgram) -> _Certifier:
 
 
 def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_at_upper: Sequence[bool],
-                   row_basic: Sequence[bool], row_at_upper: Sequence[bool], need_point: bool = True
-                   ) -> tuple[list[flint.fmpq] | None, list[flint.fmpq]] | None:
+                   row_basic: Sequence[bool], row_at_upper: Sequence[bool], need_point: bool = True,
+                   need_duals: bool = True) -> tuple[list[flint.fmpq] | None, list[flint.fmpq] | None] | None:
     """The exact primal point and row duals of a basis, or None if it is singular.
 
     Non-basic variables sit at their lower bound (upper if `column_at_upper` or the lower is
     infinite; 0 if free), non-basic rows at theirs likewise; the basic variables solve the square
     system M_B·x_B = r of the non-basic rows, and the duals of the non-basic rows solve its
-    transpose (M_Bᵀ·y_N = c_B), basic rows having y = 0. Without `need_point` only the duals
-    are computed (the point is None).
+    transpose (M_Bᵀ·y_N = c_B), basic rows having y = 0. Without `need_point` the point,
+    without `need_duals` the duals are not computed (None in their place).
     """
     m, n = program.shape
 
@@ -902,23 +914,26 @@ def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_
                                 {j: p for p, j in enumerate(basic_columns)}, x)
     basic_cost = [program.cost[j] for j in basic_columns]
     if program.blocks is not None:
-        both = solve_bordered(square, right, [program.blocks[j] for j in basic_columns], basic_cost)
+        both = solve_bordered(square, right, [program.blocks[j] for j in basic_columns],
+                              basic_cost if need_duals else None)
         if both is None:
             return None
         values, duals_nonbasic = both
     else:
-        duals_nonbasic = solve_square_transposed(square, basic_cost)
-        if duals_nonbasic is None:
+        duals_nonbasic = solve_square_transposed(square, basic_cost) if need_duals else None
+        if need_duals and duals_nonbasic is None:
             return None
         values = solve_square(square, right) if need_point else None
-        if need_point and values is None:  # pragma: no cover - a matrix is regular when its transpose is
+        if need_point and values is None:
             return None
-    y = [flint.fmpq(0)] * m
-    for i, v in zip(nonbasic_rows, duals_nonbasic):  # type: ignore[arg-type]
-        y[i] = v
+    y = None
+    if need_duals:
+        y = [flint.fmpq(0)] * m
+        for i, v in zip(nonbasic_rows, duals_nonbasic):  # type: ignore[arg-type]
+            y[i] = v
     if not need_point:
         return None, y
-    for j, v in zip(basic_columns, values):
+    for j, v in zip(basic_columns, values):  # type: ignore[arg-type]
         x[j] = v
     return x, y
 
