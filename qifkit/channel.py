@@ -322,7 +322,9 @@ class Channel:
             raise NumberKindError(
                 f"a symbolic channel in {self.parameters} has no float value; substitute() first"
             )
-        return Channel(float_matrix(self.rows(), "channel"), self.secrets, self.outputs)
+        numer, denom = QQ.numer, QQ.denom  # int / int is correctly rounded, and skips the Fractions of rows()
+        rows = [[int(numer(v)) / int(denom(v)) for v in row] for row in self.matrix.to_list()]
+        return Channel(float_matrix(rows, "channel"), self.secrets, self.outputs)
 
     def to_exact(self, max_denominator: int | None = None) -> Channel:
         """An exact channel from a float one: each float read exactly (its binary value), or the
