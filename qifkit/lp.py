@@ -658,9 +658,9 @@ def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 
     or row lies outside its bounds and no non-basic one can bring it back. Its row of the basis
     inverse (:func:`_inverse_row`) is then a linear identity, row combination minus the leaving
     row, whose signs are Farkas multipliers: y = ±ρ on the tight rows (and ∓1 on the leaving row),
-    the sign set by the side of the bound it misses. The basis point is solved exactly, its
-    out-of-bound basic entries are screened in floats and tried largest first (at most
-    `attempts`), each certificate checked by :func:`certificate_defect`. None when HiGHS does
+    the sign set by the side of the bound it misses. The basic entries that HiGHS's values put
+    out of bounds are tried largest first (at most `attempts`), one exact transposed solve each,
+    and each certificate is checked by :func:`certificate_defect`. None when HiGHS does
     not end infeasible with a basis, or no candidate passes: the elastic program decides.
     """
     import highspy
@@ -674,18 +674,17 @@ def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 
     basis = highs.getBasis()
     if _status(highs) != "infeasible" or not basis.valid:
         return None
-    basic, upper = highspy.HighsBasisStatus.kBasic, highspy.HighsBasisStatus.kUpper
+    basic = highspy.HighsBasisStatus.kBasic
     column_basic = [s == basic for s in basis.col_status]
     row_basic = [s == basic for s in basis.row_status]
-    found = basis_solution(feasibility, column_basic, [s == upper for s in basis.col_status], row_basic,
-                           [s == upper for s in basis.row_status], need_duals=False)
-    if found is None or found[0] is None:
+    # the candidates are HiGHS's own out-of-bound basic values (on its scaled copy: positive
+    # scalings keep every sign); the exact check of the certificate decides
+    model, solution = highs.getLp(), highs.getSolution()
+    if not solution.value_valid:
         return None
-    # the candidates are screened in floats (the exact check of the certificate decides)
-    x = np.array([float(v) for v in found[0]])
-    values = np.concatenate([x, _float_matrix(program) @ x])
-    low = np.array([-np.inf if v is None else float(v) for v in program.lower + program.row_lower])
-    high = np.array([np.inf if v is None else float(v) for v in program.upper + program.row_upper])
+    values = np.concatenate([solution.col_value, solution.row_value])
+    low = np.concatenate([model.col_lower_, model.row_lower_])
+    high = np.concatenate([model.col_upper_, model.row_upper_])
     is_basic = np.array(column_basic + row_basic)
     miss = np.where(is_basic, np.maximum(low - values, values - high), 0.0)
     violations = [(-miss[v], v, 1 if values[v] < low[v] else -1) for v in np.flatnonzero(miss > 0)]
@@ -755,7 +754,10 @@ def _highs(program: LinearProgram) -> Any:
     import highspy
 
     m, n = program.shape
-    matrix = _float_matrix(program)
+    indices = np.fromiter((k for row in program.rows for k, _ in row), dtype=np.int64)
+    values = np.fromiter((float(a) for row in program.rows for _, a in row), dtype=float)
+    pointers = np.cumsum([0] + [len(row) for row in program.rows])
+    matrix = scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
     row_scale, column_scale = _float_scaling(matrix)
     matrix = (scipy.sparse.diags(row_scale) @ matrix @ scipy.sparse.diags(column_scale)).tocsc()
     inf = highspy.kHighsInf
@@ -780,15 +782,6 @@ def _highs(program: LinearProgram) -> Any:
     highs.setOptionValue("threads", 1)
     highs.passModel(lp)
     return highs
-
-
-def _float_matrix(program: LinearProgram) -> scipy.sparse.csr_matrix:
-    """The constraint matrix in floats (sparse rows)."""
-    m, n = program.shape
-    indices = np.fromiter((k for row in program.rows for k, _ in row), dtype=np.int64)
-    values = np.fromiter((float(a) for row in program.rows for _, a in row), dtype=float)
-    pointers = np.cumsum([0] + [len(row) for row in program.rows])
-    return scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
 
 
 def _float_scaling(matrix: scipy.sparse.csr_matrix, passes: int = 8) -> tuple[np.ndarray, np.ndarray]:
@@ -856,10 +849,9 @@ def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True, need_
         if found is None:
             known["singular"] = True
             return None
-        if want_point:
-            known["point"] = found[0]
-        if want_duals:
-            known["duals"] = found[1]
+        for part, value in zip(("point", "duals"), found):
+            if value is not None:
+                known[part] = value
     return known.get("point") if need_point else None, known.get("duals") if need_duals else None
 
 
@@ -891,7 +883,8 @@ def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_
     infinite; 0 if free), non-basic rows at theirs likewise; the basic variables solve the square
     system M_B·x_B = r of the non-basic rows, and the duals of the non-basic rows solve its
     transpose (M_Bᵀ·y_N = c_B), basic rows having y = 0. Without `need_point` the point,
-    without `need_duals` the duals are not computed (None in their place).
+    without `need_duals` the duals are not computed (None in their place), except for programs
+    with column groups, whose bordered solve gives both at once.
     """
     m, n = program.shape
 
@@ -914,11 +907,12 @@ def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_
                                 {j: p for p, j in enumerate(basic_columns)}, x)
     basic_cost = [program.cost[j] for j in basic_columns]
     if program.blocks is not None:
-        both = solve_bordered(square, right, [program.blocks[j] for j in basic_columns],
-                              basic_cost if need_duals else None)
+        # the column groups' factors serve both solves: the duals come along whether asked or not
+        both = solve_bordered(square, right, [program.blocks[j] for j in basic_columns], basic_cost)
         if both is None:
             return None
         values, duals_nonbasic = both
+        need_duals = True
     else:
         duals_nonbasic = solve_square_transposed(square, basic_cost) if need_duals else None
         if need_duals and duals_nonbasic is None:
