@@ -47,7 +47,7 @@ from qifkit.matrices import (
     shape_of,
     symbolic_matrix,
 )
-from qifkit.numbers import exact, reduced_fraction
+from qifkit.numbers import exact, exact_str, float_fraction, reduced_fraction
 
 __all__ = ["Channel", "FLOAT_TOLERANCE"]
 
@@ -313,6 +313,47 @@ class Channel:
         rows, columns = self.shape
         return f"Channel({self.kind.value}, {rows} secrets x {columns} outputs)"
 
+    def __str__(self) -> str:
+        """The channel as a table: outputs across, secrets down, at most :data:`SHOWN` of each
+        (the middle elided by "…"); exact entries of more than 12 characters as ≈ decimals."""
+        rows, columns = self.shape
+        shown_rows, shown_columns = _shown(rows), _shown(columns)
+        table = [[""] + [_cell_label(self.outputs[j]) if j is not None else "…" for j in shown_columns]]
+        for i in shown_rows:
+            if i is None:
+                table.append(["…"] * (len(shown_columns) + 1))
+                continue
+            values = self.matrix[i] if isinstance(self.matrix, np.ndarray) else None
+            row = [_cell_label(self.secrets[i])]
+            for j in shown_columns:
+                if j is None:
+                    row.append("…")
+                elif values is not None:
+                    row.append(f"{values[j]:.6g}")
+                else:
+                    row.append(_cell_text(public_value(self.matrix.domain, self.matrix[i, j].element)))
+            table.append(row)
+        widths = [max(len(row[k]) for row in table) for k in range(len(table[0]))]
+        lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in table]
+        return "\n".join([f"Channel ({self.kind.value}, {rows} secrets × {columns} outputs)", *lines])
+
+    def __getitem__(self, key: tuple[Hashable, Hashable]) -> Any:
+        """``channel[secret, output]``: the entry by labels (the positions, with the default labels).
+
+        Examples
+        --------
+        >>> Channel.from_rows([["1/2", "1/2"], ["1/4", "3/4"]])[1, 0]
+        Fraction(1, 4)
+        """
+        if not isinstance(key, tuple) or len(key) != 2:
+            raise LabelError(f"index a channel by [secret, output], not by {key!r}")
+        return self.entry(*key)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        """``numpy.asarray(channel)``: the entries in float64 (exact ones correctly rounded)."""
+        array = self.to_numpy()
+        return array if dtype is None else array.astype(dtype)
+
     # ------------------------------------------------------------------ conversions
     def to_float(self) -> Channel:
         """The same channel in float64 (exact entries rounded correctly; symbolic refused)."""
@@ -335,11 +376,8 @@ class Channel:
             return self
         if self.kind is NumberKind.SYMBOLIC:
             raise NumberKindError("a symbolic channel is exact already; use substitute() for values")
-        def read(value: float) -> Fraction:
-            fraction = Fraction(float(value))
-            return fraction if max_denominator is None else fraction.limit_denominator(max_denominator)
-
-        return Channel.from_rows([[read(v) for v in row] for row in self.matrix], self.secrets, self.outputs)
+        return Channel.from_rows([[float_fraction(v, max_denominator) for v in row] for row in self.matrix],
+                                 self.secrets, self.outputs)
 
     def substitute(self, values: Mapping[sympy.Symbol, Any]) -> Channel:
         """An exact channel from a symbolic one, with every parameter given an exact value.
@@ -517,6 +555,32 @@ def _sympy_rational(value: Any) -> Fraction:
     if isinstance(value, sympy.Basic) and not value.is_Rational:
         raise NotExactError(f"{value} is not an exact rational number")
     return reduced_fraction(value) if isinstance(value, sympy.Basic) else value
+
+
+#: Rows and columns that ``str(channel)`` shows at most.
+SHOWN = 8
+
+
+def _shown(count: int) -> list[int | None]:
+    """The positions that ``str`` shows: all, or the first and last halves of :data:`SHOWN` around None."""
+    if count <= SHOWN:
+        return list(range(count))
+    half = SHOWN // 2
+    return [*range(half), None, *range(count - half, count)]
+
+
+def _cell_label(label: Hashable) -> str:
+    text = str(label)
+    return text if len(text) <= 12 else text[:11] + "…"
+
+
+def _cell_text(value: Any) -> str:
+    """An exact entry as p/q, or ≈ its decimal when p/q is longer than 12 characters."""
+    if isinstance(value, Fraction):
+        text = exact_str(value)
+        return text if len(text) <= 12 else f"≈{float(value):.6g}"
+    text = str(value)
+    return text if len(text) <= 12 else text[:11] + "…"
 
 
 def _fraction_pair(value: Any) -> tuple[int, int]:

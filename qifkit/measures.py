@@ -56,6 +56,7 @@ from qifkit.matrices import (
     same_kind,
     shape_of,
 )
+from qifkit.numbers import float_fraction
 
 __all__ = [
     "Prior",
@@ -139,6 +140,19 @@ class Prior:
     def probabilities(self) -> list[Any]:
         """The probabilities as Fractions (exact) or floats."""
         return public_rows(self.matrix)[0]
+
+    def to_float(self) -> Prior:
+        """The same prior in float64 (to go with a float channel)."""
+        return self if self.kind is NumberKind.FLOAT else Prior.from_floats(
+            [float(v) for v in self.probabilities()], self.secrets)
+
+    def to_exact(self, max_denominator: int | None = None) -> Prior:
+        """An exact prior from a float one: each float read exactly (its binary value), or the
+        nearest fraction with denominator at most `max_denominator`; it must still sum to
+        exactly 1 (else :class:`~qifkit.errors.DistributionError`)."""
+        if self.kind is NumberKind.EXACT:
+            return self
+        return Prior.from_values([float_fraction(v, max_denominator) for v in self.probabilities()], self.secrets)
 
     def _aligned(self, secrets: tuple[Hashable, ...]) -> Prior:
         """Check that this prior fits secrets in that order."""
@@ -256,6 +270,20 @@ class _DecisionTable:
     def rows(self) -> list[list[Any]]:
         """Entries as nested lists (rows are secrets, columns actions)."""
         return public_rows(self.matrix)
+
+    def to_float(self: _Table) -> _Table:
+        """The same table in float64 (to go with a float channel)."""
+        if self.kind is NumberKind.FLOAT:
+            return self
+        return type(self).from_floats([[float(v) for v in row] for row in self.rows()], self.secrets, self.actions)
+
+    def to_exact(self: _Table, max_denominator: int | None = None) -> _Table:
+        """An exact table from a float one: each float read exactly (its binary value), or the
+        nearest fraction with denominator at most `max_denominator`."""
+        if self.kind is NumberKind.EXACT:
+            return self
+        return type(self).from_rows([[float_fraction(v, max_denominator) for v in row] for row in self.rows()],
+                                    self.secrets, self.actions)
 
     def scaled(self: _Table, factor: Any) -> _Table:
         """The table multiplied by a positive exact factor (a float factor for a float table)."""

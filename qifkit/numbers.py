@@ -42,6 +42,7 @@ __all__ = [
     "exact",
     "exact_eps_exp",
     "exact_str",
+    "float_fraction",
     "reduced_fraction",
 ]
 
@@ -228,10 +229,11 @@ def exact(value: ExactInput) -> Fraction:
     if isinstance(value, str):
         return parse_number(value)
     if isinstance(value, float) or type(value).__name__ in {"float16", "float32", "float64"}:
+        shown = repr(float(value))  # 1.0, not np.float64(1.0)
         raise NotExactError(
-            f"float {value!r} is not exact; give it as a string such as '{value!r}' or a fraction"
+            f"float {shown} is not exact; give it as a string such as '{shown}' or a fraction"
             if value == value and abs(value) != float("inf")
-            else f"float {value!r} is not a number"
+            else f"float {shown} is not a number"
         )
     if isinstance(value, decimal.Decimal):
         if not value.is_finite():
@@ -244,6 +246,21 @@ def exact(value: ExactInput) -> Fraction:
     if numerator is not None and denominator is not None and getattr(value, "is_Rational", True):
         return Fraction(int(numerator), int(denominator))
     raise NotExactError(f"{value!r} of type {type(value).__name__} is not an exact rational number")
+
+
+def float_fraction(value: float, max_denominator: int | None = None) -> Fraction:
+    """A float as the exact rational it is (its binary value), or the nearest fraction whose
+    denominator is at most `max_denominator`: the one explicit way from floats to exact values.
+
+    Examples
+    --------
+    >>> float_fraction(0.1)
+    Fraction(3602879701896397, 36028797018963968)
+    >>> float_fraction(0.1, 100)
+    Fraction(1, 10)
+    """
+    fraction = Fraction(float(value))
+    return fraction if max_denominator is None else fraction.limit_denominator(max_denominator)
 
 
 def exact_eps_exp(value: Any) -> Fraction:

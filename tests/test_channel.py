@@ -10,6 +10,7 @@ import sympy
 from proofs_checks import alvim2023_values as alvim
 from qifkit import Channel, NumberKind, randomized_response, truncated_geometric
 from qifkit.errors import (
+    DistributionError,
     LabelError,
     NegativeEntryError,
     NotANumberError,
@@ -19,6 +20,7 @@ from qifkit.errors import (
     NumberSyntaxError,
     ShapeError,
 )
+from qifkit.measures import Loss, Prior, posterior_uncertainty, uniform_prior
 
 R_ROWS = [["3/4", "1/4"], ["1/4", "3/4"]]
 
@@ -351,3 +353,53 @@ def test_atomic_writes_keep_modes_links_and_special_files(tmp_path, capsysbinary
     assert received == ["streamed"] and stat.S_ISFIFO(fifo.stat().st_mode)
     atomic_write_text("-", "to standard output")
     assert capsysbinary.readouterr().out == b"to standard output"
+
+
+# ---------------------------------------------------------------------------------- reading a channel
+def test_str_is_a_table_with_labels_and_elided_middle():
+    """str(channel): outputs across, secrets down; beyond 8 of either, the middle elided; long
+    exact entries as ≈ decimals (issue 18: a channel had no readable form)."""
+    assert str(randomized_response(3, "2")) == ("Channel (exact, 3 secrets × 3 outputs)\n"
+                                                 "     0    1    2\n"
+                                                 "0  1/2  1/4  1/4\n"
+                                                 "1  1/4  1/2  1/4\n"
+                                                 "2  1/4  1/4  1/2")
+    lines = str(truncated_geometric(12, "7/2")).splitlines()
+    assert len(lines) == 1 + 1 + 9 and lines[6].split() == ["…"] * 10
+    assert lines[1].split() == ["0", "1", "2", "3", "…", "8", "9", "10", "11"]
+    assert lines[2].split()[1] == "7/9" and lines[2].split()[-1] == "≈8.05577e-07"  # p/q of more than 12 characters
+
+
+def test_indexing_by_labels_and_numpy_conversion():
+    channel = Channel.from_rows([["1/2", "1/2"], ["1/4", "3/4"]], secrets=["a", "b"], outputs=["x", "y"])
+    assert channel["b", "x"] == F(1, 4)
+    with pytest.raises(LabelError, match="index a channel by"):
+        channel["b"]
+    with pytest.raises(LabelError):
+        channel["c", "x"]
+    assert np.asarray(channel).tolist() == [[0.5, 0.5], [0.25, 0.75]]
+    assert np.asarray(channel, dtype=np.float32).dtype == np.float32
+
+
+def test_priors_and_losses_go_to_floats_and_back_explicitly():
+    """A float channel takes a float prior and loss (to_float); floats come back exactly only
+    when asked (to_exact, optionally to the nearest small fraction)."""
+    channel = randomized_response(3, "2")
+    loss = Loss.from_rows([[0, 1, 1], [1, 0, 1], [1, 1, 0]])
+    exact_value = posterior_uncertainty(uniform_prior(3), channel, loss)
+    float_value = posterior_uncertainty(uniform_prior(3).to_float(), channel.to_float(), loss.to_float())
+    assert exact_value == F(1, 2) and float_value == pytest.approx(0.5)
+    with pytest.raises(NumberKindError, match="to_float"):
+        posterior_uncertainty(uniform_prior(3), channel.to_float(), loss)
+    assert Prior.from_floats([0.25, 0.75]).to_exact().probabilities() == [F(1, 4), F(3, 4)]
+    with pytest.raises(DistributionError, match="not 1"):
+        Prior.from_floats([0.1, 0.9]).to_exact()  # the binary values of 0.1 and 0.9 sum to 1 + 2^-55
+    assert Prior.from_floats([0.1, 0.9]).to_exact(100).probabilities() == [F(1, 10), F(9, 10)]
+    assert Loss.from_floats([[0.1, 0.9]]).to_exact(10).rows() == [[F(1, 10), F(9, 10)]]
+    assert loss.to_float().to_exact().rows() == loss.rows()
+
+
+def test_a_numpy_float_is_refused_with_its_plain_value():
+    with pytest.raises(NotExactError, match=r"float 1\.0 is not exact; give it as a string such as '1\.0'"):
+        Loss.from_rows(np.eye(2))
+    assert Loss.from_rows(np.eye(2, dtype=int)).rows() == [[1, 0], [0, 1]]
