@@ -515,20 +515,28 @@ def certificate_defect(a: Channel, b: Channel, result: Refinement) -> str | None
 
 
 def _product_is(a: Channel, w: Channel, b: Channel) -> bool:
-    """Whether A·W = B exactly. When A has more rows than columns, through an exact row basis:
-    A = T·A_R (checked entry by entry when the basis is found), A_R·W = B_R and T·B_R = B give
-    A·W = T·A_R·W = T·B_R = B, and the witness's large entries meet only the rank-many rows R
-    (at 1000×100 of rank 50: 2 s instead of 9 s). Otherwise, or when no basis is found, one
-    product A·W compared with B."""
-    if a.shape[0] > a.shape[1]:
+    """Whether A·W = B exactly. When A has more rows than columns and W's entries are large
+    (denominators beyond :data:`_LARGE_WITNESS_BITS` bits, as an LP basis gives), through an exact
+    row basis: A = T·A_R (checked entry by entry when the basis is found), A_R·W = B_R and
+    T·B_R = B give A·W = T·A_R·W = T·B_R = B, and W's large entries meet only the rank-many rows
+    R (at 1000×100 of rank 50: 2 s instead of 9 s). Otherwise, or when no basis is found, one
+    product A·W compared with B (cheaper when W's entries are small: a row basis costs more)."""
+    exact_w = _flint_matrix(w.matrix)
+    large = any(exact_w[y, z].q.bit_length() > _LARGE_WITNESS_BITS
+                for y in range(exact_w.nrows()) for z in range(exact_w.ncols()))
+    if large and a.shape[0] > a.shape[1]:
         basis = _row_basis(a)
         if basis is not None:
             rows, combination = basis
-            exact_a, exact_b, exact_w = _flint_matrix(a.matrix), _flint_matrix(b.matrix), _flint_matrix(w.matrix)
+            exact_a, exact_b = _flint_matrix(a.matrix), _flint_matrix(b.matrix)
             a_rows = flint.fmpq_mat(len(rows), a.shape[1], [exact_a[x, y] for x in rows for y in range(a.shape[1])])
             b_rows = flint.fmpq_mat(len(rows), b.shape[1], [exact_b[x, z] for x in rows for z in range(b.shape[1])])
             return a_rows * exact_w == b_rows and combination * b_rows == exact_b
     return a @ w == b
+
+
+#: Witness denominators beyond this many bits send the check A·W = B through a row basis of A.
+_LARGE_WITNESS_BITS = 256
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from proofs_checks.evidence import random_channel
-from qifkit import Channel, lp, randomized_response, truncated_geometric
+from qifkit import Channel, lp, randomized_response, refinement, truncated_geometric
 from qifkit.errors import DistributionError, LabelError, NumberKindError, ShapeError
 from qifkit.lp import LinearProgram, solve_by_cdd
 from qifkit.measures import Prior
@@ -103,11 +103,15 @@ _TALL_A = [["1/2", "1/2", "0"], ["0", "1/2", "1/2"], ["1/4", "1/2", "1/4"], ["3/
 _TALL_W = [["1", "0"], ["1/2", "1/2"], ["0", "1"]]
 
 
+@pytest.mark.parametrize("through_basis", [True, False])
 @pytest.mark.parametrize("row", range(4))
-def test_a_tall_a_is_checked_in_every_row_not_only_its_row_basis(row):
-    """For A with more rows than columns the checker compares A·W = B through a row basis R
-    (A = T·A_R, A_R·W = B_R, T·B_R = B); B changed in any one row, inside R or outside it, is
-    caught, with the entry named."""
+def test_a_tall_a_is_checked_in_every_row_not_only_its_row_basis(row, through_basis, monkeypatch):
+    """For A with more rows than columns and a witness of large entries the checker compares
+    A·W = B through a row basis R (A = T·A_R, A_R·W = B_R, T·B_R = B; forced here by a threshold
+    of 0 bits); B changed in any one row, inside R or outside it, is caught, with the entry
+    named, by that route and by the plain product."""
+    if through_basis:
+        monkeypatch.setattr(refinement, "_LARGE_WITNESS_BITS", -1)
     a, w = Channel.from_rows(_TALL_A), Channel.from_rows(_TALL_W)
     product = (a @ w).rows()
     assert verify_certificate(a, a @ w, Refinement(True, witness=w))
