@@ -75,7 +75,6 @@ class Check:
     statement: str
     method: str
     assumptions: str
-    tier: str = "default"
 
 
 @dataclass(frozen=True)
@@ -111,7 +110,7 @@ def _parse_docstring(doc: str, claim_id: str) -> dict[str, str]:
     return {name.lower(): " ".join(parts[name]) for name in _FIELDS}
 
 
-def claim(claim_id: str, tier: str = "default") -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
+def claim(claim_id: str) -> Callable[[Callable[..., Outcome]], Callable[..., Outcome]]:
     """Register the decorated function as the check of `claim_id`."""
     if not _ID.match(claim_id):
         raise ValueError(f"claim id {claim_id!r} is not of the form paper.item")
@@ -120,7 +119,7 @@ def claim(claim_id: str, tier: str = "default") -> Callable[[Callable[..., Outco
         if claim_id in _REGISTRY:
             raise ValueError(f"claim id {claim_id} is registered twice")
         text = _parse_docstring(function.__doc__ or "", claim_id)
-        _REGISTRY[claim_id] = Check(claim_id, function, tier=tier, **text)
+        _REGISTRY[claim_id] = Check(claim_id, function, **text)
         return function
 
     return register
