@@ -95,7 +95,9 @@ def _run_refine_command(arguments: argparse.Namespace) -> int:
         print("loss (rows are secrets, columns are actions):")
         for label, row in zip(a.secrets, document["loss"]):
             print(f"  {label}: " + ", ".join(row))
-        print(f"U(prior, A) = {document['uncertainty_a']} > U(prior, B) = {document['uncertainty_b']}; gap {document['gap']}")
+        print(f"U(prior, A) = {_approximately(document['uncertainty_a'])}")
+        print(f"  > U(prior, B) = {_approximately(document['uncertainty_b'])}")
+        print(f"gap {_approximately(document['gap'])}")
     if arguments.json:
         write_json(arguments.json, document, "certificate")
     return EXIT_OK if result.holds else EXIT_NEGATIVE
@@ -115,10 +117,11 @@ def _run_verify_command(arguments: argparse.Namespace) -> int:
 
 
 def _approximately(exact: str) -> str:
-    """An exact number string with its decimal value beside it (the exact value decides)."""
-    from fractions import Fraction
+    """An exact number string with its decimal value beside it (the exact value decides); read
+    by :func:`qifkit.numbers.parse_number`, which takes numbers of any length."""
+    from qifkit.numbers import parse_number
 
-    value = Fraction(exact)
+    value = parse_number(exact)
     return exact if value.denominator == 1 else f"{exact}  (≈ {float(value):.10g})"
 
 

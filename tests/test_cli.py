@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+from fractions import Fraction as F
 
 import pytest
 
@@ -111,6 +112,9 @@ def test_refine_then_verify_both_ways(tmp_path, capsys):
     assert "A ⊑ B: holds" in out and "does not hold" in out and "gap" in out
     document = json.loads(fails.read_text())
     assert document["refines"] is False and document["witness"] is None and document["gap"]
+    gap = F(document["gap"])  # the decimal beside each exact uncertainty and the gap (issue 18)
+    assert f"gap {document['gap']}  (≈ {float(gap):.10g})" in out
+    assert f"U(prior, A) = {document['uncertainty_a']}  (≈ " in out
     assert main(["verify", r3, r2, str(holds)]) == 0
     assert main(["verify", r2, r3, str(fails)]) == 0
     assert main(["verify", r2, r3, str(holds)]) == 1  # a certificate for other channels
