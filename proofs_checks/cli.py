@@ -13,7 +13,7 @@ runs, so ``qifkit --help`` and ``qifkit --version`` answer in well under a secon
 - ``qifkit enumerate {LDP,U,F,RU,RF} --n N --eps-exp E [--z Z] [--orbits] [--json FILE] [--ine FILE]
   [--ext FILE] [--resume DIR]``
   enumerates the vertices of a polytope exactly (cddlib GMP), with orbits under its symmetry group.
-- ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR]`` evaluates a pipeline over a grid
+- ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR] [--time-limit SECONDS]`` evaluates a pipeline over a grid
   and/or a range of e^ε (see :mod:`qifkit.stability_spec`) and exits as a deployment gate: 0 stable
   (certified), 1 NOT stable (a certified instability), 4 not decided (a float sweep, or a range on
   which only the spec's analyst is decided), 2 bad input. With ``--certificate`` (created if
@@ -54,6 +54,17 @@ class UsageError(QifError, ValueError):
     """A command-line argument cannot be honoured."""
 
 
+def _positive_seconds(text: str) -> float:
+    """A time limit in seconds: a finite number > 0 (argparse reports the refusal, exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: a time limit must be a finite number of seconds > 0")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qifkit", description="Exact verification of privacy mechanisms.")
     parser.add_argument("--version", action="version", version=f"qifkit {__version__}")
@@ -83,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
     stability.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     stability.add_argument("--certificate", metavar="DIR",
                            help="write the certificates for qifkit verify into DIR (created if missing)")
+    stability.add_argument("--time-limit", metavar="SECONDS", type=_positive_seconds,
+                           help="stop after SECONDS (checked between grid pairs and before the range; a step begun "
+                           "finishes): an instability found by then is still certified, else exit 4")
     stability.set_defaults(handler="_run_stability_command")
     enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
     enumerate_.add_argument("polytope", choices=POLYTOPE_NAMES)

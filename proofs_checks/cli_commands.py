@@ -171,7 +171,8 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
-    report, certificates = evaluate_spec(spec, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    report, certificates = evaluate_spec(spec, progress=lambda line: print(line, file=sys.stderr, flush=True),
+                                         time_limit=arguments.time_limit)
     if report["points"]:
         print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
         for point in report["points"]:

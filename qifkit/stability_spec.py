@@ -345,12 +345,15 @@ def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss
     return prior, loss
 
 
-def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = None
-                  ) -> tuple[dict[str, Any], list[Certified]]:
+def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = None,
+                  time_limit: float | None = None) -> tuple[dict[str, Any], list[Certified]]:
     """The stability report of a spec and its certificates.
 
     `progress`, if given, receives one line per decided grid pair, with the time it took and an
-    estimate of the time left (the mean so far times the pairs left).
+    estimate of the time left (the mean so far times the pairs left). `time_limit` (seconds) is
+    checked between grid pairs and before the range: past it, no further step begins, an
+    instability found by then stands, and otherwise ``stable`` is null with ``undecided`` saying
+    how far the run got.
 
     The report has ``points`` (e^ε and the analyst's expected loss, increasing e^ε), ``monotone``
     (the analyst's loss never rises, on the grid and on the range), ``range`` (for a range: its
@@ -366,6 +369,8 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     The certificates: the instability's (less and more private pipeline and the refutation), or,
     for a stable grid, each consecutive pair's witness.
     """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    timed_out: str | None = None
     exact_build = _builder(spec)
     built: dict[Any, Channel] = {}
 
@@ -407,6 +412,9 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
             pairs, started = len(grid) - 1, time.perf_counter()
             for k, (low, high) in enumerate(zip(grid, grid[1:])):
                 begun = time.perf_counter()
+                if deadline is not None and begun > deadline:
+                    timed_out = f"the time limit of {time_limit:g} s was reached after {k} of {pairs} grid pairs"
+                    break
                 result = pipeline_refinement(build, high, low, candidate(high, low))
                 if progress is not None:
                     now = time.perf_counter()
@@ -417,11 +425,16 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                     refuted("refinement", low, high, result)
                     break
                 witnesses.append(Certified(f"pair-{k + 1}", low, high, build(high), build(low), result))
-    proved = spec.eps_range is not None and _range_report(spec, report, prior, loss, build, refuted)
+    if spec.eps_range is not None and timed_out is None and deadline is not None and time.perf_counter() > deadline:
+        timed_out = f"the time limit of {time_limit:g} s was reached before the range"
+    proved = spec.eps_range is not None and timed_out is None and _range_report(spec, report, prior, loss, build,
+                                                                               refuted)
     if not spec.exact:
         report["stable"], report["undecided"] = None, "a float sweep decides nothing; set exact = true"
     elif report["instability"] is not None:
         report["stable"], report["undecided"] = False, None
+    elif timed_out is not None:
+        report["stable"], report["undecided"] = None, timed_out
     elif spec.eps_range is not None and not proved:
         report["stable"] = None
         report["undecided"] = ("no rise was found, but refinement between the pipelines (every analyst) over the "

@@ -201,3 +201,24 @@ def test_progress_is_reported_per_pair_on_stderr(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert [line.split(" (")[0] for line in err] == ["pair 1/2", "pair 2/2"] and "refines" in err[0]
     assert err[1].endswith("about 0 s left")
+
+
+def test_a_time_limit_leaves_the_gate_undecided_unless_an_instability_is_certified(tmp_path, capsys):
+    """--time-limit (issue 15): past it no grid pair begins; a stable run stops undecided (exit 4,
+    saying how far it got), an instability found by then still fails the gate (exit 1)."""
+    out = tmp_path / "report.json"
+    assert main(["stability", str(EXAMPLES / "survey_rr.toml"), "--time-limit", "1e-9", "--json", str(out)]) == 4
+    report = json.loads(out.read_text())
+    assert report["stable"] is None and report["undecided"].startswith("the time limit of 1e-09 s was reached after 0 of 13")
+    assert "not decided: the time limit" in capsys.readouterr().out
+    assert main(["stability", str(EXAMPLES / "appd1.toml"), "--time-limit", "1e-9", "--json", str(out)]) == 1
+    assert json.loads(out.read_text())["instability"]["found_by"] == "analyst"
+    assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--time-limit", "1e-9", "--json", str(out)]) == 4
+    assert json.loads(out.read_text())["undecided"].endswith("before the range")
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "nan", "inf", "soon"])
+def test_a_time_limit_that_is_not_a_positive_number_is_refused(limit, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["stability", str(EXAMPLES / "survey_rr.toml"), "--time-limit", limit])
+    assert stop.value.code == 2 and "--time-limit" in capsys.readouterr().err
