@@ -278,7 +278,7 @@ def certificate_defect(program: LinearProgram, solution: LPSolution) -> str | No
     """
     if solution.status not in ("optimal", "infeasible", "unbounded"):
         return f"unknown status {solution.status!r}"
-    m, n = program.shape
+    n = program.variables
     if solution.status in ("optimal", "unbounded"):
         if solution.point is None or len(solution.point) != n:
             return f"the point must have {n} entries"
@@ -289,6 +289,13 @@ def certificate_defect(program: LinearProgram, solution: LPSolution) -> str | No
         if solution.ray is None or len(solution.ray) != n:
             return f"the ray must have {n} entries"
         return _ray_defect(program, [to_fmpq(v) for v in solution.ray])
+    return _dual_defect(program, solution)
+
+
+def _dual_defect(program: LinearProgram, solution: LPSolution) -> str | None:
+    """The dual half of :func:`certificate_defect` (multipliers, reduced costs, the dual value and,
+    for an optimum, its equality with the primal value), for a point already checked feasible."""
+    m, n = program.shape
     if solution.duals is None or len(solution.duals) != m:
         return f"the dual multipliers must have {m} entries"
     y = [to_fmpq(v) for v in solution.duals]
@@ -869,7 +876,7 @@ def _optimum_of(program: LinearProgram) -> _Certifier:
         value = sum((c * v for c, v in zip(program.cost, x)), flint.fmpq(0))
         solution = LPSolution("optimal", reduced_fraction(value), tuple(map(reduced_fraction, x)), tuple(map(reduced_fraction, y)),
                               method=method)
-        return solution if certificate_defect(program, solution) is None else None
+        return solution if _dual_defect(program, solution) is None else None  # its primal half passed above
 
     return certify
 
