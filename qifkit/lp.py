@@ -436,6 +436,8 @@ def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = 
         solution = _ray_certificate(program, time_limit) or _farkas_certificate(program, time_limit)
     if solution is None and status == "unbounded":
         solution = _unbounded_certificate(program, time_limit)
+    if solution is None and status != "infeasible":  # feasible to HiGHS's tolerance only (1e-9 from a bound)
+        solution = _ray_certificate(program, time_limit) or _farkas_certificate(program, time_limit)
     if solution is None and fallback and len(program.rows) * program.variables <= CDD_LIMIT:
         solution = solve_by_cdd(program)
     if solution is None:
@@ -666,9 +668,11 @@ def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 
     inverse (:func:`_inverse_row`) is then a linear identity, row combination minus the leaving
     row, whose signs are Farkas multipliers: y = ±ρ on the tight rows (and ∓1 on the leaving row),
     the sign set by the side of the bound it misses. The basic entries that HiGHS's values put
-    out of bounds are tried largest first (at most `attempts`), one exact transposed solve each,
-    and each certificate is checked by :func:`certificate_defect`. None when HiGHS does
-    not end infeasible with a basis, or no candidate passes: the elastic program decides.
+    out of bounds are tried largest first (at most `attempts`), one exact transposed solve each;
+    if none certifies, those of the basis's exact point (one exact solve; HiGHS's values can
+    mislead on large programs: a failing 1000×100 refinement). Each certificate is checked by
+    :func:`certificate_defect`. None when HiGHS does not end infeasible with a basis, or no
+    candidate passes: the elastic program decides.
     """
     import highspy
 
@@ -681,21 +685,17 @@ def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 
     basis = highs.getBasis()
     if _status(highs) != "infeasible" or not basis.valid:
         return None
-    basic = highspy.HighsBasisStatus.kBasic
+    basic, upper = highspy.HighsBasisStatus.kBasic, highspy.HighsBasisStatus.kUpper
     column_basic = [s == basic for s in basis.col_status]
     row_basic = [s == basic for s in basis.row_status]
-    # the candidates are HiGHS's own out-of-bound basic values (on its scaled copy: positive
-    # scalings keep every sign); the exact check of the certificate decides
-    model, solution = highs.getLp(), highs.getSolution()
-    if not solution.value_valid:
-        return None
-    values = np.concatenate([solution.col_value, solution.row_value])
-    low = np.concatenate([model.col_lower_, model.row_lower_])
-    high = np.concatenate([model.col_upper_, model.row_upper_])
     is_basic = np.array(column_basic + row_basic)
-    miss = np.where(is_basic, np.maximum(low - values, values - high), 0.0)
-    violations = [(-miss[v], v, 1 if values[v] < low[v] else -1) for v in np.flatnonzero(miss > 0)]
-    for _, leaving, direction in sorted(violations)[:attempts]:
+
+    def out_of_bounds(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> list[tuple[int, int]]:
+        """Basic variables and rows outside their bounds, largest miss first, with the side missed."""
+        miss = np.where(is_basic, np.maximum(low - values, values - high), 0.0)
+        return [(int(v), 1 if values[v] < low[v] else -1) for v in sorted(np.flatnonzero(miss > 0), key=lambda v: -miss[v])]
+
+    def certified(leaving: int, direction: int) -> LPSolution | None:
         found_row = _inverse_row(feasibility, column_basic, row_basic, leaving)
         if found_row is None:
             return None
@@ -709,7 +709,31 @@ def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 
             y[leaving - n] += direction
         solution = LPSolution("infeasible", duals=tuple(map(reduced_fraction, y)),
                               method="HiGHS's infeasible basis (dual simplex), exact row of its inverse")
-        if certificate_defect(program, solution) is None:
+        return solution if certificate_defect(program, solution) is None else None
+
+    # first HiGHS's own basic values (on its scaled copy: positive scalings keep every sign), then,
+    # if none of those certifies, the exact point of the basis read in floats; the check decides
+    model, values = highs.getLp(), highs.getSolution()
+    tried = set()
+    if values.value_valid:
+        for leaving, direction in out_of_bounds(np.concatenate([values.col_value, values.row_value]),
+                                                np.concatenate([model.col_lower_, model.row_lower_]),
+                                                np.concatenate([model.col_upper_, model.row_upper_]))[:attempts]:
+            tried.add(leaving)
+            solution = certified(leaving, direction)
+            if solution is not None:
+                return solution
+    found = basis_solution(feasibility, column_basic, [s == upper for s in basis.col_status], row_basic,
+                           [s == upper for s in basis.row_status], need_duals=False)
+    if found is None or found[0] is None:
+        return None
+    point = np.array([float(v) for v in found[0]])
+    values_exact = np.concatenate([point, _float_rows(program) @ point])
+    bounds = [np.array([fill if v is None else float(v) for v in side]) for side, fill in
+              ((program.lower + program.row_lower, -np.inf), (program.upper + program.row_upper, np.inf))]
+    for leaving, direction in [c for c in out_of_bounds(values_exact, *bounds) if c[0] not in tried][:attempts]:
+        solution = certified(leaving, direction)
+        if solution is not None:
             return solution
     return None
 
@@ -761,10 +785,7 @@ def _highs(program: LinearProgram) -> Any:
     import highspy
 
     m, n = program.shape
-    indices = np.fromiter((k for row in program.rows for k, _ in row), dtype=np.int64)
-    values = np.fromiter((float(a) for row in program.rows for _, a in row), dtype=float)
-    pointers = np.cumsum([0] + [len(row) for row in program.rows])
-    matrix = scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
+    matrix = _float_rows(program)
     row_scale, column_scale = _float_scaling(matrix)
     matrix = (scipy.sparse.diags(row_scale) @ matrix @ scipy.sparse.diags(column_scale)).tocsc()
     inf = highspy.kHighsInf
@@ -789,6 +810,15 @@ def _highs(program: LinearProgram) -> Any:
     highs.setOptionValue("threads", 1)
     highs.passModel(lp)
     return highs
+
+
+def _float_rows(program: LinearProgram) -> scipy.sparse.csr_matrix:
+    """The constraint matrix in floats, sparse by rows."""
+    m, n = program.shape
+    indices = np.fromiter((k for row in program.rows for k, _ in row), dtype=np.int64)
+    values = np.fromiter((float(a) for row in program.rows for _, a in row), dtype=float)
+    pointers = np.cumsum([0] + [len(row) for row in program.rows])
+    return scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
 
 
 def _float_scaling(matrix: scipy.sparse.csr_matrix, passes: int = 8) -> tuple[np.ndarray, np.ndarray]:

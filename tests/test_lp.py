@@ -207,6 +207,49 @@ def test_infeasibility_is_read_off_highs_infeasible_basis(blocks):
     assert routes["basis"] >= 45, routes
 
 
+def test_a_program_infeasible_by_a_hair_that_floats_call_unbounded_is_certified_infeasible():
+    """2e9·x0 + 1.5e9·x2 = −2 with x ≥ 0 misses feasibility by 1e-9, inside HiGHS's tolerance, so
+    HiGHS calls the program unbounded (x3 is free with cost −3); exactly it is infeasible, and the
+    engine says so with Farkas multipliers instead of giving up (found by a random program)."""
+    program = LinearProgram.build(4, [{0: 2 * 10**9, 2: 15 * 10**8}, {0: 1, 2: -1}], row_lower=[-2, 0],
+                                  row_upper=[-2, 2], cost=[3, 2, -2, -3], lower=[0, 0, 0, None])
+    answer = solve(program, fallback=False)
+    assert answer.status == "infeasible" and certificate_defect(program, answer) is None
+    assert solve_by_cdd(program).status == "infeasible"
+
+
+class _WithoutValues:
+    """HiGHS as it is, but without primal values (as if they could not be trusted)."""
+
+    def __init__(self, highs):
+        self._highs = highs
+
+    def __getattr__(self, name):
+        return getattr(self._highs, name)
+
+    def getSolution(self):  # noqa: N802 - HiGHS's name
+        solution = self._highs.getSolution()
+        solution.value_valid = False
+        return solution
+
+
+def test_without_highs_values_the_exact_point_names_the_leaving_variable(monkeypatch):
+    """The second source of candidates: the basis's exact point (HiGHS's values misled on a
+    failing 1000×100 refinement). With HiGHS's values withheld, random infeasible programs are
+    still certified from the basis, not by the elastic program."""
+    real = lp._highs
+    monkeypatch.setattr(lp, "_highs", lambda program: _WithoutValues(real(program)))
+    rng = random.Random(1717)
+    routes = {"basis": 0, "elastic": 0}
+    while sum(routes.values()) < 30:
+        program = _random_program(rng)
+        ours = solve(program, fallback=False)
+        if ours.status == "infeasible":
+            routes["basis" if "infeasible basis" in ours.method else "elastic"] += 1
+            assert certificate_defect(program, ours) is None
+    assert routes["basis"] >= 25, routes
+
+
 def test_a_misread_sign_of_the_inverse_row_certifies_nothing(monkeypatch):
     """Guard of the route above: with the sign of the leaving row's bound reversed, the exact
     check refuses every candidate and the elastic program answers instead."""
