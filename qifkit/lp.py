@@ -436,8 +436,10 @@ def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = 
         solution = _ray_certificate(program, time_limit) or _farkas_certificate(program, time_limit)
     if solution is None and status == "unbounded":
         solution = _unbounded_certificate(program, time_limit)
-    if solution is None and status != "infeasible":  # feasible to HiGHS's tolerance only (1e-9 from a bound)
-        solution = _ray_certificate(program, time_limit) or _farkas_certificate(program, time_limit)
+    if solution is None and status != "infeasible":  # feasible to HiGHS's tolerance only (1e-9 from a bound)?
+        solution = _ray_certificate(program, time_limit)
+        if solution is None and status != "optimal":  # the elastic LP costs a full solve: not after an optimum
+            solution = _farkas_certificate(program, time_limit)
     if solution is None and fallback and len(program.rows) * program.variables <= CDD_LIMIT:
         solution = solve_by_cdd(program)
     if solution is None:
