@@ -31,6 +31,7 @@ import argparse
 import importlib
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -116,9 +117,37 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
     enumerate_.set_defaults(handler="_run_enumerate_command")
     _add_design_commands(commands)
-    for command in commands.choices.values():
+    for name, command in commands.choices.items():
         command.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
+        description, examples = _GUIDE[name]
+        command.description = textwrap.fill(description + (f" {command.description}" if command.description else ""), 78)
+        command.epilog = "examples:\n" + "\n".join(f"  {example}" for example in examples)
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+#: What each command does and how it is called, for its --help (the examples are parsed by a test).
+_GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "check": ("Run the registered checks of the papers' claims, exactly, and report each verdict.",
+              ("qifkit check", "qifkit check --only 'alvim23.*' --markdown report.md")),
+    "refine": ("Decide whether A ⊑ B (B is a post-processing of A) exactly; exit 0 with a witness W (A·W = B) "
+               "or 1 with a prior and a loss that B serves better.",
+               ("qifkit refine A.csv B.csv --json cert.json",)),
+    "verify": ("Re-check a refinement certificate with exact arithmetic only; exit 0 when it is valid.",
+               ("qifkit verify A.csv B.csv cert.json",)),
+    "stability": ("Gate a privacy pipeline: does a more private perturber always give a less useful pipeline?",
+                  ("qifkit stability examples/survey_rr.toml --certificate certs/ --json report.json",
+                   "qifkit stability examples/appd1_range.toml --time-limit 600")),
+    "enumerate": ("Enumerate the vertices of a DP mechanism polytope exactly (cddlib, lrs or Normaliz).",
+                  ("qifkit enumerate LDP --n 4 --eps-exp 2 --orbits",
+                   "qifkit enumerate F --n 4 --eps-exp 3/2 --z binomial --json vertices.json")),
+    "construct": ("Build a count mechanism with a fixed point z (Kohli and Laskowski), verified.",
+                  ("qifkit construct --z uniform --n 100 --eps-exp 2",
+                   "qifkit construct --z binomial --n 2000 --eps-exp 5 --float --out T.npy")),
+    "design": ("Cormode et al.'s constrained count mechanisms: a named one, or the exact optimum of their LP.",
+               ("qifkit design --n 10 --alpha 9/10 --props RH,CH,F",
+                "qifkit design --n 4 --alpha 1/2 --mechanism gm")),
+}
 
 
 def _add_design_commands(commands: Any) -> None:

@@ -1,7 +1,9 @@
 """The console command: `qifkit check` as a user runs it."""
 
+import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -235,3 +237,24 @@ def test_memory_exhaustion_is_refused_in_one_line(monkeypatch, capsys):
     monkeypatch.setattr(cli_commands, "_run_check_command", exhausted)
     assert main(["check", "--list"]) == 2
     assert "too large for this machine" in capsys.readouterr().err
+
+
+def test_every_command_has_a_description_and_examples_that_parse(capsys):
+    """Every subcommand's --help says what it does and shows examples (issue 18); each example
+    is a valid command line for the parser, and named properties are Cormode's."""
+    from proofs_checks.cli import _GUIDE, PROPERTIES, _parser
+
+    parser = _parser()
+    commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction)).choices
+    assert set(_GUIDE) == set(commands)
+    for name, (description, examples) in _GUIDE.items():
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        shown = capsys.readouterr().out
+        assert " ".join(description.split()[:4]) in " ".join(shown.split()) and "examples:" in shown
+        for example in examples:
+            assert example in shown
+            arguments = shlex.split(example)[1:]
+            assert parser.parse_args(arguments).command == name
+            if "--props" in arguments:
+                assert set(arguments[arguments.index("--props") + 1].split(",")) <= set(PROPERTIES)
