@@ -569,7 +569,8 @@ def _shown(count: int) -> list[int | None]:
     return [*range(half), None, *range(count - half, count)]
 
 
-def _cell_label(label: Hashable) -> str:
+def _cell_label(label: Any) -> str:
+    """A label or symbolic entry as text of at most 12 characters."""
     text = str(label)
     return text if len(text) <= 12 else text[:11] + "…"
 
@@ -579,8 +580,7 @@ def _cell_text(value: Any) -> str:
     if isinstance(value, Fraction):
         text = exact_str(value)
         return text if len(text) <= 12 else f"≈{float(value):.6g}"
-    text = str(value)
-    return text if len(text) <= 12 else text[:11] + "…"
+    return _cell_label(value)
 
 
 def _fraction_pair(value: Any) -> tuple[int, int]:
