@@ -161,8 +161,9 @@ def _add_design_commands(commands: Any) -> None:
     construct.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
     construct.add_argument("--method", choices=CONSTRUCT_METHODS, default="alg1")
     construct.add_argument("--selector", choices=SELECTORS, help="column selector of alg1 (default sandwich)")
-    construct.add_argument("--float", action="store_true", help="float mode (alg1: long double, arb balls where that breaks; alg2: double), "
-                           "logarithms of T, verified to 1e-9: for n in the thousands")
+    construct.add_argument("--float", action="store_true",
+                           help="float mode (alg1: long double, the remainder in high precision where that breaks; "
+                                "alg2: double), logarithms of T, verified to 1e-9: for n in the thousands")
     construct.add_argument("--error", choices=("absolute", "squared"), default="absolute",
                            help="count error: expected absolute deviation or squared error")
     construct.add_argument("--out", metavar="T.npy|T.csv", help="write the mechanism (rows are true counts)")

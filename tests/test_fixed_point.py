@@ -224,16 +224,88 @@ def test_algorithm1_float_mode_follows_the_exact_path():
     assert np.max(np.abs(float_result.log_matrix - exact_logs)) <= 1e-10
 
 
-def test_algorithm1_ball_fallback_where_extended_precision_breaks():
+def test_algorithm1_precise_redo_where_extended_precision_breaks():
     # z_1 = 1e-277 beside z_2 ≈ 1: the remainder of the last column is far below the rounding of a long
-    # double; the run is redone in arb balls and must agree with the exact mechanism.
+    # double; the run is redone with the remainder in high precision (128, 512, then 2048 bits) and must
+    # agree with the exact mechanism.
     z = [Fraction(1, 10**84), Fraction(1, 10**277)]
     z.append(1 - sum(z))
     result = heuristic_constructor(z, "35/2", exact=False)
-    assert result.arithmetic.startswith("arb")
+    assert result.arithmetic == "long double, remainder in 2048 bits"
     exact_logs = np.array([[math.log(v.numerator) - math.log(v.denominator) for v in row]
                            for row in heuristic_constructor(z, "35/2").matrix])
     assert np.max(np.abs(result.log_matrix - exact_logs)) <= 1e-10
+
+
+def _narrow_bumps(n):
+    """Two Gaussian bumps of sd n/50 at n/4 and 3n/4 as exact fractions (entries down to 1e-300)."""
+    rows = np.arange(n)
+    z = np.exp(-0.5 * ((rows - n / 4) / (n / 50)) ** 2) + np.exp(-0.5 * ((rows - 3 * n / 4) / (n / 50)) ** 2)
+    z = [Fraction(v) for v in np.maximum(z / math.fsum(z), 1e-300)]
+    return [v / sum(z) for v in z]
+
+
+def test_algorithm1_precise_redo_agrees_with_the_exact_mechanism():
+    # Between and beyond two narrow bumps the remainder falls below a long double's rounding of what the
+    # bumps' columns took (e^ε = 11/10: "a scale would use up the remainder"); the redo keeps it in high
+    # precision and must land on the exact algorithm's vertex, step for step.
+    z = _narrow_bumps(60)
+    result = heuristic_constructor(z, "11/10", exact=False)
+    exact_result = heuristic_constructor(z, "11/10")
+    assert result.arithmetic == "long double, remainder in 192 bits"
+    assert result.order == exact_result.order and result.steps == exact_result.steps
+    exact_logs = np.array([[math.log(v.numerator) - math.log(v.denominator) for v in row] for row in exact_result.matrix])
+    assert np.max(np.abs(result.log_matrix - exact_logs)) <= 1e-10
+
+
+def test_algorithm1_precise_redo_refuses_a_precision_that_loses_the_remainder():
+    import polytopes.fixed_point as fixed_point
+
+    z = _narrow_bumps(60)
+    log_z, eps = fixed_point._log_distribution(z), fixed_point._epsilon("11/10")
+    with pytest.raises(CertificateError, match="ran out|fails its check"):  # a long double's 64 bits, again
+        fixed_point._heuristic_log(log_z, eps, fixed_point._choose("sandwich"),
+                                   fixed_point._PreciseRemainder(z, Fraction(11, 10), 64))
+
+
+def test_algorithm1_precise_step_decides_what_the_screen_only_proposes():
+    # Three rows, r = (1, 9/10, b), e^ε = 2, column 0: Prop. 2's bounds are (1 − r_1/2)/(1 − 1/4) at
+    # row 0 and (2·r_1 − b)/(1 − 1/4) at row 1; b makes the second smaller by a relative 1e-14. The
+    # screened logs are told the opposite by 1e-13, within what a screen can be wrong by: the step
+    # must compute both in high precision and make row 1 tight.
+    import flint
+
+    import polytopes.fixed_point as fixed_point
+
+    e, a = Fraction(2), Fraction(9, 10)
+    b = e * a - (1 - a / e) * (1 - Fraction(1, 10**14))
+    remainder = fixed_point._PreciseRemainder([Fraction(98, 100), Fraction(1, 100), Fraction(1, 100)], e, 192)
+    with fixed_point._precision(192):
+        remainder.rho = np.array([flint.arb(1), flint.arb(flint.fmpq(9, 10)), flint.arb(flint.fmpq(b.numerator, b.denominator))],
+                                 dtype=object)
+    bound_0, bound_1 = (1 - a / e) / Fraction(3, 4), (e * a - b) / Fraction(3, 4)
+    assert bound_1 < bound_0 < bound_1 * (1 + Fraction(2, 10**14))
+    screened = np.array([math.log(bound_0) - 1e-13, math.log(bound_1)])
+    slack = np.array([math.log(2) - math.log(a), math.log(2) - math.log(b / a)])
+    log_q, tight, full, _ = remainder.step(0, screened, slack, np.array([0, -1, -2]), np.array([0, 0]), np.array([-1, -1]))
+    assert list(tight) == [1] and not full
+    assert abs(float(log_q) - math.log(bound_1)) <= 1e-15
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family, e", [("geometric(0.9)", 1.1), ("bumps", 5.0)])
+def test_algorithm1_float_mode_at_n_2000_where_the_remainder_decays(family, e):
+    # Both were refused before the high-precision redo (the README's "limit"): the columns filled first
+    # hold nearly all of z, and the remainder falls below a long double's rounding.
+    n = 2000
+    if family == "bumps":
+        z = [float(v) for v in _narrow_bumps(n)]
+    else:
+        z = 0.9 ** np.arange(n)
+        z = list(z / math.fsum(z))
+    result = heuristic_constructor(z, e, exact=False)
+    assert result.arithmetic == "long double, remainder in 320 bits"
+    _independent_check(result, z, e)
 
 
 def test_algorithm1_exact_mode_lands_in_f_at_n_24():
@@ -373,8 +445,8 @@ def test_column_fractions_read_like_a_list_of_rows():
 @pytest.mark.parametrize("path", ["values", "logs"])
 def test_algorithm1_float_mode_gives_a_tiny_last_column_its_mass(path, monkeypatch):
     # The sandwich order fills column 300 of 600 last, with all of r. With z_300 = 1e-13/n the rounding
-    # of r (1 minus what the other columns took) was a relative error of 2.6 in z·T[:, 300]; beyond
-    # n = 400 there is no ball fallback to hide it.
+    # of r (1 minus what the other columns took) was a relative error of 2.6 in z·T[:, 300]; the long
+    # double run must carry it (the high-precision redo would hide it, three times as slow).
     import polytopes.fixed_point as fixed_point
 
     if path == "logs":
