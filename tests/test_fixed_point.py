@@ -258,6 +258,22 @@ def test_algorithm1_precise_redo_agrees_with_the_exact_mechanism():
     assert np.max(np.abs(result.log_matrix - exact_logs)) <= 1e-10
 
 
+def test_algorithm1_goes_straight_to_high_precision_when_the_last_column_is_below_rounding(monkeypatch):
+    # The sandwich order ends at column n/2, between the bumps, where z is about 1e-34: far below a long
+    # double's rounding of what the other columns take, so the long-double run is not even tried.
+    import polytopes.fixed_point as fixed_point
+
+    def no_long_double_run(*args):
+        raise AssertionError("the long-double run was tried")
+
+    monkeypatch.setattr(fixed_point, "_heuristic_values", no_long_double_run)
+    z = [float(v) for v in _narrow_bumps(60)]
+    assert heuristic_constructor(z, 2.0, exact=False).arithmetic.startswith("long double, remainder in")
+    z = list(np.full(60, 1 / 60))  # the middle column holds 1/60: the long-double run goes first
+    with pytest.raises(AssertionError, match="was tried"):
+        heuristic_constructor(z, 2.0, exact=False)
+
+
 def test_algorithm1_precise_redo_refuses_a_precision_that_loses_the_remainder():
     import polytopes.fixed_point as fixed_point
 
