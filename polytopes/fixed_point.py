@@ -234,11 +234,11 @@ class _precision:
 
 
 def _choose(selector: Selector) -> Callable[[Any, Any, Any, Any, np.ndarray], int]:
-    """κ as a function of (z, r, c, A, open mask), r and A given as functions that compute them (only a
-    callable κ, which gets (z, r, c, A) and is checked, needs them)."""
+    """κ as a function of (z, r, c, A, open mask), r, c and A given as functions that compute them (only
+    a callable κ, which gets (z, r, c, A) and is checked, needs them)."""
     if callable(selector):
-        def custom(z: Any, r: Callable[[], Any], c: Any, a: Callable[[], Any], is_open: np.ndarray) -> int:
-            j = selector(z, r(), c, a())
+        def custom(z: Any, r: Callable[[], Any], c: Callable[[], Any], a: Callable[[], Any], is_open: np.ndarray) -> int:
+            j = selector(z, r(), c(), a())
             if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < len(is_open) or not is_open[j]:
                 raise LabelError(f"the column selector returned {j!r}, which is not an unfilled column (c_j > 0)")
             return int(j)
@@ -246,7 +246,7 @@ def _choose(selector: Selector) -> Callable[[Any, Any, Any, Any, np.ndarray], in
     if selector not in SELECTORS:
         raise LabelError(f"unknown column selector {selector!r}; use one of {', '.join(SELECTORS)} or a callable")
 
-    def builtin(z: Any, r: Callable[[], Any], c: Any, a: Callable[[], Any], is_open: np.ndarray) -> int:
+    def builtin(z: Any, r: Callable[[], Any], c: Callable[[], Any], a: Callable[[], Any], is_open: np.ndarray) -> int:
         candidates = np.flatnonzero(is_open)
         if selector == "sandwich":  # columns are filled once each, in the order 0, n−1, 1, n−2, ...
             filled = len(is_open) - candidates.size
@@ -409,7 +409,7 @@ def _algorithm1(z: list[Any], e: Any, choose: Callable[..., int]) -> tuple[_Plac
         return [rho[k] * power[int(h) + n] for k, h in zip(np.repeat(np.arange(len(rho)), runs.lengths()), runs.off)]
 
     while len(order) < n:
-        j = choose(z, remainder, c, lambda: _scalar_columns(placed, power, n, zero), is_open.copy())
+        j = choose(z, remainder, lambda: list(c), lambda: _scalar_columns(placed, power, n, zero), is_open.copy())
         order.append(j)
         full = False
         while not full:
@@ -558,13 +558,17 @@ def _integer_columns(placed: _Placed, e: Any, n: int) -> tuple[Any, list[Any]]:
 
 
 def _log_columns(placed: _Placed, eps: Any, n: int) -> np.ndarray:
-    """log T with log T[:, j] = log Σ q·s over the scales placed in column j (−inf where none)."""
+    """log T with log T[:, j] = log Σ q·s over the scales placed in column j (−inf where none), as
+    doubles: ε·h is each rounded once from long double (a table), so a neighbour ratio is off by at
+    most a unit of the last place of ε·n, far below the check's tolerance."""
+    heights_times_eps = (np.longdouble(eps) * np.arange(-n, n + 1, dtype=np.longdouble)).astype(float)
     log_a = np.full((n, n), -np.inf)
     for j, scales in enumerate(placed):
         if len(scales) == 1:
-            log_a[j] = scales[0][0] + eps * scales[0][1]
+            log_a[j] = np.asarray(scales[0][0], dtype=float) + heights_times_eps[scales[0][1] + n]
         elif scales:
-            log_a[j] = _logsumexp(np.array([log_q + eps * heights for log_q, heights in scales]), axis=0)
+            log_a[j] = _logsumexp(np.array([np.asarray(log_q, dtype=float) + heights_times_eps[heights + n]
+                                            for log_q, heights in scales]), axis=0)
     return log_a
 
 
@@ -597,7 +601,7 @@ def _heuristic_log(log_z: np.ndarray, eps: float, choose: Callable[..., int],
     steps = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         while open_mask.any():
-            j = choose(log_z, lambda: np.repeat(mu, runs.lengths()) + eps * runs.off, log_c,
+            j = choose(log_z, lambda: np.repeat(mu, runs.lengths()) + eps * runs.off, log_c.copy,
                        lambda: _log_columns(placed, eps, n), open_mask)
             order.append(j)
             if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
@@ -794,17 +798,17 @@ def _heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) -
     weight = z.copy()  # Σ_{i in run} z_i·e^{ε·off_i}
     c = z.copy()
     open_mask = np.ones(n, dtype=bool)
-    columns = np.zeros((n, n), dtype=np.longdouble)  # columns[j] is column j of T
+    placed: _Placed = [[] for _ in range(n)]
     order: list[int] = []
     steps = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         while open_mask.any():
-            j = choose(log_z, lambda: np.log(np.repeat(rho, runs.lengths()) * power[runs.off + n]), np.log(c),
-                       lambda: np.log(columns), open_mask)
+            j = choose(log_z, lambda: np.log(np.repeat(rho, runs.lengths()) * power[runs.off + n]), lambda: np.log(c),
+                       lambda: _log_columns(placed, eps, n), open_mask)
             order.append(j)
             if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
-                r = np.repeat(rho, runs.lengths()) * power[runs.off + n]
-                columns[j] += r * np.exp(_last_column_correction(np.log(r), np.log(z), np.log(c[j])))
+                log_r = np.log(np.repeat(rho, runs.lengths()))
+                placed[j].append((log_r + _last_column_correction(log_r + eps * runs.off, log_z, np.log(c[j])), runs.off.copy()))
                 open_mask[j] = False
                 steps += 1
                 break
@@ -826,7 +830,7 @@ def _heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) -
                 remainder = rho - q * scale
                 drift = (drift + 2 * _UNIT) * (rho / remainder)
                 rho = remainder
-                columns[j] += q * power[runs.row_heights(heights)]
+                placed[j].append((np.log(q), runs.row_heights(heights - n)))
                 steps += 1
                 for k, shift in runs.merge(np.flatnonzero(q_rows <= q * (1 + _LOG_TIE)), directions):
                     weight[k] += power[shift + n] * weight[k + 1]
@@ -838,7 +842,7 @@ def _heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) -
                     open_mask[j] = False
                     break
                 c[j] -= q * zs
-    log_matrix = np.log(columns.T).astype(float)
+    log_matrix = _log_columns(placed, eps, n).T
     return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, float(eps), log_z),
                         "long double")
 
