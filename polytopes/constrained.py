@@ -44,11 +44,9 @@ PROPERTIES = ("RH", "RM", "CH", "CM", "F", "WH", "S")
 Constraint = tuple[dict[tuple[int, int], Fraction], Fraction, str]  # Σ c·M[j][i] + constant ≥ 0 (or = 0), label
 
 
-def _check(n: Any, alpha: Any = None) -> tuple[int, Fraction | None]:
+def _check(n: Any, alpha: Any) -> tuple[int, Fraction]:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ShapeError(f"n must be a whole number >= 1, got {n!r}")
-    if alpha is None:
-        return n, None
     value = exact(alpha)
     if not 0 < value < 1:
         raise PrivacyParameterError(f"alpha = {value} is not in (0, 1)")

@@ -168,6 +168,7 @@ class Construction:
         """T as floats (entries below the double range become 0)."""
         if self.matrix is not None:
             return np.array([[float(v) for v in row] for row in self.matrix])
+        assert self.log_matrix is not None  # one of the two is always set
         return np.exp(self.log_matrix)
 
 
@@ -313,9 +314,9 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
             return (_heuristic_values if _values_fit(log_z, eps) else _heuristic_log)(log_z, eps, choose)
         except CertificateError:
             pass  # the rounding broke the run: redo it with the remainder in high precision
-    exact_z = [Fraction(v) if isinstance(v, (float, np.floating)) else exact_number(v) for v in z]
+    exact_z = [Fraction(float(v)) if isinstance(v, (float, np.floating)) else exact_number(v) for v in z]
     total = sum(exact_z)
-    e = Fraction(eps_exp) if isinstance(eps_exp, (float, np.floating)) else eps_exp
+    e = Fraction(float(eps_exp)) if isinstance(eps_exp, (float, np.floating)) else eps_exp
     return _heuristic_precise(log_z, eps, [v / total for v in exact_z], _eps_exp(e), choose)
 
 
@@ -406,7 +407,7 @@ def _algorithm1(z: list[Any], e: Any, choose: Callable[..., int]) -> tuple[_Plac
     candidates = _BoundScreen(e, power, up_norm, down_norm)
 
     def remainder() -> list[Any]:
-        return [rho[k] * power[int(h) + n] for k, h in zip(np.repeat(np.arange(len(rho)), runs.lengths()), runs.off)]
+        return [rho[int(k)] * power[int(h) + n] for k, h in zip(np.repeat(np.arange(len(rho)), runs.lengths()), runs.off)]
 
     while len(order) < n:
         j = choose(z, remainder, lambda: list(c), lambda: _scalar_columns(placed, power, n, zero), is_open.copy())
@@ -572,7 +573,7 @@ def _log_columns(placed: _Placed, eps: Any, n: int) -> np.ndarray:
     return log_a
 
 
-def _heuristic_log(log_z: np.ndarray, eps: float, choose: Callable[..., int],
+def _heuristic_log(log_z: np.ndarray, eps: Any, choose: Callable[..., int],
                    precise: _PreciseRemainder | None = None) -> Construction:
     """Algorithm 1 on logarithms in extended precision (numpy's long double, 64-bit significand), for
     scales beyond a long double's range (:func:`_values_fit`; within it :func:`_heuristic_values`
@@ -885,6 +886,7 @@ def random_fixed_point(rng: np.random.Generator, n: int) -> list[float]:
     (50, True, True)
     """
     kind = rng.integers(3)
+    z: np.ndarray
     if kind == 0:
         z = rng.dirichlet(np.full(n, rng.choice([0.1, 1.0, 10.0])))
     elif kind == 1:
@@ -925,7 +927,9 @@ def count_error(construction: Construction | Sequence[Sequence[Any]], weights: S
     if isinstance(construction, Construction) and construction.log_matrix is not None:
         return float(np.sum(np.asarray(weights, dtype=float) * np.exp(construction.log_matrix)))
     matrix = construction.matrix if isinstance(construction, Construction) else construction
-    return sum(exact_number(w) * exact_number(t) for w_row, t_row in zip(weights, matrix) for w, t in zip(w_row, t_row))
+    assert matrix is not None  # a Construction without log_matrix has matrix
+    return sum((exact_number(w) * exact_number(t) for w_row, t_row in zip(weights, matrix) for w, t in zip(w_row, t_row)),
+               Fraction(0))
 
 
 def check_weights(weights: Sequence[Sequence[Any]]) -> list[list[Fraction]]:
@@ -1001,7 +1005,7 @@ def unfixed_optimum(eps_exp: Any, weights: Sequence[Sequence[Any]], *, exact: bo
         cost = lambda c, loc: amounts[loc] * sum(w[i][c] * s for i, s in enumerate(scale(loc)))  # noqa: E731
     else:
         eps = _epsilon(eps_exp)
-        wf = w
+        wf = np.asarray(w, dtype=float)
         index = np.arange(n)
         log_amounts = np.full(n, math.log(-math.expm1(-eps)) - math.log1p(math.exp(-eps)))
         log_amounts[[0, n - 1]] = -math.log1p(math.exp(-eps))

@@ -177,7 +177,7 @@ def representation_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None
     cell = lambda i, j: i * size + j  # noqa: E731
     equalities = [_row(d, Fraction(-1), {cell(i, j): matrix[r][i] for i in range(k) for j in range(size)}) for r in range(size)]
     if fixed:
-        weight = [sum(point[r] * matrix[r][i] for r in range(size)) for i in range(k)]
+        weight = [sum((point[r] * matrix[r][i] for r in range(size)), Fraction(0)) for i in range(k)]
         equalities += [_row(d, -point[j], {cell(i, j): weight[i] for i in range(k)}) for j in range(size)]
     inequalities = [_row(d, Fraction(0), {c: Fraction(1)}) for c in range(d)]
     all_scales = scales(size, e)

@@ -55,7 +55,7 @@ def _check(epsilon: float, table_size: int) -> None:
         raise ShapeError(f"the table size N must be a whole number >= 1, got {table_size!r}")
 
 
-def cyclic_laplace(zeta: Sequence[float], epsilon: float, table_size: int, rng: np.random.Generator) -> np.ndarray:
+def cyclic_laplace(zeta: Sequence[float] | np.ndarray, epsilon: float, table_size: int, rng: np.random.Generator) -> np.ndarray:
     """One draw of the cyclic Laplace mechanism (Def. 2); its entries sum to 1 (Observation 1)."""
     _check(epsilon, table_size)
     noise = rng.laplace(0.0, 1.0 / (table_size * epsilon), size=len(zeta))
@@ -68,7 +68,7 @@ def classic_laplace(zeta: Sequence[float], epsilon: float, table_size: int, rng:
     return np.asarray(zeta, dtype=float) + rng.laplace(0.0, 2.0 / (table_size * epsilon), size=len(zeta))
 
 
-def to_distribution(values: Sequence[float], floor: float = 1e-6) -> np.ndarray:
+def to_distribution(values: Sequence[float] | np.ndarray, floor: float = 1e-6) -> np.ndarray:
     """The Euclidean projection of a privatised vector onto {x : x_i ≥ floor·(1/n), Σ x = 1}, a
     post-processing (so free of privacy cost) that gives Algorithm 1 the positive z it needs."""
     v = np.asarray(values, dtype=float)

@@ -68,8 +68,10 @@ def _labels(given: Sequence[Hashable] | None, count: int, what: str) -> tuple[Ha
         raise LabelError(f"{what} labels must be hashable: {error}") from None
     if distinct != count:
         seen: set[Hashable] = set()
-        duplicate = next(label for label in labels if label in seen or seen.add(label))
-        raise LabelError(f"{what} label {duplicate!r} appears more than once")
+        for label in labels:
+            if label in seen:
+                raise LabelError(f"{what} label {label!r} appears more than once")
+            seen.add(label)
     return labels
 
 

@@ -452,7 +452,7 @@ def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = 
 
 # Runs of the float solver, in order: default settings; then from the last basis without presolve
 # and with tight tolerances; then the primal simplex.
-_ATTEMPTS = (
+_ATTEMPTS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("dual simplex", {}),
     ("no presolve, tight tolerances",
      {"presolve": "off", "primal_feasibility_tolerance": 1e-12, "dual_feasibility_tolerance": 1e-12}),
@@ -504,10 +504,10 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
     deadline, smallest, stalls = time.perf_counter() + time_limit, None, 0
     for round_ in range(1, _REFINEMENTS + 1):
         found = _basis_of(program, highs, need_duals=False, memo=memo)
-        shifted = None if found is None or found[0] is None else _shifted(program, found[0])
-        if shifted is None or time.perf_counter() > deadline:
+        residual = None if found is None or found[0] is None else _shifted(program, found[0])
+        if residual is None or time.perf_counter() > deadline:
             break
-        shifted, worst = shifted
+        shifted, worst = residual
         stalls = 0 if smallest is None or worst * 2 <= smallest else stalls + 1
         if stalls >= _STALLS:
             break
@@ -562,17 +562,18 @@ def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, piv
         if time.perf_counter() > deadline:
             return None
         found = basis_solution(program, column_basic, column_upper, row_basic, row_upper)
-        if found is None or found[0] is None:
+        if found is None or found[0] is None or found[1] is None:
             return None
-        x, y = found
+        x, y = found[0], found[1]
         values = x + [exact_dot((a, x[k]) for k, a in row) for row in program.rows]
         is_basic = column_basic + row_basic
         leaving, direction = None, 0
         for v in range(n + m):
-            if is_basic[v] and low[v] is not None and values[v] < low[v]:
+            bottom, top = low[v], high[v]
+            if is_basic[v] and bottom is not None and values[v] < bottom:
                 leaving, direction = v, 1
                 break
-            if is_basic[v] and high[v] is not None and values[v] > high[v]:
+            if is_basic[v] and top is not None and values[v] > top:
                 leaving, direction = v, -1
                 break
         if leaving is None:
@@ -902,9 +903,9 @@ def _optimum_of(program: LinearProgram) -> _Certifier:
         if found is None or found[0] is None or _primal_defect(program, found[0]) is not None:
             return None  # the point misses a bound: its duals are not needed
         found = _basis_of(program, highs, memo=memo)
-        if found is None or found[1] is None:  # pragma: no cover - a basis regular for its point is regular
+        if found is None or found[0] is None or found[1] is None:  # pragma: no cover - a regular basis has both
             return None
-        x, y = found
+        x, y = found[0], found[1]
         value = sum((c * v for c, v in zip(program.cost, x)), flint.fmpq(0))
         solution = LPSolution("optimal", reduced_fraction(value), tuple(map(reduced_fraction, x)), tuple(map(reduced_fraction, y)),
                               method=method)
@@ -945,6 +946,8 @@ def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_
                                  for i in nonbasic_rows],
                                 {j: p for p, j in enumerate(basic_columns)}, x)
     basic_cost = [program.cost[j] for j in basic_columns]
+    values: list[flint.fmpq] | None
+    duals_nonbasic: list[flint.fmpq] | None
     if program.blocks is not None:
         # the column groups' factors serve both solves: the duals come along whether asked or not
         both = solve_bordered(square, right, [program.blocks[j] for j in basic_columns], basic_cost)
@@ -994,7 +997,7 @@ def _farkas_certificate(program: LinearProgram, time_limit: float) -> LPSolution
 
     def certify(highs: Any, method: str, memo: dict) -> LPSolution | None:
         found = _basis_of(elastic, highs, need_point=False, memo=memo)
-        if found is None:
+        if found is None or found[1] is None:
             return None
         solution = LPSolution("infeasible", duals=tuple(map(reduced_fraction, found[1])), method=f"elastic {method}")
         return solution if certificate_defect(program, solution) is None else None
@@ -1042,7 +1045,8 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
 
     started = time.perf_counter()
     fraction = lambda v: None if v is None else reduced_fraction(v)  # noqa: E731 - cddlib reads Fractions
-    table, source = [], []  # equalities as two rows, so that every multiplier is signed; source: (row i, sign) of each table row, None for a bound
+    table: list[list[Fraction]] = []
+    source: list[tuple[int, int] | None] = []  # equalities as two rows, so that every multiplier is signed; source: (row i, sign) of each table row, None for a bound
     for i, row in enumerate(program.rows):
         dense = [Fraction(0)] * n
         for k, a in row:
@@ -1075,15 +1079,16 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
         x = tuple(Fraction(v) for v in solver.primal_solution)
         duals = [Fraction(0)] * m
         for index, value in solver.dual_solution:
-            if index < len(source) and source[index] is not None:
-                i, sign = source[index]
+            origin = source[index] if index < len(source) else None
+            if origin is not None:
+                i, sign = origin
                 duals[i] -= sign * Fraction(value)  # cddlib's multipliers of a minimum are ≤ 0
         value = sum((reduced_fraction(c) * v for c, v in zip(program.cost, x)), Fraction(0))
         solution = LPSolution("optimal", value, x, tuple(duals), method=f"cddlib exact simplex ({elapsed:.1f} s)")
         return solution if certificate_defect(program, solution) is None else None
     if solver.status != cdd.LPStatusType.OPTIMAL and not is_elastic:  # infeasible, or unbounded
         elastic = solve_by_cdd(_elastic(program), is_elastic=True)
-        if elastic is None or elastic.value is None or elastic.value <= 0:
+        if elastic is None or elastic.value is None or elastic.value <= 0 or elastic.duals is None:
             return None
         solution = LPSolution("infeasible", duals=elastic.duals[:m], method="cddlib exact simplex (elastic)")
         return solution if certificate_defect(program, solution) is None else None

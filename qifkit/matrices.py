@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, TypeAlias
 
 import numpy as np
 import sympy
@@ -46,7 +46,10 @@ __all__ = [
     "qq",
 ]
 
-Matrix = Union[DomainMatrix, np.ndarray]
+# A sympy DomainMatrix (exact or symbolic kinds) or a float numpy array; which one is told by
+# kind_of(), not by the type: sympy ships no type information, so a checker would see
+# Union[Any, ndarray] and ask for a cast at every exact-only use.
+Matrix: TypeAlias = Any
 
 
 class NumberKind(enum.Enum):
@@ -72,7 +75,7 @@ def kind_of(matrix: Matrix) -> NumberKind:
 
 def shape_of(matrix: Matrix) -> tuple[int, int]:
     """Return ``(rows, columns)`` of a qifkit matrix."""
-    return tuple(matrix.shape)  # type: ignore[return-value]
+    return tuple(matrix.shape)
 
 
 def _check_rectangular(rows: Sequence[Sequence[Any]], what: str) -> tuple[int, int]:

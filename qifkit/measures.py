@@ -239,7 +239,7 @@ class _DecisionTable:
     @classmethod
     def from_function(
         cls: type[_Table],
-        function: Callable[[Hashable, Hashable], Any],
+        function: Callable[[Any, Any], Any],
         secrets: Sequence[Hashable],
         actions: Sequence[Hashable] | None = None,
     ) -> _Table:

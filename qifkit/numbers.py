@@ -148,10 +148,10 @@ def parse_number(text: str) -> Fraction:
         raise NumberSyntaxError(f"{quoted(text)} is not a number: expected an integer, 'p/q' or a decimal")
     value = _decimal_value(match["num"], text)
     if match["den"] is not None:
-        denominator = _decimal_value(match["den"], text)
-        if denominator == 0:
+        divisor = _decimal_value(match["den"], text)
+        if divisor == 0:
             raise NumberSyntaxError(f"{quoted(text)} divides by zero")
-        value /= denominator
+        value /= divisor
     return value
 
 
@@ -307,10 +307,10 @@ def reduced_fraction(value: Any) -> Fraction:
 
 def _coprime_constructor() -> Any:
     if hasattr(Fraction, "_from_coprime_ints"):
-        return Fraction._from_coprime_ints
+        return Fraction._from_coprime_ints  # type: ignore[attr-defined]
     try:
-        if Fraction(2, 4, _normalize=False).denominator == 4:  # type: ignore[call-arg]
-            return lambda p, q: Fraction(p, q, _normalize=False)  # type: ignore[call-arg]
+        if Fraction(2, 4, _normalize=False).denominator == 4:  # type: ignore[call-overload]
+            return lambda p, q: Fraction(p, q, _normalize=False)  # type: ignore[call-overload]
     except TypeError:
         pass
     return Fraction

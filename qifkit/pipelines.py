@@ -75,7 +75,7 @@ class _Algebra:
 
     def __init__(self, channel: Channel) -> None:
         self.kind = channel.kind
-        self.domain = None if self.kind is NumberKind.FLOAT else channel.matrix.domain
+        self.domain: Any = None if self.kind is NumberKind.FLOAT else channel.matrix.domain
 
     def poly(self, coefficients: Sequence[Any]) -> Any:
         if self.kind is NumberKind.EXACT:
@@ -289,12 +289,13 @@ def sum_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable]
     _check_population(perturber, respondents, known)
     if not all(isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in perturber.outputs):
         raise LabelError("a sum query needs perturber outputs that are whole numbers >= 0")
+    outputs = [y for y in perturber.outputs if isinstance(y, int)]  # all of them, as checked
     algebra = _Algebra(perturber)
-    top = max(perturber.outputs)
+    top = max(outputs)
     factors = {}
     for value, row in zip(perturber.secrets, _rows(perturber)):
         coefficients = [_zero(algebra)] * (top + 1)
-        for y, probability in zip(perturber.outputs, row):
+        for y, probability in zip(outputs, row):
             coefficients[y] = probability
         factors[value] = algebra.poly(coefficients)
     length = respondents * top + 1

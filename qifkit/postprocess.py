@@ -34,7 +34,7 @@ __all__ = [
 
 
 def deterministic(
-    function: Callable[[Hashable], Hashable],
+    function: Callable[[Any], Hashable],
     inputs: Sequence[Hashable],
     outputs: Sequence[Hashable] | None = None,
 ) -> Channel:
@@ -62,7 +62,7 @@ def deterministic(
     if outputs is None:
         distinct = list(dict.fromkeys(images))
         try:
-            distinct.sort()  # type: ignore[type-var]
+            distinct.sort()  # type: ignore[call-arg]
         except TypeError:
             pass
         outputs = distinct

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 import flint
 import numpy as np
@@ -202,8 +202,9 @@ def _lift(result: Refinement, a: Channel, abstract_a: Channel, b: Channel, abstr
     if not result.holds:
         return result
     witness = result.witness
-    if abstract_a is not a:
-        group_of = {label: k for k, group in enumerate(abstract_a.outputs) for label in group}
+    assert witness is not None  # a refinement that holds has its witness
+    if abstract_a is not a:  # the abstract channels' outputs are the groups, tuples of outputs
+        group_of = {label: k for k, group in enumerate(abstract_a.outputs) for label in cast(tuple, group)}
         expand = Channel.from_rows(
             [[1 if group_of.get(label, 0) == k else 0 for k in range(abstract_a.shape[1])] for label in a.outputs],
             secrets=a.outputs, outputs=abstract_a.outputs,
@@ -214,7 +215,7 @@ def _lift(result: Refinement, a: Channel, abstract_a: Channel, b: Channel, abstr
         split = []
         for k, group in enumerate(abstract_b.outputs):
             x = next(i for i, row in enumerate(abstract_rows) if row[k] != 0)
-            members = {label: b_rows[x][b.outputs.index(label)] / abstract_rows[x][k] for label in group}
+            members = {label: b_rows[x][b.outputs.index(label)] / abstract_rows[x][k] for label in cast(tuple, group)}
             split.append([members.get(label, 0) for label in b.outputs])
         witness = witness @ Channel.from_rows(split, secrets=abstract_b.outputs, outputs=b.outputs)
     return Refinement(True, witness=witness, method=result.method + ", on the abstract channels")

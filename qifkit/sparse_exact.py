@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import flint
 import numpy as np
@@ -70,7 +71,7 @@ def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list
     row_of[matched] = np.arange(size)
     # column c is found from row row_of[c]; it needs every other column of that row
     needs = [[k for k, _ in rows[row_of[c]] if k != c] for c in range(size)]
-    solution: list[flint.fmpq | None] = [None] * size
+    solution: list[Any] = [None] * size  # an fmpq once its block is solved
     for block in _components_in_solving_order(needs):
         if len(block) == 1:
             (c,) = block
@@ -101,11 +102,11 @@ def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list
             values = [solved[p, 0] for p in range(len(block))]
         for c, v in zip(block, values):
             solution[c] = v
-    return solution  # type: ignore[return-value]
+    return solution
 
 
 def substituted(rows: Sequence[SparseRow], right: Sequence[flint.fmpq], position: dict[int, int],
-                known: Sequence[flint.fmpq | None]) -> tuple[list[list[tuple[int, flint.fmpq]]], list[flint.fmpq]]:
+                known: Sequence[Any]) -> tuple[list[list[tuple[int, flint.fmpq]]], list[flint.fmpq]]:
     """The rows restricted to the columns of `position` (renumbered by it), every other column's
     known value moved to the right-hand side."""
     local, targets = [], []

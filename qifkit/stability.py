@@ -285,7 +285,7 @@ def _column(domain: Any, entries: Sequence[Any], t: sympy.Symbol, low: Fraction,
     if common.degree() > 0 and common.count_roots(sympy.Rational(low), sympy.Rational(high)) > 0:
         raise UndecidableError(f"a pipeline denominator, {common.as_expr()}, vanishes between e^ε = {low} and {high}")
     sign = 1 if value(common, low) > 0 else -1
-    polys = {}
+    polys: dict[Any, Any] = {}
     for n, d in zip(numerators, denominators):
         f = n * common.quo(d) * sign
         polys.setdefault(tuple(f.all_coeffs()), f)

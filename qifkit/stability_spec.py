@@ -392,6 +392,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
 
     def refuted(found_by: str, low: Any, high: Any, certificate: Refinement) -> None:
         nonlocal instability
+        assert certificate.prior is not None and certificate.loss is not None  # a refutation has both
         if instability is None:
             report["instability"] = {"found_by": found_by, "eps_exp_low": str(low), "eps_exp_high": str(high),
                                      "prior": [text(p) for p in certificate.prior.probabilities()],
