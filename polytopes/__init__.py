@@ -14,4 +14,94 @@ Built on :mod:`qifkit`. The modules, by what they hold:
   Algorithms 1 and 2, and the two-stage count framework;
 * :mod:`polytopes.lp`, :mod:`polytopes.constrained`: LPs over these polytopes through
   :mod:`qifkit.lp`, and Cormode et al.'s constrained design LP.
+
+The names below are loaded on first use (PEP 562), like :mod:`qifkit`'s; every other name stays in
+its module.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from qifkit.lazy import lazy_exports
+
+#: The public names, by the module each lives in.
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "polytopes.constrained": (
+        "PROPERTIES", "design_program", "optimal_mechanism", "properties_of", "property_violation", "recommend",
+        "weakly_honest_mechanism",
+    ),
+    "polytopes.enumerate": ("Enumeration", "Vertex", "enumerate_vertices",),
+    "polytopes.fixed_point": (
+        "Construction", "count_error", "count_error_weights", "heuristic_constructor", "unfixed_optimum",
+        "verify_mechanism",
+    ),
+    "polytopes.hrep": ("Polytope",),
+    "polytopes.lp": ("SparseProgram", "certified_minimum", "exact_minimum", "float_minimum",),
+    "polytopes.lrs": ("lrs_vertices",),
+    "polytopes.normaliz": ("normaliz_vertices",),
+    "polytopes.orbitwise": ("enumerate_orbits",),
+    "polytopes.spaces": ("count_polytope", "ldp_polytope", "representation_polytope",),
+    "polytopes.two_stage": ("privatise_table", "two_stage_release", "wasserstein1",),
+}
+_HOMES, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
+    from polytopes.constrained import (
+        PROPERTIES,
+        design_program,
+        optimal_mechanism,
+        properties_of,
+        property_violation,
+        recommend,
+        weakly_honest_mechanism,
+    )
+    from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices
+    from polytopes.fixed_point import (
+        Construction,
+        count_error,
+        count_error_weights,
+        heuristic_constructor,
+        unfixed_optimum,
+        verify_mechanism,
+    )
+    from polytopes.hrep import Polytope
+    from polytopes.lp import SparseProgram, certified_minimum, exact_minimum, float_minimum
+    from polytopes.lrs import lrs_vertices
+    from polytopes.normaliz import normaliz_vertices
+    from polytopes.orbitwise import enumerate_orbits
+    from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
+    from polytopes.two_stage import privatise_table, two_stage_release, wasserstein1
+
+__all__ = [
+    "Construction",
+    "Enumeration",
+    "PROPERTIES",
+    "Polytope",
+    "SparseProgram",
+    "Vertex",
+    "certified_minimum",
+    "count_error",
+    "count_error_weights",
+    "count_polytope",
+    "design_program",
+    "enumerate_orbits",
+    "enumerate_vertices",
+    "exact_minimum",
+    "float_minimum",
+    "heuristic_constructor",
+    "ldp_polytope",
+    "lrs_vertices",
+    "normaliz_vertices",
+    "optimal_mechanism",
+    "privatise_table",
+    "properties_of",
+    "property_violation",
+    "recommend",
+    "representation_polytope",
+    "two_stage_release",
+    "unfixed_optimum",
+    "verify_mechanism",
+    "wasserstein1",
+    "weakly_honest_mechanism",
+]

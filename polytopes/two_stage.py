@@ -38,6 +38,7 @@ __all__ = [
     "kolmogorov_smirnov",
     "count_distribution",
     "mean_absolute_deviation",
+    "two_stage_release",
 ]
 
 

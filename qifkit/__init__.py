@@ -11,13 +11,12 @@ without sympy, scipy or FLINT until something needs them.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from qifkit import errors
 from qifkit.errors import QifError
+from qifkit.lazy import lazy_exports
 
 try:
     __version__ = version("qifkit")
@@ -47,22 +46,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "qifkit.refinement": ("Refinement", "refines", "verify_certificate"),
 }
-_HOMES = {name: module for module, names in _EXPORTS.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        if importlib.util.find_spec(f"qifkit.{name}") is None:
-            raise AttributeError(f"module 'qifkit' has no attribute {name!r}")
-        return importlib.import_module(f"qifkit.{name}")  # a submodule, e.g. qifkit.lp
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOMES))
+_HOMES, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors

@@ -39,16 +39,22 @@ def test_the_rule_sees_an_import_inside_a_function(tmp_path):
     assert [name for _, name in imported_packages(source)] == ["proofs_checks", "polytopes"]
 
 
-def test_the_lazy_exports_of_qifkit_match_its_all():
-    """qifkit loads its names on first use from a table: every name of __all__ is in the table (or
-    imported eagerly), every table entry resolves, and the TYPE_CHECKING imports list the same names."""
+@pytest.mark.parametrize("package, eager", [("qifkit", {"errors", "QifError"}), ("polytopes", set())])
+def test_the_lazy_exports_match_all(package, eager):
+    """A package loads its names on first use from a table: every name of __all__ is in the table (or
+    imported eagerly), every table entry resolves to an object of that name, and the TYPE_CHECKING
+    imports list the same names."""
+    import importlib
 
-    import qifkit
-
-    eager = {"errors", "QifError"}
-    assert set(qifkit.__all__) == set(qifkit._HOMES) | eager
-    assert all(getattr(qifkit, name) is not None for name in qifkit.__all__)
-    tree = ast.parse((ROOT / "qifkit" / "__init__.py").read_text())
+    module = importlib.import_module(package)
+    assert set(module.__all__) == set(module._HOMES) | eager
+    assert all(getattr(module, name) is not None for name in module.__all__)
+    assert all(getattr(module, name).__name__ == name for name in module._HOMES
+               if hasattr(getattr(module, name), "__name__"))
+    tree = ast.parse((ROOT / package / "__init__.py").read_text())
     block = next(node for node in tree.body if isinstance(node, ast.If))
     typed = {alias.name for node in block.body for alias in node.names}
-    assert typed == set(qifkit._HOMES)
+    assert typed == set(module._HOMES)
+    assert set(module._HOMES) <= set(dir(module))
+    with pytest.raises(AttributeError, match="no attribute 'nothing_of_that_name'"):
+        module.nothing_of_that_name
