@@ -27,7 +27,7 @@ import cdd.gmp
 
 from polytopes.classify import rank
 from polytopes.hrep import Polytope, permuted
-from qifkit.errors import QifError
+from qifkit.errors import PolytopeError
 
 __all__ = ["Closure", "edge_directions", "neighbours", "group_elements", "adjacency_closure"]
 
@@ -45,11 +45,11 @@ def edge_directions(polytope: Polytope, vertex: Sequence[Fraction], cone_method:
         If `vertex` is not a vertex of the polytope (outside it, or its tight rows have rank < d).
     """
     if not polytope.contains(vertex):
-        raise QifError("the point is not in the polytope")
+        raise PolytopeError("the point is not in the polytope")
     tight = sorted(polytope.tight(vertex))
     rows = [list(row[1:]) for row in polytope.equalities] + [list(polytope.inequalities[k][1:]) for k in tight]
     if rank(rows) != polytope.dimension_of_space:
-        raise QifError("the point is not a vertex: its tight constraints have rank below the dimension")
+        raise PolytopeError("the point is not a vertex: its tight constraints have rank below the dimension")
     if cone_method == "normaliz":
         from polytopes.normaliz import normaliz_cone_rays
 
@@ -60,7 +60,7 @@ def edge_directions(polytope: Polytope, vertex: Sequence[Fraction], cone_method:
     matrix = cdd.gmp.matrix_from_array(cone, lin_set=range(len(equalities)), rep_type=cdd.RepType.INEQUALITY)
     generators = cdd.gmp.copy_generators(cdd.gmp.polyhedron_from_matrix(matrix))
     if generators.lin_set:
-        raise QifError("the tangent cone has a line: the point is not a vertex")
+        raise PolytopeError("the tangent cone has a line: the point is not a vertex")
     return [tuple(Fraction(v) for v in row[1:]) for row in generators.array if row[0] == 0]
 
 
@@ -78,7 +78,7 @@ def neighbours(polytope: Polytope, vertex: Sequence[Fraction], cone_method: str 
                 limit = slack / -change
                 step = limit if step is None or limit < step else step
         if step is None:
-            raise QifError("an edge is unbounded: the set is not a polytope")
+            raise PolytopeError("an edge is unbounded: the set is not a polytope")
         found.add(tuple(x + step * d for x, d in zip(vertex, direction)))
     return found
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from polytopes.lp import SparseProgram, certified_minimum, exact_minimum
 from qifkit.channel import Channel
-from qifkit.errors import LabelError, PrivacyParameterError, QifError, ShapeError
+from qifkit.errors import DistributionError, InternalError, LabelError, PrivacyParameterError, ShapeError
 from qifkit.numbers import exact
 
 __all__ = [
@@ -163,7 +163,7 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
         raise LabelError(f"p must be 0, 1 or 2 (L0, L1, L2), got {p!r}")
     w = [Fraction(1, n + 1)] * (n + 1) if weights is None else [exact(v) for v in weights]
     if len(w) != n + 1 or min(w) < 0 or sum(w) != 1:
-        raise QifError(f"weights must be n+1 = {n + 1} non-negative numbers summing to 1")
+        raise DistributionError(f"weights must be n+1 = {n + 1} non-negative numbers summing to 1")
     size = (n + 1) ** 2
     cost = {j: {j * (n + 1) + i: w[j] * abs(i - j) ** p for i in range(n + 1)
                 if i != j and abs(i - j) >= min_distance} for j in range(n + 1)}
@@ -189,7 +189,7 @@ def weakly_honest_mechanism(n: int, alpha: Any) -> Channel:
     optimum is not unique; by Thm. 1 a symmetric one costs the same, which is checked."""
     value, mechanism = optimal_mechanism(n, alpha, ["WH", "RM", "CM", "S"])
     if value != optimal_mechanism(n, alpha, ["WH", "RM", "CM"])[0]:
-        raise QifError(f"symmetric WM at n={n}, α={alpha} costs more than the WM optimum (contradicts Thm. 1)")
+        raise InternalError(f"symmetric WM at n={n}, α={alpha} costs more than the WM optimum (contradicts Thm. 1)")
     return mechanism
 
 

@@ -17,7 +17,7 @@ import cdd
 import cdd.gmp
 
 from polytopes.hrep import Polytope, permuted
-from qifkit.errors import QifError
+from qifkit.errors import LabelError, PolytopeError
 from qifkit.files import atomic_write_text
 
 __all__ = ["Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "write_json"]
@@ -70,14 +70,14 @@ def enumerate_vertices(polytope: Polytope, method: str = "cdd") -> Enumeration:
         seconds = time.perf_counter() - start
         return Enumeration(polytope, tuple(Vertex(p, polytope.tight(p)) for p in points), seconds)
     if method != "cdd":
-        raise QifError(f"unknown enumeration method {method!r}; use cdd, lrs or normaliz")
+        raise LabelError(f"unknown enumeration method {method!r}; use cdd, lrs or normaliz")
     start = time.perf_counter()
     body = cdd.gmp.polyhedron_from_matrix(polytope.cdd_matrix())
     generators = cdd.gmp.copy_generators(body)
     incidence = cdd.gmp.copy_incidence(body)
     seconds = time.perf_counter() - start
     if generators.lin_set or any(row[0] == 0 for row in generators.array):
-        raise QifError(f"{polytope.name} is not bounded: cdd found rays or lines")
+        raise PolytopeError(f"{polytope.name} is not bounded: cdd found rays or lines")
     offset = len(polytope.equalities)
     vertices = tuple(
         Vertex(tuple(Fraction(v) for v in row[1:]), frozenset(k - offset for k in tight if k >= offset))
@@ -105,7 +105,7 @@ def orbits(vertices: Sequence[Vertex], symmetries: Sequence[Sequence[int]]) -> l
         for generator in symmetries:
             other = position.get(permuted(vertex.coordinates, generator))
             if other is None:
-                raise QifError("the vertex set is not closed under the symmetry group")
+                raise PolytopeError("the vertex set is not closed under the symmetry group")
             parent[find(k)] = find(other)
     groups: dict[int, list[Vertex]] = {}
     for k, vertex in enumerate(vertices):

@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse
 
 from polytopes.hrep import Polytope
-from qifkit.errors import QifError
+from qifkit.errors import PolytopeError, ShapeError, UndecidableError
 from qifkit.lp import LinearProgram, LPSolution, certificate_defect, solve, solve_by_cdd
 
 __all__ = ["SparseProgram", "LinearProgramResult", "exact_minimum", "float_minimum", "certified_minimum",
@@ -86,7 +86,7 @@ class SparseProgram:
     def linear_program(self, objective: Sequence[Any]) -> LinearProgram:
         """min objective·x over this polytope as the engine's program (equalities first)."""
         if len(objective) != self.variables:
-            raise QifError(f"the objective has {len(objective)} coefficients, the program {self.variables} variables")
+            raise ShapeError(f"the objective has {len(objective)} coefficients, the program {self.variables} variables")
         rows = [terms for terms, _ in self.equalities + self.inequalities]
         bounds = [-Fraction(b) for _, b in self.equalities + self.inequalities]
         upper = bounds[: len(self.equalities)] + [None] * len(self.inequalities)
@@ -104,7 +104,7 @@ def _program(program: SparseProgram | Polytope) -> SparseProgram:
 
 def _result(solution: LPSolution, name: str) -> LinearProgramResult:
     if solution.status != "optimal":
-        raise QifError(f"the LP over {name} is {solution.status} ({solution.method})")
+        raise PolytopeError(f"the LP over {name} is {solution.status} ({solution.method})")
     return LinearProgramResult(solution.value, solution.point, solution.method, solution.duals)  # type: ignore[arg-type]
 
 
@@ -119,7 +119,7 @@ def exact_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -
     program = _program(program)
     solution = solve_by_cdd(program.linear_program(objective))
     if solution is None:
-        raise QifError(f"cddlib gave no certified answer for the LP over {program.name}")
+        raise UndecidableError(f"cddlib gave no certified answer for the LP over {program.name}")
     return _result(solution, program.name)
 
 
@@ -137,7 +137,7 @@ def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -
     """min c·x by HiGHS (dual simplex) in floats; the scipy result (x, fun, marginals). Never a verdict."""
     program = _program(program)
     if len(objective) != program.variables:
-        raise QifError(f"the objective has {len(objective)} coefficients, the program {program.variables} variables")
+        raise ShapeError(f"the objective has {len(objective)} coefficients, the program {program.variables} variables")
     c = np.array([float(Fraction(v)) for v in objective])
     a_eq, b_eq = _sparse(program.equalities, program.variables)
     a_in, b_in = _sparse(program.inequalities, program.variables)
@@ -147,7 +147,7 @@ def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -
                                     b_eq=-b_eq if a_eq.shape[0] else None, bounds=(None, None), method="highs-ds",
                                     options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
     if result.status != 0:
-        raise QifError(f"HiGHS did not solve the LP over {program.name}: {result.message}")
+        raise UndecidableError(f"HiGHS did not solve the LP over {program.name}: {result.message}")
     return result
 
 

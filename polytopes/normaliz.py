@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from polytopes.hrep import Polytope
-from qifkit.errors import QifError
+from qifkit.errors import MissingDependencyError, PolytopeError
 
 __all__ = ["normaliz_available", "normaliz_vertices", "normaliz_cone_rays"]
 
@@ -56,11 +56,11 @@ def normaliz_vertices(polytope: Polytope) -> set[tuple[Fraction, ...]]:
     """
     module = _module()
     if module is None:
-        raise QifError(f"the normaliz method needs PyNormaliz: {INSTALL_HINT}")
+        raise MissingDependencyError(f"the normaliz method needs PyNormaliz: {INSTALL_HINT}")
     cone = module.Cone(inhom_inequalities=[_integer_row(row) for row in polytope.inequalities],
                        inhom_equations=[_integer_row(row) for row in polytope.equalities])
     if cone.RecessionRank() != 0:
-        raise QifError(f"{polytope.name} is not bounded: Normaliz found rays or lines")
+        raise PolytopeError(f"{polytope.name} is not bounded: Normaliz found rays or lines")
     return {tuple(Fraction(v, vertex[-1]) for v in vertex[:-1]) for vertex in cone.VerticesOfPolyhedron()}
 
 
@@ -75,9 +75,9 @@ def normaliz_cone_rays(equalities: Sequence[Sequence[Fraction]],
     """
     module = _module()
     if module is None:
-        raise QifError(f"the normaliz method needs PyNormaliz: {INSTALL_HINT}")
+        raise MissingDependencyError(f"the normaliz method needs PyNormaliz: {INSTALL_HINT}")
     cone = module.Cone(inequalities=[_integers(row) for row in inequalities],
                        equations=[_integers(row) for row in equalities])
     if cone.MaximalSubspace():
-        raise QifError("the tangent cone has a line: the point is not a vertex")
+        raise PolytopeError("the tangent cone has a line: the point is not a vertex")
     return [tuple(Fraction(v) for v in ray) for ray in cone.ExtremeRays()]

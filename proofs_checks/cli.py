@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from qifkit import __version__
-from qifkit.errors import QifError
+from qifkit.errors import InternalError, QifError
 
 __all__ = ["main", "UsageError"]
 
@@ -196,6 +196,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = _parser().parse_args(argv)
     try:
         return getattr(importlib.import_module(arguments.module), arguments.handler)(arguments)
+    except InternalError as error:  # a guarantee of ours broken: a bug, whatever the input
+        if arguments.debug:
+            raise
+        print(f"qifkit: internal error: {error}. This is a bug of qifkit: please report it with the command; "
+              "--debug shows the traceback", file=sys.stderr)
+        return EXIT_INTERNAL
     except QifError as error:
         print(f"qifkit: error: {error}", file=sys.stderr)
         return EXIT_USAGE

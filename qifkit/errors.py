@@ -23,6 +23,9 @@ __all__ = [
     "UndecidableError",
     "CertificateError",
     "FileFormatError",
+    "PolytopeError",
+    "MissingDependencyError",
+    "InternalError",
 ]
 
 
@@ -80,3 +83,17 @@ class CertificateError(QifError, ValueError):
 
 class FileFormatError(QifError, ValueError):
     """A file is not of the format asked for: not UTF-8 text, not JSON or TOML, nested too deep."""
+
+
+class PolytopeError(QifError, ValueError):
+    """A polytope or linear program is not what the operation needs: empty or unbounded,
+    contradictory bounds, a point that is not a vertex, a vertex set not closed under symmetry."""
+
+
+class MissingDependencyError(QifError, ImportError):
+    """An optional package (PyNormaliz, pplpy) is needed for what was asked and is not installed."""
+
+
+class InternalError(QifError, RuntimeError):
+    """qifkit broke one of its own guarantees (a certificate failed its exact re-check, a theorem
+    was contradicted): a bug of qifkit, never a property of the input; please report it."""

@@ -70,7 +70,13 @@ import flint
 import numpy as np
 import scipy.sparse
 
-from qifkit.errors import CertificateError, QifError, ShapeError, UndecidableError
+from qifkit.errors import (
+    CertificateError,
+    MissingDependencyError,
+    PolytopeError,
+    ShapeError,
+    UndecidableError,
+)
 from qifkit.numbers import exact, reduced_fraction
 from qifkit.sparse_exact import solve_bordered, solve_square, solve_square_transposed, substituted
 
@@ -181,7 +187,7 @@ class LinearProgram:
         for what, low, high in (("row", row_lower_t, row_upper_t), ("variable", lower_t, upper_t)):
             for i, (lo, hi) in enumerate(zip(low, high)):
                 if lo is not None and hi is not None and lo > hi:
-                    raise QifError(f"{what} {i} has lower bound {lo} above its upper bound {hi}")
+                    raise PolytopeError(f"{what} {i} has lower bound {lo} above its upper bound {hi}")
         if blocks is not None and len(blocks) != variables:
             raise ShapeError(f"blocks has {len(blocks)} entries for {variables} variables")
         blocks_t = None if blocks is None else tuple(int(g) for g in blocks)
@@ -1109,7 +1115,7 @@ def ppl_optimum(program: LinearProgram) -> tuple[str, Fraction | None]:
     try:
         import ppl
     except ImportError:
-        raise QifError("PPL is an optional oracle: pip install pplpy") from None
+        raise MissingDependencyError("PPL is an optional oracle: pip install pplpy") from None
     variables = [ppl.Variable(j) for j in range(program.variables)]
 
     def integral(terms: Sequence[tuple[int, flint.fmpq]], bound: flint.fmpq) -> tuple[Any, int]:

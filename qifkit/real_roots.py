@@ -27,8 +27,6 @@ from fractions import Fraction
 
 import sympy
 
-from qifkit.errors import QifError
-
 __all__ = ["RealPoint", "real_roots", "value", "rational_between"]
 
 
@@ -156,7 +154,7 @@ def rational_between(left: RealPoint | Fraction, right: RealPoint | Fraction) ->
     upper = left if isinstance(left, Fraction) else left.bounds[1]
     lower = right if isinstance(right, Fraction) else right.bounds[0]
     if not upper < lower:
-        raise QifError(f"{left} and {right} are not separated")
+        raise ValueError(f"{left} and {right} are not separated")
     return _simplest_between(upper, lower)
 
 

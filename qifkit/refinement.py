@@ -31,7 +31,15 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
-from qifkit.errors import CertificateError, DistributionError, LabelError, NumberKindError, QifError, ShapeError
+from qifkit.errors import (
+    CertificateError,
+    DistributionError,
+    InternalError,
+    LabelError,
+    NumberKindError,
+    QifError,
+    ShapeError,
+)
 from qifkit.lp import LinearProgram
 from qifkit.lp import solve as solve_lp
 from qifkit.matrices import NumberKind
@@ -157,7 +165,7 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
     if abstract_a is not a or abstract_b is not b:
         result = _lift(result, a, abstract_a, b, abstract_b)
     if not verify_certificate(a, b, result):  # pragma: no cover - a bug, never a verdict
-        raise QifError("internal error: a refinement certificate failed its exact re-check")
+        raise InternalError("a refinement certificate failed its exact re-check")
     return result
 
 
@@ -334,7 +342,7 @@ def _unique_candidate(a: Channel, b: Channel, rows: list[int], prior: Prior | No
         witness = [[reduced_fraction(w0[y, z]) for z in range(outputs)] for y in range(size)]
         result = _witness_result(a, b, witness, "exact solve (A has full column rank, so W is unique)")
         if result is None:  # pragma: no cover - A = T·A_R and B = T·B_R make A·W0 = B
-            raise QifError("internal error: the unique candidate witness does not satisfy A·W = B")
+            raise InternalError("the unique candidate witness does not satisfy A·W = B")
         return result
     y, z = negative
     unit = flint.fmpq_mat(size, 1, [1 if k == y else 0 for k in range(size)])
@@ -344,7 +352,7 @@ def _unique_candidate(a: Channel, b: Channel, rows: list[int], prior: Prior | No
         multipliers[r][z] = reduced_fraction(column[index, 0])
     result = _refutation(a, b, multipliers, "exact Farkas multipliers (A has full column rank)", prior)
     if result is None:  # pragma: no cover - exact multipliers always separate
-        raise QifError("internal error: exact Farkas multipliers did not give a positive gap")
+        raise InternalError("exact Farkas multipliers did not give a positive gap")
     return result
 
 
@@ -402,7 +410,7 @@ def _witness_lp_verdict(a: Channel, b: Channel, rows: list[int], prior: Prior | 
                 multipliers[x][z] = -Fraction(int(value.p), int(value.q))
         result = _refutation(a, b, multipliers, method, prior)
     if result is None:  # pragma: no cover - the engine's certificates are checked
-        raise QifError("internal error: the exact LP engine's certificate did not carry over to the channels")
+        raise InternalError("the exact LP engine's certificate did not carry over to the channels")
     return result
 
 

@@ -228,6 +228,23 @@ def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_it(monkeypatch
         main(["check", "--list", "--debug"])
 
 
+def test_a_broken_guarantee_is_an_internal_error_not_bad_input(monkeypatch, capsys):
+    """An InternalError (a certificate that failed its own re-check) is a QifError, but exit 3 and
+    the bug wording, never exit 2 and "error", which would blame the input."""
+    from proofs_checks import cli_commands
+    from qifkit.errors import InternalError
+
+    def broken(arguments):
+        raise InternalError("a refinement certificate failed its exact re-check")
+
+    monkeypatch.setattr(cli_commands, "_run_check_command", broken)
+    assert main(["check", "--list"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("qifkit: internal error: a refinement certificate") and "bug" in err
+    with pytest.raises(InternalError):
+        main(["check", "--list", "--debug"])
+
+
 def test_memory_exhaustion_is_refused_in_one_line(monkeypatch, capsys):
     from proofs_checks import cli_commands
 

@@ -58,3 +58,22 @@ def test_the_lazy_exports_match_all(package, eager):
     assert set(module._HOMES) <= set(dir(module))
     with pytest.raises(AttributeError, match="no attribute 'nothing_of_that_name'"):
         module.nothing_of_that_name
+
+
+def test_every_error_is_also_the_builtin_a_caller_expects():
+    """Every class of the exception tree derives from QifError and from a builtin exception besides
+    Exception (ValueError, TypeError, ImportError, RuntimeError), and no module raises a bare
+    QifError (issue 18: 25 did), so `except ValueError` code keeps working."""
+    import inspect
+    import re
+
+    from qifkit import errors
+
+    classes = [cls for _, cls in inspect.getmembers(errors, inspect.isclass) if issubclass(cls, errors.QifError)]
+    assert set(errors.__all__) == {cls.__name__ for cls in classes}
+    for cls in classes:
+        if cls is not errors.QifError:
+            assert any(base.__module__ == "builtins" and base is not Exception for base in cls.__mro__[1:-2]), cls
+    bare = [f"{path.relative_to(ROOT)}:{number}" for package in LAYERS for path in (ROOT / package).rglob("*.py")
+            for number, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"raise (errors\.)?QifError\(", line)]
+    assert bare == []
