@@ -146,7 +146,8 @@ _GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
                    "qifkit construct --z binomial --n 2000 --eps-exp 5 --float --out T.npy")),
     "design": ("Cormode et al.'s constrained count mechanisms: a named one, or the exact optimum of their LP.",
                ("qifkit design --n 10 --alpha 9/10 --props RH,CH,F",
-                "qifkit design --n 4 --alpha 1/2 --mechanism gm")),
+                "qifkit design --n 4 --alpha 1/2 --mechanism gm",
+                "qifkit design --n 4 --eps-exp 11/10 --props F --out em.csv")),
 }
 
 
@@ -171,12 +172,15 @@ def _add_design_commands(commands: Any) -> None:
     construct.set_defaults(module="proofs_checks.cli_design", handler="construct")
     design = commands.add_parser("design", help="Cormode et al.'s constrained count mechanisms")
     design.add_argument("--n", type=int, required=True, help="counts 0..n")
-    design.add_argument("--alpha", required=True, help="α = e^−ε in (0, 1), exact, e.g. 10/11")
+    privacy = design.add_mutually_exclusive_group(required=True)
+    privacy.add_argument("--alpha", help="α = e^−ε in (0, 1), exact, e.g. 10/11 (Cormode et al.'s parameter)")
+    privacy.add_argument("--eps-exp", help='or e^ε as "11/10" or "ln(2)", as the other commands take it (α = 1/e^ε)')
     design.add_argument("--props", help=f"comma-separated properties from {','.join(PROPERTIES)}")
     design.add_argument("--objective", choices=("L0", "L1", "L2"), default="L0")
     design.add_argument("--aggregate", choices=("sum", "max"), default="sum")
     design.add_argument("--min-distance", type=int, default=0, help="L0,d: only errors of at least d count")
     design.add_argument("--mechanism", choices=("gm", "em", "um", "wm"), help="a named mechanism instead of an optimum")
+    design.add_argument("--out", metavar="M.npy|M.csv", help="write the mechanism (rows are inputs; CSV exact)")
     design.add_argument("--json", metavar="FILE", help="write matrix, objective and p_true as JSON (atomically)")
     design.set_defaults(module="proofs_checks.cli_design", handler="design")
 

@@ -5,8 +5,8 @@
   [--json FILE]`` builds a count mechanism of Kohli and Laskowski (Algorithm 1 or 2, or the exact
   LP optimum of count error over F[z] or U, certified) and reports its count error ⟨W, T⟩, the
   largest row-sum error, the largest relative fixed-point error and the worst neighbour ratio.
-- ``qifkit design --n N --alpha A [--props WH,CM,...] [--objective L0|L1|L2] [--aggregate sum|max]
-  [--min-distance D] [--mechanism gm|em|um|wm] [--json FILE]`` gives Cormode et al.'s optimal
+- ``qifkit design --n N (--alpha A | --eps-exp E) [--props WH,CM,...] [--objective L0|L1|L2]
+  [--aggregate sum|max] [--min-distance D] [--mechanism gm|em|um|wm] [--out M.npy|M.csv] [--json FILE]`` gives Cormode et al.'s optimal
   constrained mechanism (exact, certified LP) or a named one; the JSON holds ``"matrix"`` (rows are
   inputs), ``"objective"`` and ``"p_true"`` (Pr[true output] under the uniform prior), as exact strings.
 """
@@ -178,11 +178,7 @@ def construct(arguments: argparse.Namespace) -> int:
         raise DesignUsageError(f"--selector applies to --method alg1, not {arguments.method}")
     if arguments.float and arguments.method.startswith("lp"):
         raise DesignUsageError(f"--float applies to alg1 and alg2; {arguments.method} is an exact LP")
-    for path in (arguments.out, arguments.json):
-        if path and not path.endswith((".npy", ".csv", ".json")):
-            raise DesignUsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
-        if path:
-            check_writable(path)
+    _check_outputs(arguments)
     if arguments.n is not None:
         _check_construct_size(arguments, arguments.n)
     z, note = fixed_point(arguments.z, arguments.z_file, arguments.n, renormalise=arguments.float)
@@ -214,17 +210,32 @@ def construct(arguments: argparse.Namespace) -> int:
           f"row-sum error {report['max_row_sum_error']}, fixed-point error {report['fixed_point_error']}, "
           f"worst ratio {report['worst_dp_ratio']} ({result.arithmetic})")
     if arguments.out:
-        if arguments.out.endswith(".npy"):
-            buffer = io.BytesIO()
-            np.save(buffer, result.to_numpy())
-            atomic_write_bytes(arguments.out, buffer.getvalue())
-        else:
-            rows = result.matrix if result.exact else result.to_numpy().tolist()
-            atomic_write_text(arguments.out, "".join(",".join(_text(v) for v in row) + "\n" for row in rows))
-        print(f"mechanism written to {arguments.out}")
+        _write_mechanism(arguments.out, result.matrix if result.exact else None, result.to_numpy)
     if arguments.json:
         write_json(arguments.json, report, "report")
     return 0
+
+
+def _check_outputs(arguments: argparse.Namespace) -> None:
+    """--out (.npy or .csv) and --json: formats known and places writable, before any work."""
+    for path in (arguments.out, arguments.json):
+        if path and not path.endswith((".npy", ".csv", ".json")):
+            raise DesignUsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
+        if path:
+            check_writable(path)
+
+
+def _write_mechanism(path: str, exact_rows: Any, floats: Any) -> None:
+    """A mechanism to `path`, atomically: ``.npy`` floats, or ``.csv`` with exact number strings
+    (`exact_rows`) or floats when it has no exact form (`floats` gives the array when asked)."""
+    if path.endswith(".npy"):
+        buffer = io.BytesIO()
+        np.save(buffer, floats())
+        atomic_write_bytes(path, buffer.getvalue())
+    else:
+        rows = exact_rows if exact_rows is not None else floats().tolist()
+        atomic_write_text(path, "".join(",".join(_text(v) for v in row) + "\n" for row in rows))
+    print(f"mechanism written to {path}")
 
 
 DESIGN_MAX_N = {"named": 999, "optimal": 40}  # (n + 1)² ≤ 10^6 printed entries; the plain L0 LP at n = 60, α = 1/3: undecided after 5 min
@@ -232,8 +243,7 @@ DESIGN_MAX_N = {"named": 999, "optimal": 40}  # (n + 1)² ≤ 10^6 printed entri
 
 def design(arguments: argparse.Namespace) -> int:
     """``qifkit design``."""
-    if arguments.json:
-        check_writable(arguments.json)
+    _check_outputs(arguments)
     properties = comma_list(arguments.props, "--props") if arguments.props else []
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:
@@ -248,9 +258,14 @@ def design(arguments: argparse.Namespace) -> int:
                 else f"an exact LP with {(arguments.n + 1) ** 2} variables")
         raise DesignUsageError(f"--n {arguments.n} asks for {what}; this command stops at n = {limit} (checked before "
                                "any work). Larger n: call polytopes.constrained from Python, where nothing is printed")
-    alpha = exact(arguments.alpha)
-    if not 0 < alpha < 1:
-        raise DesignUsageError(f"--alpha {arguments.alpha} is not in (0, 1): α = e^−ε")
+    if arguments.eps_exp is not None:
+        alpha = 1 / parse_eps_exp(arguments.eps_exp)
+        if not alpha < 1:
+            raise DesignUsageError(f"--eps-exp {arguments.eps_exp} is not > 1 (α = e^−ε must be in (0, 1))")
+    else:
+        alpha = exact(arguments.alpha)
+        if not 0 < alpha < 1:
+            raise DesignUsageError(f"--alpha {arguments.alpha} is not in (0, 1): α = e^−ε")
     if arguments.min_distance < 0:
         raise DesignUsageError(f"--min-distance {arguments.min_distance} is negative: it counts errors of at least d")
     p = {"L0": 0, "L1": 1, "L2": 2}[arguments.objective]
@@ -272,6 +287,8 @@ def design(arguments: argparse.Namespace) -> int:
                 "min_distance": arguments.min_distance, "mechanism": arguments.mechanism or "optimal"}
     print(f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
           f"≈ {float(value):.6g}; Pr[true output] = {document['p_true']} ≈ {float(p_true):.6g}")
+    if arguments.out:
+        _write_mechanism(arguments.out, rows, lambda: np.array([[float(v) for v in row] for row in rows]))
     if arguments.json:
         write_json(arguments.json, document, "design")
     return 0

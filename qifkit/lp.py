@@ -59,7 +59,10 @@ True
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -814,11 +817,31 @@ def _highs(program: LinearProgram) -> Any:
     lp.a_matrix_.index_ = matrix.indices
     lp.a_matrix_.value_ = matrix.data
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
-    highs = highspy.Highs()
+    highs = _silent(highspy.Highs)
     highs.setOptionValue("output_flag", False)
     highs.setOptionValue("threads", 1)
     highs.passModel(lp)
     return highs
+
+
+def _silent(make: Callable[[], Any]) -> Any:
+    """make() with the process's standard output (file descriptor 1) sent to /dev/null: HiGHS 1.16
+    prints its banner from C++ when an instance is made, before any option can turn it off, and it
+    would land in the middle of a command's output."""
+    sys.stdout.flush()
+    saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        made = make()
+        try:
+            ctypes.CDLL(None).fflush(None)  # C's buffer, still pointing at /dev/null
+        except (OSError, AttributeError):  # pragma: no cover - no C library by that name (Windows)
+            pass
+        return made
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
 
 
 def _float_rows(program: LinearProgram) -> scipy.sparse.csr_matrix:
