@@ -2,7 +2,8 @@
 
 A spec names a perturber family, a population, a query, an analyst and a sweep of e^ε::
 
-    [perturber]  family = "geometric"        # or "randomized_response"
+    [perturber]  family = "geometric"        # = Cormode et al.'s GM; "randomized_response", or
+                                             # "explicit_fair" (Cormode et al.'s EM)
                  values = 7                  # secrets 0..values-1
     [population] respondents = 4
                  known = [0, 1, 1]           # optional: values the analyst knows
@@ -55,7 +56,7 @@ from qifkit.measures import (
     squared_error,
     uniform_prior,
 )
-from qifkit.mechanisms import randomized_response, truncated_geometric
+from qifkit.mechanisms import explicit_fair_mechanism, randomized_response, truncated_geometric
 from qifkit.numbers import exact_eps_exp, exact_str, parse_number, quoted
 from qifkit.pipelines import (
     argmax_pipeline,
@@ -89,7 +90,12 @@ _KEYS = {
     "analyst": {"prior", "loss", "scale"},
     "sweep": {"eps_exp", "from", "to", "exact"},
 }
-_FAMILIES = {"geometric": truncated_geometric, "randomized_response": randomized_response}
+_FAMILIES: dict[str, Callable[[int, Any], Channel]] = {
+    "geometric": truncated_geometric,  # also Cormode et al.'s GM on counts 0..values-1
+    "randomized_response": randomized_response,
+    # Cormode et al.'s explicit fair mechanism EM on the values 0..values-1 (their n = values - 1)
+    "explicit_fair": lambda values, eps_exp: explicit_fair_mechanism(values - 1, eps_exp=eps_exp),
+}
 
 
 class SpecError(QifError, ValueError):

@@ -73,6 +73,38 @@ def test_unstable_pipelines_come_with_verifiable_certificates(tmp_path, kind):
     assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
 
 
+@pytest.mark.parametrize("family, build", [("explicit_fair", "explicit_fair_mechanism"),
+                                           ("geometric", "geometric_mechanism")])
+def test_cormodes_mechanisms_as_perturbers(tmp_path, family, build):
+    """Cormode et al.'s EM, and their GM (the family "geometric", the same matrix as Alvim's truncated
+    geometric), as the perturber of a count (values 0..4, one unknown respondent of three): both
+    pipelines are unstable between e^ε = 11/10 and 3/2. The archived channels are the count
+    pipelines built here by hand (each report of value 0 is a coin), and `qifkit verify` accepts
+    the certificate."""
+    import qifkit.mechanisms
+
+    spec = _spec(tmp_path, family=family, values=5, respondents=3, known=(0, 4), eps=("11/10", "3/2"))
+    folder = tmp_path / "cert"
+    assert main(["stability", spec, "--certificate", str(folder)]) == 1
+    assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
+
+    def by_hand(eps_exp):
+        rows = getattr(qifkit.mechanisms, build)(4, eps_exp=eps_exp).rows()
+        channel = []
+        for x in range(5):
+            tally = [Fraction(1)]
+            for hit in (rows[0][0], rows[4][0], rows[x][0]):  # the known 0, the known 4, the unknown x
+                tally = [(tally[k] if k < len(tally) else 0) * (1 - hit) + (tally[k - 1] * hit if k else 0)
+                         for k in range(len(tally) + 1)]
+            channel.append(tally)
+        return channel
+
+    def read(path):
+        return [[Fraction(v) for v in line.split(",")[1:]] for line in path.read_text().splitlines()[1:]]
+
+    assert read(folder / "a.csv") == by_hand(Fraction(3, 2)) and read(folder / "b.csv") == by_hand(Fraction(11, 10))
+
+
 def test_float_sweep_is_labelled_float(tmp_path):
     out = tmp_path / "r.json"
     assert main(["stability", _spec(tmp_path, exact=False, eps=("2", "3", "5")), "--json", str(out)]) == 4
