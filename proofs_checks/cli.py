@@ -98,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     stability.add_argument("--time-limit", metavar="SECONDS", type=_positive_seconds,
                            help="stop after SECONDS (checked between grid pairs and before the range; a step begun "
                            "finishes): an instability found by then is still certified, else exit 4")
+    stability.add_argument("--plot", metavar="FILE.png|.svg|.pdf",
+                           help="draw the analyst's loss against e^ε, the rising stretches shaded (needs matplotlib)")
     stability.set_defaults(handler="_run_stability_command")
     enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
     enumerate_.add_argument("polytope", choices=POLYTOPE_NAMES)

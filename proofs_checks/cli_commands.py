@@ -12,6 +12,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from proofs_checks.cli_design import NAMED_FIXED_POINTS, check_writable, fixed_p
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from qifkit import Channel
+from qifkit.errors import MissingDependencyError
 from qifkit.files import atomic_write_text, read_json
 from qifkit.refinement import certificate_defect, certificate_document, certificate_from_document, refines
 from qifkit.stability_spec import evaluate_spec, read_spec
@@ -163,6 +165,11 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
     if arguments.json:
         check_writable(arguments.json)
+    if arguments.plot:
+        if not arguments.plot.endswith((".png", ".svg", ".pdf")):
+            raise UsageError(f"--plot {arguments.plot}: use .png, .svg or .pdf")
+        check_writable(arguments.plot)
+        _matplotlib()  # a missing matplotlib is said before any work
     folder = Path(arguments.certificate) if arguments.certificate else None
     if folder is not None:
         if folder.exists() and not folder.is_dir():
@@ -207,11 +214,62 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
               + f" loses more with less privacy, by {_approximately(instability['gap']) if spec.exact else instability['gap']}")
     if folder is not None:
         _write_certificates(folder, certificates, report)
+    if arguments.plot:
+        _plot_losses(arguments.plot, spec, report, Path(arguments.spec).name)
     if arguments.json:
         atomic_write_text(arguments.json, json.dumps(_with_provenance(report, arguments.spec, spec), indent=2,
                                                      ensure_ascii=False) + "\n")
         print(f"report written to {arguments.json}")
     return {True: EXIT_OK, False: EXIT_NEGATIVE, None: EXIT_UNDECIDED}[report["stable"]]
+
+
+def _matplotlib() -> Any:
+    """matplotlib's pyplot without a display, or a clear error: it is in the dev extras only."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise MissingDependencyError("--plot draws with matplotlib, which is not installed: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> None:
+    """The spec's analyst's loss against e^ε: a float64 curve over the grid and the range (300
+    points), the exactly decided grid values as dots, the rising stretches (exact ends) shaded and
+    the certified instability's pair marked; written atomically."""
+    import io
+
+    from qifkit.files import atomic_write_bytes
+    from qifkit.stability_spec import sampled_losses
+
+    plt = _matplotlib()
+    grid = [Fraction(point["eps_exp"]) for point in report["points"]]
+    ends = grid + ([Fraction(report["range"]["from"]), Fraction(report["range"]["to"])] if "range" in report else [])
+    low, high = min(ends), max(ends)
+    xs = [low + (high - low) * k / 299 for k in range(300)] if high > low else [low]
+    figure, axis = plt.subplots(figsize=(6.4, 3.6))
+    axis.plot([float(x) for x in xs], sampled_losses(spec, xs), color="tab:blue", label="analyst's loss (float64)")
+    if grid:
+        axis.plot([float(x) for x in grid], [float(Fraction(p["loss"])) for p in report["points"]], "o", color="black",
+                  label="grid, exact")
+    for start, end in report.get("range", {}).get("rising", []):
+        axis.axvspan(float(start), float(end), color="tab:red", alpha=0.3, lw=0)
+    if report.get("range", {}).get("rising"):
+        axis.axvspan(0, 0, color="tab:red", alpha=0.3, label="rising (exact ends)")
+    if report["instability"]:
+        for key in ("eps_exp_low", "eps_exp_high"):
+            axis.axvline(float(Fraction(report["instability"][key])), color="tab:red", ls="--", lw=1)
+    verdict = {True: "stable", False: "NOT stable", None: "not decided"}[report["stable"]]
+    axis.set(xlabel="e^ε", ylabel="expected loss", title=f"{title}: {verdict}")
+    axis.set_xlim(float(low), float(high) if high > low else float(low) + 1)
+    axis.legend(fontsize=8)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=path.rsplit(".", 1)[1], dpi=120, bbox_inches="tight")
+    plt.close(figure)
+    atomic_write_bytes(path, buffer.getvalue())
+    print(f"loss curve drawn in {path}")
 
 
 def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, Any]:

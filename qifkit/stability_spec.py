@@ -36,9 +36,10 @@ Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`):
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -70,8 +71,8 @@ from qifkit.real_roots import RealPoint, rational_between
 from qifkit.refinement import Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
 
-__all__ = ["SpecError", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "MAX_ROWS",
-           "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES"]
+__all__ = ["SpecError", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "sampled_losses",
+           "MAX_ROWS", "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES"]
 
 #: The largest secret space (rows) a spec may ask for.
 MAX_ROWS = 10**6
@@ -323,6 +324,27 @@ def _candidate(spec: StabilitySpec) -> Callable[[Any, Any], Channel | None]:
     family = _FAMILIES[spec.family]
     return lambda high, low: count_witness(family(spec.values, high), family(spec.values, low), spec.respondents,
                                            set(spec.counted))
+
+
+def sampled_losses(spec: StabilitySpec, eps_exps: Sequence[Fraction]) -> list[float]:
+    """The spec's analyst's expected loss at each e^ε of `eps_exps`, from float64 pipelines: a
+    picture of the curve between the points the verdicts decide exactly (``qifkit stability --plot``).
+
+    Examples
+    --------
+    >>> spec = parse_spec({"perturber": {"family": "geometric", "values": 7}, "population": {"respondents": 4,
+    ...     "known": [0, 1, 1]}, "query": {"kind": "count", "of": [0]}, "analyst": {"prior": "uniform",
+    ...     "loss": "linear", "scale": 1000}, "sweep": {"eps_exp": ["7/2"]}})
+    >>> [round(v, 6) for v in sampled_losses(spec, [Fraction(7, 2)])]  # App. D.1: 1276949536000/771895089
+    [1654.304522]
+    """
+    build = _builder(dataclasses.replace(spec, exact=False))
+    pipelines = [build(e) for e in eps_exps]
+    if not pipelines:
+        return []
+    prior, loss = _analyst(spec, pipelines[0].secrets)
+    prior, loss = prior.to_float(), loss.to_float()
+    return [float(posterior_uncertainty(prior, pipeline, loss)) for pipeline in pipelines]
 
 
 def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss]:

@@ -254,3 +254,22 @@ def test_a_time_limit_that_is_not_a_positive_number_is_refused(limit, capsys):
     with pytest.raises(SystemExit) as stop:
         main(["stability", str(EXAMPLES / "survey_rr.toml"), "--time-limit", limit])
     assert stop.value.code == 2 and "--time-limit" in capsys.readouterr().err
+
+
+def test_plot_draws_the_loss_and_its_float_curve_rises_where_the_exact_stretch_is(tmp_path, monkeypatch, capsys):
+    """--plot (issue 15): a PNG of App. D.1's loss on [3, 4]; the float64 curve it draws rises inside the
+    exact rising stretch [3.50054..., 3.51661...] and falls on both sides of it."""
+    from qifkit.stability_spec import read_spec, sampled_losses
+
+    picture = tmp_path / "loss.png"
+    assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(picture)]) == 1
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    spec = read_spec(str(EXAMPLES / "appd1_range.toml"))
+    before, inside, after = ([Fraction(v) for v in pair] for pair in (("3.4", "3.45"), ("3.5008", "3.516"), ("3.6", "3.7")))
+    assert all(first > second for first, second in (sampled_losses(spec, before), sampled_losses(spec, after)))
+    first, second = sampled_losses(spec, inside)
+    assert first < second
+    assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(tmp_path / "loss.gif")]) == 2
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if it were not installed
+    assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(picture)]) == 2
+    assert "pip install matplotlib" in capsys.readouterr().err
