@@ -121,6 +121,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_design_commands(commands)
     for name, command in commands.choices.items():
         command.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
+        command.add_argument("-q", "--quiet", action="store_true",
+                             help="no progress lines: only results, verdicts and errors (e.g. in a CI gate)")
         description, examples = _GUIDE[name]
         command.description = textwrap.fill(description + (f" {command.description}" if command.description else ""), 78)
         command.epilog = "examples:\n" + "\n".join(f"  {example}" for example in examples)

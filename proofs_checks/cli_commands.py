@@ -58,7 +58,8 @@ def _run_check_command(arguments: argparse.Namespace) -> int:
         for index, check in enumerate(selected, start=1):
             result = run_check(check, full=arguments.full)
             results.append(result)
-            print(progress_line(index, len(selected), result), flush=True)
+            if not arguments.quiet:
+                print(progress_line(index, len(selected), result), flush=True)
     except KeyboardInterrupt:
         interrupted = True
     not_run = [check.id for check in selected[len(results):]]
@@ -158,6 +159,13 @@ def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]
               f"{where / 'cert.json'}")
 
 
+def _progress(arguments: argparse.Namespace, stream: Any) -> Any:
+    """The progress printer of a long command: lines to `stream`, or nothing with -q/--quiet."""
+    if arguments.quiet:
+        return lambda line: None
+    return lambda line: print(line, file=stream, flush=True)
+
+
 def _run_stability_command(arguments: argparse.Namespace) -> int:
     try:
         spec = read_spec(arguments.spec)
@@ -178,7 +186,7 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
-    report, certificates = evaluate_spec(spec, progress=lambda line: print(line, file=sys.stderr, flush=True),
+    report, certificates = evaluate_spec(spec, progress=_progress(arguments, sys.stderr),
                                          time_limit=arguments.time_limit)
     if report["points"]:
         print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
@@ -363,7 +371,7 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
                          "(use --method cdd, or LDP's --resume)")
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
-    result = enumerate_orbits(polytope, progress=lambda line: print(line, file=sys.stderr, flush=True),
+    result = enumerate_orbits(polytope, progress=_progress(arguments, sys.stderr),
                               cone_method="normaliz" if normaliz_available() else "cdd")
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
           f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
@@ -383,7 +391,7 @@ def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> i
     """D for larger n: block by block over column supports, resumable (polytopes.ldp_support)."""
     start = time.perf_counter()
     vertices, by_size = ldp_vertices_by_support(arguments.n, arguments.eps_exp, arguments.resume,
-                                                progress=lambda text: print(text, flush=True))
+                                                progress=_progress(arguments, sys.stdout))
     ordered = sorted(vertices)
     flat = [Vertex(tuple(v for row in m for v in row), frozenset()) for m in ordered]
     orbit_count = len(orbits(flat, polytope.symmetries)) if arguments.orbits else None

@@ -30,6 +30,8 @@ def test_only_appd1_reports_both_exact_losses(tmp_path, capsys):
     assert set(entry) >= {"id", "status", "source", "statement", "seconds", "evidence"}
     assert document["summary"]["reproduced"] == 1 and document["summary"]["failed"] == 0
     assert "1 checks: 0 confirmed, 1 reproduced, 0 erratum, 0 failed" in capsys.readouterr().out
+    assert main(["check", "--only", "alvim23.appd1", "-q"]) == 0  # no progress line, the summary only
+    assert capsys.readouterr().out.splitlines() == ["1 checks: 0 confirmed, 1 reproduced, 0 erratum, 0 failed"]
 
 
 def test_list_prints_every_id_with_its_source(capsys):

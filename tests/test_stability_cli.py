@@ -233,6 +233,9 @@ def test_progress_is_reported_per_pair_on_stderr(tmp_path, capsys):
     err = capsys.readouterr().err.splitlines()
     assert [line.split(" (")[0] for line in err] == ["pair 1/2", "pair 2/2"] and "refines" in err[0]
     assert err[1].endswith("about 0 s left")
+    assert main(["stability", spec, "-q"]) == 0  # a quiet gate: the verdict, no progress
+    quiet = capsys.readouterr()
+    assert quiet.err == "" and "stable (certified" in quiet.out
 
 
 def test_a_time_limit_leaves_the_gate_undecided_unless_an_instability_is_certified(tmp_path, capsys):
