@@ -2,8 +2,9 @@
 
 A spec names a perturber family, a population, a query, an analyst and a sweep of e^ε::
 
-    [perturber]  family = "geometric"        # = Cormode et al.'s GM; "randomized_response", or
-                                             # "explicit_fair" (Cormode et al.'s EM)
+    [perturber]  family = "geometric"        # = Cormode et al.'s GM; "randomized_response",
+                                             # "explicit_fair" (Cormode et al.'s EM), or "file"
+                 files = {"2" = "p2.csv"}    # family "file": a CSV per e^ε of the grid
                  values = 7                  # secrets 0..values-1
     [population] respondents = 4
                  known = [0, 1, 1]           # optional: values the analyst knows
@@ -37,11 +38,13 @@ Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`):
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from qifkit.channel import Channel
@@ -67,6 +70,7 @@ from qifkit.pipelines import (
     histograms,
     sum_pipeline,
 )
+from qifkit.privacy import tightest_eps_exp
 from qifkit.real_roots import RealPoint, rational_between
 from qifkit.refinement import Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
@@ -85,7 +89,7 @@ MAX_PERTURBER = 1000
 #: survey's 286 × 31 took about a minute to build alone). Larger ones skip it, and say so.
 RANGE_MAX_ENTRIES = 2000
 _KEYS = {
-    "perturber": {"family", "values"},
+    "perturber": {"family", "values", "files"},
     "population": {"respondents", "known"},
     "query": {"kind", "of"},
     "analyst": {"prior", "loss", "scale"},
@@ -119,6 +123,7 @@ class StabilitySpec:
     eps_exp: tuple[Any, ...]
     exact: bool
     eps_range: tuple[str, str] | None = None
+    files: tuple[tuple[str, str], ...] = ()  # family "file": (e^ε, path of its perturber's CSV)
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,7 @@ class Certified:
 
 
 def read_spec(path: str) -> StabilitySpec:
-    """Read and validate a TOML spec file."""
+    """Read and validate a TOML spec file (a perturber's files are found beside it)."""
     try:
         with open(path, "rb") as stream:
             document = tomllib.load(stream)
@@ -146,7 +151,59 @@ def read_spec(path: str) -> StabilitySpec:
         raise SpecError(str(not_utf8(path, error))) from None
     except RecursionError:
         raise SpecError(f"{path}: nested too deep to read") from None
-    return parse_spec(document)
+    return parse_spec(document, Path(path).parent)
+
+
+def _perturber_files(files: Any, family: str, values: int, grid: list[Any], eps_range: Any, query: Any,
+                     folder: Path) -> tuple[tuple[str, str], ...]:
+    """Family "file": one CSV per e^ε of the grid (``files = {"2" = "p2.csv", ...}``), each a
+    values × values channel (rows and columns in the order 0..values-1, labels optional) that is
+    e^ε-locally-private at its own e^ε, checked exactly here."""
+    if family != "file":
+        if files is not None:
+            raise SpecError(f"[perturber] files is for family = \"file\", not {quoted(family)}")
+        return ()
+    if eps_range is not None:
+        raise SpecError("a file perturber is known at the grid's e^ε only: [sweep] from/to needs a family in e^ε")
+    if query == "argmax":
+        raise SpecError("a file perturber perturbs the values; argmax perturbs bar heights: use count or sum")
+    if not isinstance(files, dict) or not files:
+        raise SpecError('[perturber] files must map each e^ε of the grid to a CSV, e.g. files = {"2" = "p2.csv"}')
+    by_value = {_eps_exp(key, "[perturber] files key"): (key, path) for key, path in files.items()}
+    found = []
+    for value in grid:
+        key = _eps_exp(value, "[sweep] eps_exp value")
+        if key not in by_value:
+            raise SpecError(f"[perturber] files has no CSV for e^ε = {quoted(value)} of the grid")
+        name, path = by_value[key]
+        if not isinstance(path, str):
+            raise SpecError(f"[perturber] files: the path for {quoted(name)} must be a string")
+        channel = _file_channel(str(folder / path), values)
+        tightest = tightest_eps_exp(channel).eps_exp  # local DP: every two values adjacent
+        if tightest > key:
+            raise SpecError(f"{path} is not {exact_str(key)}-locally-private: its tightest e^ε is "
+                            f"{tightest if tightest == math.inf else exact_str(tightest)}")
+        found.append((str(value), str(folder / path)))
+    return tuple(found)
+
+
+def _file_channel(path: str, values: int) -> Channel:
+    try:
+        channel = Channel.read_csv(path)
+    except OSError as error:
+        raise SpecError(f"cannot read the perturber {path}: {error.strerror}") from None
+    if channel.shape != (values, values):
+        raise SpecError(f"the perturber {path} is {channel.shape[0]} × {channel.shape[1]}; values = {values} needs "
+                        f"{values} × {values}")
+    return Channel.from_rows(channel.rows(), secrets=range(values), outputs=range(values))
+
+
+def _family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
+    """The spec's perturber at a value of e^ε: a named family, or the file given for that e^ε."""
+    if spec.family != "file":
+        return _FAMILIES[spec.family]
+    paths = {exact_eps_exp(value): path for value, path in spec.files}
+    return lambda values, eps_exp: _file_channel(paths[exact_eps_exp(eps_exp)], values)
 
 
 def _whole(value: Any, name: str, minimum: int) -> int:
@@ -155,8 +212,9 @@ def _whole(value: Any, name: str, minimum: int) -> int:
     return value
 
 
-def parse_spec(document: dict[str, Any]) -> StabilitySpec:
-    """Validate a spec given as parsed TOML; every refusal names the key and the reason."""
+def parse_spec(document: dict[str, Any], folder: Path | None = None) -> StabilitySpec:
+    """Validate a spec given as parsed TOML; every refusal names the key and the reason. A file
+    perturber's paths are relative to `folder` (the spec's folder; default the working folder)."""
     unknown_tables = set(document) - set(_KEYS)
     if unknown_tables:
         raise SpecError(f"unknown table [{sorted(unknown_tables)[0]}]; the tables are {', '.join(sorted(_KEYS))}")
@@ -169,8 +227,8 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
             raise SpecError(f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}")
     get = lambda table, key, default=None: document.get(table, {}).get(key, default)  # noqa: E731
     family = get("perturber", "family")
-    if family not in _FAMILIES:
-        raise SpecError(f"unknown perturber family {quoted(family)}; use one of {', '.join(sorted(_FAMILIES))}")
+    if family not in _FAMILIES and family != "file":
+        raise SpecError(f"unknown perturber family {quoted(family)}; use one of {', '.join(sorted(_FAMILIES))} or file")
     values = _whole(get("perturber", "values"), "[perturber] values", 2)
     respondents = _whole(get("population", "respondents"), "[population] respondents", 1)
     known = get("population", "known", [])
@@ -229,8 +287,9 @@ def parse_spec(document: dict[str, Any]) -> StabilitySpec:
         raise SpecError("[sweep] exact must be true or false")
     if eps_range is not None and not exact_flag:
         raise SpecError("[sweep] a range (from, to) is decided exactly: remove exact = false, or use a grid")
+    files = _perturber_files(get("perturber", "files"), family, values, eps_list, eps_range, query, folder or Path("."))
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
-                         tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range)
+                         tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files)
     side = respondents + 1 if query == "argmax" else values
     if side > MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is {MAX_PERTURBER:,} "
@@ -298,7 +357,7 @@ def _output_count(spec: StabilitySpec) -> int:
 
 
 def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
-    family = _FAMILIES[spec.family]
+    family = _family(spec)
 
     def build(eps_exp: Any) -> Channel:
         if spec.query == "argmax":
@@ -321,7 +380,7 @@ def _candidate(spec: StabilitySpec) -> Callable[[Any, Any], Channel | None]:
     :func:`qifkit.pipelines.count_witness` for exact count queries, else none (the LP decides)."""
     if spec.query != "count" or not spec.exact:
         return lambda high, low: None
-    family = _FAMILIES[spec.family]
+    family = _family(spec)
     return lambda high, low: count_witness(family(spec.values, high), family(spec.values, low), spec.respondents,
                                            set(spec.counted))
 
@@ -488,7 +547,7 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     (:func:`qifkit.stability.loss_on_range`) for pipelines of at most :data:`RANGE_MAX_ENTRIES`
     entries. True when every analyst is proved safe on the range."""
     low, high = spec.eps_range  # type: ignore[misc]
-    family = _FAMILIES[spec.family]
+    family = _family(spec)
     proof, reason = (count_refinement_on_range(lambda t: family(spec.values, t), spec.counted, low, high)
                      if spec.query == "count" else (None, f"no proof route for a {spec.query} query"))
     report["range"] = {"from": low, "to": high, "every_analyst": (

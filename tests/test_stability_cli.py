@@ -276,3 +276,38 @@ def test_plot_draws_the_loss_and_its_float_curve_rises_where_the_exact_stretch_i
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if it were not installed
     assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(picture)]) == 2
     assert "pip install matplotlib" in capsys.readouterr().err
+
+
+def test_a_perturber_given_as_files_gives_the_verdict_of_its_family(tmp_path):
+    """Family "file" (issue 15): examples/own_perturber holds randomized response on 3 values at e^ε = 2
+    and 3 as CSV files; its report is the one of family = "randomized_response" on the same grid."""
+    from_files, from_family = tmp_path / "files.json", tmp_path / "family.json"
+    assert main(["stability", str(EXAMPLES / "own_perturber" / "spec.toml"), "--json", str(from_files)]) == 0
+    spec = _spec(tmp_path, family="randomized_response", values=3, respondents=3, known=(0, 2), eps=("2", "3"))
+    assert main(["stability", spec, "--json", str(from_family)]) == 0
+    files, family = (json.loads(path.read_text()) for path in (from_files, from_family))
+    assert files["points"] == family["points"] and files["stable"] is family["stable"] is True
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"files": '{ "2" = "rr_2.csv" }'}, "no CSV for e^ε = '3' of the grid"),
+    ({"files": '{ "2" = "rr_3.csv", "3" = "rr_3.csv" }'}, "is not 2-locally-private: its tightest e^ε is 3"),
+    ({"values": "4"}, "is 3 × 3; values = 4 needs 4 × 4"),
+    ({"files": '{ "2" = "missing.csv", "3" = "rr_3.csv" }'}, "cannot read the perturber"),
+    ({"sweep": 'from = "2"\nto = "3"'}, "known at the grid's e^ε only"),
+])
+def test_a_file_perturber_is_refused_with_the_reason(tmp_path, capsys, change, message):
+    import shutil
+
+    folder = tmp_path / "own"
+    shutil.copytree(EXAMPLES / "own_perturber", folder)
+    text = (folder / "spec.toml").read_text()
+    if "files" in change:
+        text = text.replace('files = { "2" = "rr_2.csv", "3" = "rr_3.csv" }', f"files = {change['files']}")
+    if "values" in change:
+        text = text.replace("values = 3", f"values = {change['values']}").replace("known = [0, 2]", "known = [0, 3]")
+    if "sweep" in change:
+        text = text.replace('eps_exp = ["2", "3"]', change["sweep"])
+    (folder / "spec.toml").write_text(text)
+    assert main(["stability", str(folder / "spec.toml")]) == 2
+    assert message in capsys.readouterr().err
