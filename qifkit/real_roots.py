@@ -27,7 +27,7 @@ from fractions import Fraction
 
 import sympy
 
-__all__ = ["RealPoint", "real_roots", "value", "rational_between"]
+__all__ = ["RealPoint", "real_roots", "value", "rational_between", "sign_on"]
 
 
 def value(p: sympy.Poly, x: Fraction) -> Fraction:
@@ -167,3 +167,31 @@ def _simplest_between(low: Fraction, high: Fraction) -> Fraction:
     if low == whole:  # (whole, high) with high ≤ whole + 1: whole + 1/k for the least k that fits
         return whole + Fraction(1, int(1 / (high - whole)) + 1)
     return whole + 1 / _simplest_between(1 / (high - whole), 1 / (low - whole))
+
+
+def sign_on(expression: sympy.Expr, t: sympy.Symbol, low: Fraction, high: Fraction, allow_zero: bool = False
+             ) -> int | None:
+    """The sign of a rational function of `t` on all of [low, high]: 1 or −1 (strict everywhere;
+    with `allow_zero`, −1 or 1 also when it vanishes at isolated points, 0 when it vanishes
+    everywhere), or None when it changes sign or a denominator vanishes there. Exact: decided at
+    the ends and between the numerator's real roots in the interval.
+
+    >>> t = sympy.Symbol("t")
+    >>> sign_on(t - 2, t, Fraction(3), Fraction(4)), sign_on(t - 2, t, Fraction(1), Fraction(3))
+    (1, None)
+    """
+    numerator, denominator = (sympy.Poly(part, t, domain="QQ") for part in sympy.fraction(sympy.cancel(expression)))
+    if numerator.is_zero:
+        return 0 if allow_zero else None
+    if denominator.degree() > 0 and (value(denominator, low) == 0 or value(denominator, high) == 0
+                                     or real_roots([denominator], low, high)):
+        return None
+    scale = 1 if value(denominator, low) > 0 else -1
+    roots = real_roots([numerator], low, high)
+    ends = [RealPoint(low), *roots, RealPoint(high)]
+    samples = [low, high] + [rational_between(a, b) for a, b in zip(ends, ends[1:])]
+    signs = {scale * ((v > 0) - (v < 0)) for v in (value(numerator, x) for x in samples)}
+    if not allow_zero and (roots or 0 in signs):
+        return None
+    signs.discard(0)
+    return signs.pop() if len(signs) == 1 else (0 if not signs else None)

@@ -36,7 +36,7 @@ from qifkit.matrices import Matrix, NumberKind, equal, matmul
 from qifkit.measures import Loss, Prior, expected_table, posterior_uncertainty
 from qifkit.numbers import exact_eps_exp
 from qifkit.postprocess import left_inverse
-from qifkit.real_roots import RealPoint, rational_between, real_roots, value
+from qifkit.real_roots import RealPoint, rational_between, real_roots, sign_on, value
 from qifkit.refinement import Refinement, refines
 
 __all__ = [
@@ -350,36 +350,14 @@ def count_refinement_on_range(perturber: Callable[[Any], Channel], counted: Iter
         return CountRangeProof(low, high, str(hits[0]), str(hits[0]), ("one hit probability: the count is blind",)), ""
     if len(hits) > 2:
         return None, f"the perturber has {len(hits)} hit probabilities; this proof needs two"
-    gap_sign = _sign_on(sympy.cancel(hits[0] - hits[1]), t, low, high)
+    gap_sign = sign_on(sympy.cancel(hits[0] - hits[1]), t, low, high)
     if gap_sign in (0, None):
         return None, "the two hit probabilities are not strictly ordered on the whole range"
     hit, miss = (hits[0], hits[1]) if gap_sign > 0 else (hits[1], hits[0])
     conditions = [f"H − M > 0 on [{low}, {high}]"]
     for name, ratio in (("M/H", miss / hit), ("(1 − H)/(1 − M)", (1 - hit) / (1 - miss))):
-        slope = _sign_on(sympy.cancel(sympy.diff(ratio, t)), t, low, high, allow_zero=True)
+        slope = sign_on(sympy.cancel(sympy.diff(ratio, t)), t, low, high, allow_zero=True)
         if slope is None or slope > 0:
             return None, f"{name} = {sympy.cancel(ratio)} is not non-increasing on [{low}, {high}]"
         conditions.append(f"d/dt {name} ≤ 0 on [{low}, {high}]")
     return CountRangeProof(low, high, str(hit), str(miss), tuple(conditions)), ""
-
-
-def _sign_on(expression: sympy.Expr, t: sympy.Symbol, low: Fraction, high: Fraction, allow_zero: bool = False
-             ) -> int | None:
-    """The sign of a rational function on all of [low, high]: 1 or −1 (strict everywhere; with
-    `allow_zero`, −1 or 1 also when it vanishes at isolated points or everywhere: 0), or None
-    when it changes sign or a denominator vanishes there."""
-    numerator, denominator = (sympy.Poly(part, t, domain="QQ") for part in sympy.fraction(sympy.cancel(expression)))
-    if numerator.is_zero:
-        return 0 if allow_zero else None
-    if denominator.degree() > 0 and (value(denominator, low) == 0 or value(denominator, high) == 0
-                                     or real_roots([denominator], low, high)):
-        return None
-    scale = 1 if value(denominator, low) > 0 else -1
-    roots = real_roots([numerator], low, high)
-    ends = [RealPoint(low), *roots, RealPoint(high)]
-    samples = [low, high] + [rational_between(a, b) for a, b in zip(ends, ends[1:])]
-    signs = {scale * ((v > 0) - (v < 0)) for v in (value(numerator, x) for x in samples)}
-    if not allow_zero and (roots or 0 in signs):
-        return None
-    signs.discard(0)
-    return signs.pop() if len(signs) == 1 else (0 if not signs else None)

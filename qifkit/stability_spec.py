@@ -3,7 +3,9 @@
 A spec names a perturber family, a population, a query, an analyst and a sweep of e^ε::
 
     [perturber]  family = "geometric"        # = Cormode et al.'s GM; "randomized_response",
-                                             # "explicit_fair" (Cormode et al.'s EM), or "file"
+                                             # "explicit_fair" (Cormode et al.'s EM), "expression"
+                                             # or "file" (the user's own mechanism)
+                 matrix = "mine.csv"         # family "expression": entries in t = e^ε, t/(t+2)
                  files = {"2" = "p2.csv"}    # family "file": a CSV per e^ε of the grid
                  values = 7                  # secrets 0..values-1
     [population] respondents = 4
@@ -38,6 +40,7 @@ Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`):
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import time
 import tomllib
@@ -47,8 +50,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import sympy
+
 from qifkit.channel import Channel
 from qifkit.errors import QifError, UndecidableError
+from qifkit.expressions import parse_rational_function
 from qifkit.files import not_utf8
 from qifkit.measures import (
     Loss,
@@ -71,7 +77,7 @@ from qifkit.pipelines import (
     sum_pipeline,
 )
 from qifkit.privacy import tightest_eps_exp
-from qifkit.real_roots import RealPoint, rational_between
+from qifkit.real_roots import RealPoint, rational_between, sign_on
 from qifkit.refinement import Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
 
@@ -84,12 +90,14 @@ MAX_ROWS = 10**6
 MAX_ENTRIES = 10**7
 #: The largest perturber side (values, or respondents + 1 for argmax): an exact square matrix.
 MAX_PERTURBER = 1000
+#: The most values of an expression perturber: its privacy on a range is values²·(values − 1) sign proofs.
+MAX_EXPRESSION_VALUES = 20
 #: The largest pipeline (secrets × outputs) whose analyst is followed over a [sweep] range: that
 #: builds it with entries that are rational functions of e^ε (App. D.1's 7 × 5 takes 0.3 s; the
 #: survey's 286 × 31 took about a minute to build alone). Larger ones skip it, and say so.
 RANGE_MAX_ENTRIES = 2000
 _KEYS = {
-    "perturber": {"family", "values", "files"},
+    "perturber": {"family", "values", "files", "matrix"},
     "population": {"respondents", "known"},
     "query": {"kind", "of"},
     "analyst": {"prior", "loss", "scale"},
@@ -124,6 +132,7 @@ class StabilitySpec:
     exact: bool
     eps_range: tuple[str, str] | None = None
     files: tuple[tuple[str, str], ...] = ()  # family "file": (e^ε, path of its perturber's CSV)
+    matrix: str | None = None  # family "expression": the CSV of its entries as rational functions of t = e^ε
 
 
 @dataclass(frozen=True)
@@ -198,8 +207,98 @@ def _file_channel(path: str, values: int) -> Channel:
     return Channel.from_rows(channel.rows(), secrets=range(values), outputs=range(values))
 
 
+def _perturber_matrix(matrix: Any, family: str, values: int, grid: list[Any], eps_range: Any, query: Any,
+                      folder: Path) -> str | None:
+    """Family "expression": one CSV whose entries are rational functions of t = e^ε (``t/(t+2)``),
+    read by :func:`qifkit.expressions.parse_rational_function`; its rows must sum to 1 identically,
+    and it must be a mechanism that is e^ε-locally-private at every e^ε of the sweep: checked exactly
+    at the grid's points and, on a range, for every e^ε of it (each entry ≥ 0, and C[x, y] ≤ t·C[x', y]
+    for every column and pair of rows, as sign conditions decided by real-root isolation)."""
+    if family != "expression":
+        if matrix is not None:
+            raise SpecError(f"[perturber] matrix is for family = \"expression\", not {quoted(family)}")
+        return None
+    if not isinstance(matrix, str):
+        raise SpecError('[perturber] matrix must name a CSV of expressions in t = e^ε, e.g. matrix = "mine.csv"')
+    if query == "argmax":
+        raise SpecError("an expression perturber perturbs the values; argmax perturbs bar heights: use count or sum")
+    if values > MAX_EXPRESSION_VALUES:
+        raise SpecError(f"an expression perturber on {values} values needs {values ** 2 * (values - 1):,} exact sign "
+                        f"proofs on a range; the limit is {MAX_EXPRESSION_VALUES} values")
+    path = str(folder / matrix)
+    rows = _expression_rows(path, values)
+    try:
+        Channel.from_symbolic(rows, parameters=(_T,))
+    except QifError as error:
+        raise SpecError(f"{path}: {error}") from None
+    for value in grid:
+        key = _eps_exp(value, "[sweep] eps_exp value")
+        channel = _expression_channel(rows, key)
+        tightest = tightest_eps_exp(channel).eps_exp
+        if tightest > key:
+            raise SpecError(f"{path} at e^ε = {exact_str(key)} is not {exact_str(key)}-locally-private: its tightest "
+                            f"e^ε is {tightest if tightest == math.inf else exact_str(tightest)}")
+    if eps_range is not None:
+        low, high = (_eps_exp(v, "[sweep] range end") for v in eps_range)
+        for i, row in enumerate(rows):
+            for j, entry in enumerate(row):
+                if sign_on(entry, _T, low, high, allow_zero=True) not in (0, 1):
+                    raise SpecError(f"{path}: entry ({i}, {j}) = {entry} is not ≥ 0 for every e^ε in [{low}, {high}]")
+        for j in range(values):
+            for i, other in itertools.permutations(range(values), 2):
+                if sign_on(_T * rows[other][j] - rows[i][j], _T, low, high, allow_zero=True) not in (0, 1):
+                    raise SpecError(f"{path} is not e^ε-locally-private on [{low}, {high}]: C[{i}, {j}] ≤ t·C[{other}, "
+                                    f"{j}] fails somewhere")
+    return path
+
+
+_T = sympy.Symbol("t")  # e^ε in an expression perturber's entries
+
+
+def _expression_rows(path: str, values: int) -> list[list[sympy.Expr]]:
+    """The entries of an expression perturber's CSV (a header row and a label column are dropped
+    when the top-left cell is blank, as in a channel CSV)."""
+    try:
+        with open(path, encoding="utf-8-sig") as stream:
+            text = stream.read()
+    except OSError as error:
+        raise SpecError(f"cannot read the perturber {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise SpecError(str(not_utf8(path, error))) from None
+    cells = [[cell.strip() for cell in line.split(",")] for line in text.splitlines() if line.strip()]
+    if cells and cells[0] and cells[0][0] == "":
+        cells = [row[1:] for row in cells[1:]]
+    if len(cells) != values or any(len(row) != values for row in cells):
+        raise SpecError(f"the perturber {path} is not {values} × {values} (values = {values})")
+    rows = []
+    for i, row in enumerate(cells):
+        try:
+            rows.append([parse_rational_function(cell, _T) for cell in row])
+        except QifError as error:
+            raise SpecError(f"{path}, row {i}: {error}") from None
+    return rows
+
+
+def _expression_channel(rows: list[list[sympy.Expr]], eps_exp: Any) -> Channel:
+    """The expression perturber at an exact e^ε, or with entries in a given symbol (a range)."""
+    if isinstance(eps_exp, sympy.Symbol):
+        return Channel.from_symbolic([[entry.subs(_T, eps_exp) for entry in row] for row in rows], parameters=(eps_exp,))
+    value = exact_eps_exp(eps_exp)
+    point = sympy.Rational(value.numerator, value.denominator)
+    exact_rows = []
+    for row in rows:
+        entries = [sympy.Rational(entry.subs(_T, point)) for entry in row]
+        exact_rows.append([Fraction(int(v.p), int(v.q)) for v in entries])
+    return Channel.from_rows(exact_rows)
+
+
 def _family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
-    """The spec's perturber at a value of e^ε: a named family, or the file given for that e^ε."""
+    """The spec's perturber at a value of e^ε: a named family, the file given for that e^ε, or the
+    expression perturber at that e^ε."""
+    if spec.family == "expression":
+        assert spec.matrix is not None  # parse_spec requires it
+        rows = _expression_rows(spec.matrix, spec.values)
+        return lambda values, eps_exp: _expression_channel(rows, eps_exp)
     if spec.family != "file":
         return _FAMILIES[spec.family]
     paths = {exact_eps_exp(value): path for value, path in spec.files}
@@ -227,8 +326,9 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
             raise SpecError(f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}")
     get = lambda table, key, default=None: document.get(table, {}).get(key, default)  # noqa: E731
     family = get("perturber", "family")
-    if family not in _FAMILIES and family != "file":
-        raise SpecError(f"unknown perturber family {quoted(family)}; use one of {', '.join(sorted(_FAMILIES))} or file")
+    if family not in _FAMILIES and family not in ("file", "expression"):
+        raise SpecError(f"unknown perturber family {quoted(family)}; use one of {', '.join(sorted(_FAMILIES))}, "
+                        "expression or file")
     values = _whole(get("perturber", "values"), "[perturber] values", 2)
     respondents = _whole(get("population", "respondents"), "[population] respondents", 1)
     known = get("population", "known", [])
@@ -288,8 +388,11 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if eps_range is not None and not exact_flag:
         raise SpecError("[sweep] a range (from, to) is decided exactly: remove exact = false, or use a grid")
     files = _perturber_files(get("perturber", "files"), family, values, eps_list, eps_range, query, folder or Path("."))
+    matrix = _perturber_matrix(get("perturber", "matrix"), family, values, eps_list, eps_range, query,
+                               folder or Path("."))
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
-                         tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files)
+                         tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files,
+                         matrix)
     side = respondents + 1 if query == "argmax" else values
     if side > MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is {MAX_PERTURBER:,} "

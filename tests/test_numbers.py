@@ -1,6 +1,7 @@
 """The number grammar: exact reading of user text, and refusal of everything else."""
 
 import decimal
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -125,3 +126,35 @@ def test_exact_str_writes_rationals_of_any_size(unguarded_str):
 def test_only_ascii_digits_are_numbers(text):
     with pytest.raises(NumberSyntaxError):
         parse_number(text)
+
+
+# --------------------------------------------------------------------------- rational functions of t (issue 15)
+
+def test_expressions_in_t_are_built_exactly_by_the_grammar():
+    import sympy
+
+    from qifkit.expressions import parse_rational_function
+
+    t = sympy.Symbol("t")
+    cases = {"t/(t+2)": t / (t + 2), "(1 - 1/t)^2 / 2": (1 - 1 / t) ** 2 / 2, "-t**2+3": 3 - t ** 2, "0.25*t": t / 4,
+             "3/7": sympy.Rational(3, 7), "2 - -t": 2 + t, "1e-3": sympy.Rational(1, 1000), "((t))": t}
+    for text, expected in cases.items():
+        assert sympy.simplify(parse_rational_function(text, t) - expected) == 0, text
+
+
+@pytest.mark.parametrize("text, message", [
+    ("__import__('os').system('true')", "unexpected"), ("__import__(1)", "unknown name '__import__'"),
+    ("x + 1", "unknown name 'x'"),
+    ("t^1.5", "not a whole number"), ("t^65", "not a whole number"), ("t^-1", "a whole power expected"),
+    ("1/0", "divides by zero"), ("t/(t-t)", "divides by zero"), ("t/(t+2", "')' should follow"),
+    ("", "is empty"), ("t t", "an operator or the end expected"), ("1//2", "expected at character 3"),
+    ("t$", "unexpected '$'"), ("9" * 10001, "longer than"),
+])
+def test_an_expression_that_is_not_in_the_grammar_is_refused_naming_why(text, message):
+    import sympy
+
+    from qifkit.errors import NumberSyntaxError
+    from qifkit.expressions import parse_rational_function
+
+    with pytest.raises(NumberSyntaxError, match=re.escape(message)):
+        parse_rational_function(text, sympy.Symbol("t"))

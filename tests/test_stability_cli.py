@@ -311,3 +311,61 @@ def test_a_file_perturber_is_refused_with_the_reason(tmp_path, capsys, change, m
     (folder / "spec.toml").write_text(text)
     assert main(["stability", str(folder / "spec.toml")]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_perturber_given_as_expressions_in_t_gives_the_verdict_of_its_family(tmp_path):
+    """Family "expression" (issue 15): examples/own_perturber/rr_t.csv is randomized response on 3
+    values written in t = e^ε; on its grid and its range [3/2, 8] the report is the one of family =
+    "randomized_response", including the proof for every analyst over the whole range."""
+    from_matrix, from_family = tmp_path / "matrix.json", tmp_path / "family.json"
+    assert main(["stability", str(EXAMPLES / "own_perturber" / "expression.toml"), "--json", str(from_matrix)]) == 0
+    spec = _spec(tmp_path, family="randomized_response", values=3, respondents=3, known=(0, 2), eps=("3/2", "2", "8"),
+                 extra='from = "3/2"\nto = "8"')
+    assert main(["stability", spec, "--json", str(from_family)]) == 0
+    matrix, family = (json.loads(path.read_text()) for path in (from_matrix, from_family))
+    assert matrix["points"] == family["points"] and matrix["range"] == family["range"]
+    assert matrix["stable"] is family["stable"] is True and matrix["coverage"] == "grid and interval"
+
+
+@pytest.mark.parametrize("cells, message", [
+    # t²-randomized response is e^(2ε)-private, not e^ε: refused at the grid's first point
+    (["t^2/(t^2+2)", "1/(t^2+2)"], "at e^ε = 3/2 is not 3/2-locally-private: its tightest e^ε is 9/4"),
+    # rows that do not sum to 1 for every t
+    (["t/(t+1)", "1/(t+2)"], "sums to"),
+    (["t/(t+2", "1/(t+2)"], "row 0: 't/(t+2' ends where ')' should follow"),
+    (["__import__('os')/2", "1/(t+2)"], "row 0:"),
+])
+def test_an_expression_perturber_is_refused_with_the_reason(tmp_path, capsys, cells, message):
+    diagonal, other = cells
+    folder = tmp_path / "own"
+    folder.mkdir()
+    (folder / "p.csv").write_text("\n".join(",".join(diagonal if i == j else other for j in range(3)) for i in range(3)))
+    spec = (EXAMPLES / "own_perturber" / "expression.toml").read_text().replace('"rr_t.csv"', '"p.csv"')
+    (folder / "spec.toml").write_text(spec)
+    assert main(["stability", str(folder / "spec.toml")]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("off_diagonal, grid, range_, message", [
+    # randomized response at e^ε = 3/2 and 2, but its off-diagonal entry falls below 0 before e^ε = 8
+    ("(1-(t-3/2)*(t-2)/10)/(1+t)", '"3/2", "2"', ("3/2", "8"), "is not ≥ 0 for every e^ε in [3/2, 8]"),
+    # a ratio of t + (t - 3/2)(t - 2) between the rows: t at the grid's points, more than t beyond 2
+    ("1/(1+t+(t-3/2)*(t-2))", '"3/2", "2"', ("3/2", "3"),
+     "is not e^ε-locally-private on [3/2, 3]: C[0, 0] ≤ t·C[1, 0] fails somewhere"),
+])
+def test_an_expression_perturber_private_on_the_grid_but_not_on_the_whole_range_is_refused(
+        tmp_path, capsys, off_diagonal, grid, range_, message):
+    folder = tmp_path / "own"
+    folder.mkdir()
+    diagonal = f"1-({off_diagonal})"
+    (folder / "p.csv").write_text(f"{diagonal},{off_diagonal}\n{off_diagonal},{diagonal}\n")
+    spec = (EXAMPLES / "own_perturber" / "expression.toml").read_text().replace('"rr_t.csv"', '"p.csv"')
+    spec = spec.replace("values = 3", "values = 2").replace("known = [0, 2]", "known = [0, 1]")
+    spec = spec.replace('eps_exp = ["3/2", "2", "8"]', f"eps_exp = [{grid}]")
+    spec = spec.replace('from = "3/2"\nto = "8"', f'from = "{range_[0]}"\nto = "{range_[1]}"')
+    (folder / "spec.toml").write_text(spec)
+    assert main(["stability", str(folder / "spec.toml")]) == 2
+    assert message in capsys.readouterr().err
+    spec = spec.replace(f'from = "{range_[0]}"\nto = "{range_[1]}"', "")  # on the grid alone it is accepted
+    (folder / "spec.toml").write_text(spec)
+    assert main(["stability", str(folder / "spec.toml")]) in (0, 1)
