@@ -10,8 +10,9 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
                  values = 7                  # secrets 0..values-1
     [population] respondents = 4
                  known = [0, 1, 1]           # optional: values the analyst knows
-    [query]      kind = "count"              # "count", "sum" or "argmax"
-                 of = [0]                    # count: the perturbed values counted
+    [query]      kind = "count"              # "count", "threshold", "sum" or "argmax"
+                 of = [0]                    # count, threshold: the perturbed values counted
+                 at = 2                      # threshold: the release is whether the count is >= at
     [analyst]    prior = "uniform"           # or "uniform_tuples", or a list of probabilities
                  loss = "linear"             # "bayes", "linear", "squared" or "ama"
                  scale = 1000                # optional multiplier of the loss
@@ -76,6 +77,7 @@ from qifkit.pipelines import (
     histograms,
     sum_pipeline,
 )
+from qifkit.postprocess import deterministic
 from qifkit.privacy import tightest_eps_exp
 from qifkit.real_roots import RealPoint, rational_between, sign_on
 from qifkit.refinement import Refinement
@@ -99,7 +101,7 @@ RANGE_MAX_ENTRIES = 2000
 _KEYS = {
     "perturber": {"family", "values", "files", "matrix"},
     "population": {"respondents", "known"},
-    "query": {"kind", "of"},
+    "query": {"kind", "of", "at"},
     "analyst": {"prior", "loss", "scale"},
     "sweep": {"eps_exp", "from", "to", "exact"},
 }
@@ -133,6 +135,7 @@ class StabilitySpec:
     eps_range: tuple[str, str] | None = None
     files: tuple[tuple[str, str], ...] = ()  # family "file": (e^ε, path of its perturber's CSV)
     matrix: str | None = None  # family "expression": the CSV of its entries as rational functions of t = e^ε
+    at: int = 0  # a threshold query releases whether the count is at least `at`
 
 
 @dataclass(frozen=True)
@@ -340,10 +343,18 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if len(known) > respondents - 1:
         raise SpecError(f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown")
     query = get("query", "kind")
-    if query not in ("count", "sum", "argmax"):
-        raise SpecError(f"unknown query kind {quoted(query)}; use count, sum or argmax")
+    if query not in ("count", "threshold", "sum", "argmax"):
+        raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, sum or argmax")
     counted = get("query", "of", [])
-    if query == "count":
+    at = get("query", "at")
+    if query == "threshold":
+        at = _whole(at, "[query] at (a threshold query releases count >= at)", 1)
+        if at > respondents:
+            raise SpecError(f"[query] at = {at} is more than the {respondents} respondents: the release would be "
+                            "constant")
+    elif at is not None:
+        raise SpecError(f"[query] at is for a threshold query, not {quoted(query)}")
+    if query in ("count", "threshold"):
         if not isinstance(counted, list) or not counted:
             raise SpecError("[query] of must list the values a count query counts")
         for value in counted:
@@ -392,7 +403,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                                folder or Path("."))
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
                          tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files,
-                         matrix)
+                         matrix, at or 0)
     side = respondents + 1 if query == "argmax" else values
     if side > MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is {MAX_PERTURBER:,} "
@@ -452,6 +463,8 @@ def _secret_count(spec: StabilitySpec) -> int:
 
 
 def _output_count(spec: StabilitySpec) -> int:
+    if spec.query == "threshold":
+        return 2
     if spec.query == "count":
         return spec.respondents + 1
     if spec.query == "sum":
@@ -471,6 +484,9 @@ def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
             perturber = perturber.to_float()
         if spec.query == "count":
             return count_pipeline(perturber, spec.respondents, set(spec.counted), spec.known)
+        if spec.query == "threshold":  # the count, post-processed to whether it reaches `at`
+            counts = count_pipeline(perturber, spec.respondents, set(spec.counted), spec.known)
+            return counts @ deterministic(lambda count: int(count >= spec.at), counts.outputs, (0, 1))
         if spec.query == "sum":
             return sum_pipeline(perturber, spec.respondents, spec.known)
         return argmax_pipeline(perturber, spec.values, histograms(spec.values, spec.respondents))

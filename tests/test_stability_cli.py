@@ -369,3 +369,35 @@ def test_an_expression_perturber_private_on_the_grid_but_not_on_the_whole_range_
     spec = spec.replace(f'from = "{range_[0]}"\nto = "{range_[1]}"', "")  # on the grid alone it is accepted
     (folder / "spec.toml").write_text(spec)
     assert main(["stability", str(folder / "spec.toml")]) in (0, 1)
+
+
+def test_a_threshold_query_releases_whether_the_count_reaches_at(tmp_path):
+    """kind = "threshold" (issue 15): the count of zeros among 4 respondents (3 known), released as
+    count >= 2. Its losses are those of the count pipeline with its columns merged by hand."""
+    from qifkit import Channel, linear_error, posterior_uncertainty, truncated_geometric, uniform_prior
+    from qifkit.pipelines import count_pipeline
+
+    out = tmp_path / "r.json"
+    spec = _spec(tmp_path, family="geometric", values=5, respondents=4, known=(0, 1, 4), kind="count", loss="linear",
+                 eps=("3/2", "2", "3"))
+    text = Path(spec).read_text().replace('kind = "count"', 'kind = "threshold"\nat = 2')
+    Path(spec).write_text(text)
+    assert main(["stability", spec, "--json", str(out)]) in (0, 1)
+    for point in json.loads(out.read_text())["points"]:
+        counts = count_pipeline(truncated_geometric(5, point["eps_exp"]), 4, {0}, (0, 1, 4)).rows()
+        merged = Channel.from_rows([[sum(row[:2]), sum(row[2:])] for row in counts])
+        expected = posterior_uncertainty(uniform_prior(range(5)), merged, linear_error(range(5)))
+        assert Fraction(point["loss"]) == expected
+
+
+@pytest.mark.parametrize("query, message", [
+    ('kind = "threshold"\nof = [0]\nat = 0', "[query] at (a threshold query releases count >= at) must be a whole number >= 1"),
+    ('kind = "threshold"\nof = [0]\nat = 5', "more than the 2 respondents"),
+    ('kind = "threshold"\nof = [0]', "must be a whole number >= 1"),
+    ('kind = "count"\nof = [0]\nat = 1', "at is for a threshold query"),
+])
+def test_a_threshold_query_is_refused_with_the_reason(tmp_path, capsys, query, message):
+    spec = _spec(tmp_path)
+    Path(spec).write_text(Path(spec).read_text().replace('kind = "count"\nof = [0]', query))
+    assert main(["stability", spec]) == 2
+    assert message in capsys.readouterr().err
