@@ -26,7 +26,8 @@ from qifkit.errors import FileFormatError, NumberKindError, NumberSyntaxError, Q
 from qifkit.matrices import NumberKind
 from qifkit.numbers import MAX_NUMBER_TEXT, exact_str, parse_number, quoted
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "not_utf8", "read_channel_csv", "read_json", "write_channel_csv"]
+__all__ = ["atomic_write_text", "atomic_write_bytes", "not_utf8", "read_channel_csv", "read_json", "read_table_csv",
+           "write_channel_csv"]
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -115,7 +116,7 @@ def _labels(cells: list[str], where: str, unit: str, first: int = 1) -> bool:
 
 
 def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
-    """Read an exact channel from a CSV file.
+    """Read an exact channel from a CSV file (see :func:`read_table_csv`).
 
     Raises
     ------
@@ -124,6 +125,18 @@ def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
     NumberSyntaxError, NegativeEntryError, NotStochasticError
         From the entries, naming the cell.
     """
+    table, secrets, outputs = read_table_csv(path)
+    try:
+        return Channel.from_rows(table, secrets=secrets, outputs=outputs)
+    except QifError as error:
+        raise type(error)(f"{path}: {error}") from None
+
+
+def read_table_csv(path: str | os.PathLike[str]) -> tuple[list[list[str]], list[str] | None, list[str] | None]:
+    """The cells of a CSV table of exact number strings, and its row and column labels if it has
+    them: a first row or column with no number in it (or a blank top-left cell) holds labels; one
+    that mixes numbers and other text is refused, naming the cell. The cells are left as text for
+    the caller's reader (a channel's, a loss's)."""
     if csv.field_size_limit() < MAX_NUMBER_TEXT + 1:  # the longest number string we read, not csv's 131,072
         csv.field_size_limit(MAX_NUMBER_TEXT + 1)
     try:
@@ -149,10 +162,7 @@ def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
         secrets, table = [row[0].strip() for row in table], [row[1:] for row in table]
         if outputs is not None and len(outputs) == len(table[0]) + 1:
             outputs = outputs[1:]
-    try:
-        return Channel.from_rows(table, secrets=secrets, outputs=outputs)
-    except QifError as error:
-        raise type(error)(f"{path}: {error}") from None
+    return table, secrets, outputs
 
 
 def write_channel_csv(channel: Channel, path: str | os.PathLike[str]) -> None:

@@ -14,7 +14,7 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
                  of = [0]                    # count, threshold: the perturbed values counted
                  at = 2                      # threshold: the release is whether the count is >= at
     [analyst]    prior = "uniform"           # or "uniform_tuples", or a list of probabilities
-                 loss = "linear"             # "bayes", "linear", "squared" or "ama"
+                 loss = "linear"             # "bayes", "linear", "squared", "ama" or "loss.csv"
                  scale = 1000                # optional multiplier of the loss
     [sweep]      eps_exp = ["7/2", "351/100"]  # a grid of e^ε, and/or
                  from = "3"                  # a range: every e^ε in [from, to]
@@ -56,7 +56,7 @@ import sympy
 from qifkit.channel import Channel
 from qifkit.errors import QifError, UndecidableError
 from qifkit.expressions import parse_rational_function
-from qifkit.files import not_utf8
+from qifkit.files import not_utf8, read_table_csv
 from qifkit.measures import (
     Loss,
     Prior,
@@ -282,6 +282,25 @@ def _expression_rows(path: str, values: int) -> list[list[sympy.Expr]]:
     return rows
 
 
+def _loss_table(path: str, values: int) -> Loss:
+    """An analyst's loss from a CSV: one row per value 0..values-1 of the unknown respondent, one
+    column per action (a header of action names, and a first column 0..values-1, are optional)."""
+    try:
+        table, rows, actions = read_table_csv(path)
+    except OSError as error:
+        raise SpecError(f"cannot read the loss {path}: {error.strerror}") from None
+    except QifError as error:
+        raise SpecError(str(error)) from None
+    if len(table) != values:
+        raise SpecError(f"the loss {path} has {len(table)} rows; the unknown respondent has {values} values")
+    if rows is not None and rows != [str(value) for value in range(values)]:
+        raise SpecError(f"the loss {path} labels its rows {rows[:4]}...; they must be the values 0..{values - 1} in order")
+    try:
+        return Loss.from_rows(table, range(values), actions)
+    except QifError as error:
+        raise SpecError(f"the loss {path}: {error}") from None
+
+
 def _expression_channel(rows: list[list[sympy.Expr]], eps_exp: Any) -> Channel:
     """The expression perturber at an exact e^ε, or with entries in a given symbol (a range)."""
     if isinstance(eps_exp, sympy.Symbol):
@@ -363,8 +382,14 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if query == "argmax" and known:
         raise SpecError("an argmax query has histograms as secrets: [population] known is not allowed")
     loss = get("analyst", "loss", "bayes")
-    if loss not in ("bayes", "linear", "squared", "ama"):
-        raise SpecError(f"unknown loss {quoted(loss)}; use bayes, linear, squared or ama")
+    if isinstance(loss, str) and loss.endswith(".csv"):
+        if query == "argmax" or respondents - len(known) != 1:
+            raise SpecError("a loss from a file has one row per value of the one unknown respondent: list the other "
+                            "respondents as known (or use a named loss)")
+        loss = str((folder or Path(".")) / loss)
+        _loss_table(loss, values)  # read now, so that a bad file is refused before any work
+    elif loss not in ("bayes", "linear", "squared", "ama"):
+        raise SpecError(f"unknown loss {quoted(loss)}; use bayes, linear, squared, ama or a CSV file (loss.csv)")
     if loss == "ama" and query != "argmax":
         raise SpecError("the ama loss needs the argmax query (its actions are categories)")
     if query == "argmax" and loss not in ("ama", "bayes"):
@@ -535,7 +560,9 @@ def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss
         if len(spec.prior) != len(secrets):
             raise SpecError(f"[analyst] prior has {len(spec.prior)} entries for {len(secrets)} secrets")
         prior = Prior.from_values([_number(v, "[analyst] prior entry") for v in spec.prior], secrets)
-    if spec.loss == "bayes":
+    if spec.loss.endswith(".csv"):
+        loss = _loss_table(spec.loss, spec.values)
+    elif spec.loss == "bayes":
         loss = bayes_risk(secrets)
     elif spec.loss == "linear":
         loss = linear_error(secrets)

@@ -401,3 +401,32 @@ def test_a_threshold_query_is_refused_with_the_reason(tmp_path, capsys, query, m
     Path(spec).write_text(Path(spec).read_text().replace('kind = "count"\nof = [0]', query))
     assert main(["stability", spec]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_analysts_loss_from_a_file_gives_the_verdict_of_the_same_named_loss(tmp_path):
+    """loss = "loss.csv" (issue 15): three times the linear loss on 0..4, written as a CSV with action
+    names, gives the report of loss = "linear" with scale = 3."""
+    rows = [",".join(str(3 * abs(x - w)) for w in range(5)) for x in range(5)]
+    (tmp_path / "loss.csv").write_text(",w0,w1,w2,w3,w4\n" + "\n".join(f"{x},{row}" for x, row in enumerate(rows)) + "\n")
+    reports = []
+    for loss in ("linear", "loss.csv"):
+        out = tmp_path / f"{loss}.json"
+        spec = _spec(tmp_path, family="geometric", values=5, respondents=3, known=(0, 1), loss=loss, eps=("2", "3"))
+        Path(spec).write_text(Path(spec).read_text().replace('loss = "linear"', 'loss = "linear"\nscale = 3'))
+        assert main(["stability", spec, "--json", str(out)]) in (0, 1)
+        reports.append(json.loads(out.read_text()))
+    assert reports[0]["points"] == reports[1]["points"] and reports[0]["stable"] == reports[1]["stable"]
+
+
+@pytest.mark.parametrize("content, known, message", [
+    ("0,1\n1,0\n", (0, 1), "has 2 rows; the unknown respondent has 5 values"),
+    ("0,1\n1,x\n" * 2 + "1,1\n", (0, 1), "loss entry (1, 1): 'x' is not a number"),
+    ("0,1\n" * 5, (0,), "one row per value of the one unknown respondent"),
+    (None, (0, 1), "cannot read the loss"),
+])
+def test_a_loss_file_is_refused_with_the_reason(tmp_path, capsys, content, known, message):
+    if content is not None:
+        (tmp_path / "loss.csv").write_text(content)
+    spec = _spec(tmp_path, family="geometric", values=5, respondents=3, known=known, loss="loss.csv")
+    assert main(["stability", spec]) == 2
+    assert message in capsys.readouterr().err
