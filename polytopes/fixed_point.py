@@ -23,8 +23,8 @@ double loses the digits a fixed point needs at n in the thousands. It works on v
 every scale e^{±ε·n} fits a long double (ε·n up to about 8,000) and on logarithms beyond. Where
 even that is not enough (the columns filled first hold nearly all of z, or z has entries far
 below the others) it is redone with the remainder in high precision (:class:`_PreciseRemainder`,
-a few hundred bits at n = 2000). Every result is verified in its own arithmetic before it is returned (:class:`Verification`), and
-:attr:`Construction.arithmetic` says which arithmetic made it.
+a few hundred bits at n = 2000). Every result is verified in its own arithmetic before it is
+returned (:class:`Verification`), and :attr:`Construction.arithmetic` says which arithmetic made it.
 """
 
 from __future__ import annotations
@@ -284,7 +284,7 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
         rounding of those amounts: geometric(0.9) z at n = 2000, narrow bumps, entries of 1e-300
         beside 0.1), the run is redone with the remainder, the columns' budgets and the deciding
         bounds in 128 + n/12 bits, then 4 and 16 times that (on the floats' exact values, z
-        renormalised exactly), about 3 times as slow, and verified again.
+        renormalised exactly), about four times as slow, and verified again.
 
     Returns
     -------
@@ -325,8 +325,10 @@ def _last_mass_below_rounding(log_z: np.ndarray, selector: Selector) -> bool:
     its mass is 1 minus what the other columns took, and a long double's rounding of those masses
     (about 1e-19 of each) exceeds z_j itself; the long-double run would be refused at its end
     (geometric(0.9) at n = 2000 has z_1000 = 2e-47 in the middle, where the sandwich order ends)."""
-    last = {"sandwich": log_z[log_z.size // 2], "max": log_z.min(), "min": log_z.max()}.get(selector) if isinstance(selector, str) else None
-    return last is not None and float(last) < math.log(1e-20)
+    if not isinstance(selector, str):
+        return False  # a callable's last column is not known in advance
+    last = {"sandwich": log_z[log_z.size // 2], "max": log_z.min(), "min": log_z.max()}[selector]
+    return float(last) < math.log(1e-20)
 
 
 class _Runs:
@@ -386,8 +388,9 @@ def _heuristic_exact(z: list[Fraction], e: Fraction, choose: Callable[..., int])
 
 
 def _algorithm1(z: list[Any], e: Any, choose: Callable[..., int]) -> tuple[_Placed, int, list[int]]:
-    """Algorithm 1 in exact rational arithmetic (flint). Returns the scales placed in each column (amount q and row heights, s_i = e^{ε·height_i}), the number of
-    scale additions and the order the columns were filled in.
+    """Algorithm 1 in exact rational arithmetic (flint). Returns the scales placed in each column
+    (amount q and row heights, s_i = e^{ε·height_i}), the number of scale additions and the order
+    the columns were filled in.
 
     Per run of rows joined by tight bounds (:class:`_Runs`) it keeps r at the run's first row and the
     weight Σ z_i·e^{ε·off_i}, so a step costs O(runs); the scales are kept as (amount, heights) and
@@ -666,10 +669,10 @@ class _PreciseRemainder:
     The float mode's remainder is 1 minus what the filled columns took; where the columns filled
     first hold nearly all of z (geometric(0.9) in the sandwich order, narrow bumps) it falls far
     below the rounding of the amounts taken from it, and a long double loses it (the hard fixed
-    points of the benchmark need 96 to 224 bits at n = 400 to 2000). Here the long-double logs of r (:meth:`logs`) only screen Prop. 2's
-    bounds; the few that can attain the minimum, and the column's own amount c_j/Σ z·s, are computed
-    in `bits` bits, the amount q is an exact point and r − q·s and c_j − q·Σ z·s are formed in `bits`
-    bits. The budgets must be that precise too: what a large column takes too much or too little
+    points of the benchmark need 96 to 224 bits at n = 400 to 2000). Here the long-double logs of r
+    (:meth:`logs`) only screen Prop. 2's bounds; the few that can attain the minimum, and the
+    column's own amount c_j/Σ z·s, are computed in `bits` bits, the amount q is an exact point and
+    r − q·s and c_j − q·Σ z·s are formed in `bits` bits. The budgets must be that precise too: what a large column takes too much or too little
     is missing from z·r, and the last column, which takes all of r, may have a tiny z_j. The
     remainder keeps its balls' radii, a bound on its rounding: where two runs join, the value
     kept for the run is the one with the smaller relative radius (r at the first row is often the
@@ -700,7 +703,8 @@ class _PreciseRemainder:
         positive in this precision is refused (:class:`CertificateError`: more bits)."""
         logs = _logs_of(self.rho)
         if not np.all(logs > -np.inf):
-            raise CertificateError(f"Algorithm 1 (float mode): the remainder ran out before the last column in {self.bits} bits")
+            raise CertificateError("Algorithm 1 (float mode): the remainder ran out before the last column in "
+                                   f"{self.bits} bits")
         return logs
 
     def merge(self, k: int, shift: int) -> None:
@@ -809,7 +813,8 @@ def _heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) -
             order.append(j)
             if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
                 log_r = np.log(np.repeat(rho, runs.lengths()))
-                placed[j].append((log_r + _last_column_correction(log_r + eps * runs.off, log_z, np.log(c[j])), runs.off.copy()))
+                correction = _last_column_correction(log_r + eps * runs.off, log_z, np.log(c[j]))
+                placed[j].append((log_r + correction, runs.off.copy()))
                 open_mask[j] = False
                 steps += 1
                 break

@@ -395,7 +395,8 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if query == "argmax" and loss not in ("ama", "bayes"):
         raise SpecError(f"an argmax query has histograms as secrets: use the ama or bayes loss, not {loss}")
     if loss in ("linear", "squared") and (query == "argmax" or respondents - len(known) != 1):
-        raise SpecError(f"the {loss} loss needs one unknown respondent (a numeric secret); use bayes, or list more known values")
+        raise SpecError(f"the {loss} loss needs one unknown respondent (a numeric secret); use bayes, or list more "
+                        "known values")
     scale = _number(get("analyst", "scale", 1), "[analyst] scale")
     if scale <= 0:
         raise SpecError(f"[analyst] scale must be positive, got {scale}")
