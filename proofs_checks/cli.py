@@ -1,6 +1,7 @@
 """The ``qifkit`` console command: its parser and dispatch. The work of each command lives in
-:mod:`proofs_checks.cli_commands` and :mod:`proofs_checks.cli_design`, imported only once a command
-runs, so ``qifkit --help`` and ``qifkit --version`` answer in well under a second.
+:mod:`proofs_checks.cli_commands`, :mod:`proofs_checks.cli_enumerate` and :mod:`proofs_checks.cli_design`,
+imported only once a command runs, so ``qifkit --help`` and ``qifkit --version`` answer in well
+under a second and a command loads only what it needs.
 
 - ``qifkit check [--only GLOB ...] [--json FILE] [--markdown FILE] [--full] [--list]`` runs the
   registered claim checks, prints a line per check as it finishes and a summary, writes the JSON report atomically, and
@@ -32,7 +33,7 @@ import importlib
 import os
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ from qifkit.errors import InternalError, QifError
 __all__ = ["main", "UsageError"]
 
 # The parser's choices, written here so that building it imports no numeric layer; the polytope
-# names, selectors and properties are compared with their homes (proofs_checks.cli_commands,
+# names, selectors and properties are compared with their homes (proofs_checks.cli_enumerate,
 # polytopes.fixed_point, polytopes.constrained) in tests/test_cli.py. CONSTRUCT_METHODS is the home
 # of construct's method names.
 POLYTOPE_NAMES = ("F", "LDP", "RF", "RU", "U")
@@ -117,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
                             "Normaliz's exact algorithms; orbits: one vertex per orbit by adjacency decomposition, "
                             "complete by construction (LDP n = 5 in about 25 s)")
     enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
-    enumerate_.set_defaults(handler="_run_enumerate_command")
+    enumerate_.set_defaults(module="proofs_checks.cli_enumerate", handler="_run_enumerate_command")
     _add_design_commands(commands)
     for name, command in commands.choices.items():
         command.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
@@ -191,6 +192,13 @@ def _add_design_commands(commands: Any) -> None:
 
 #: The exit statuses of every command (README, "Exit statuses").
 EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INTERNAL, EXIT_UNDECIDED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+
+def progress_printer(arguments: argparse.Namespace, stream: Any) -> Callable[[str], None]:
+    """The progress printer of a long command: lines to `stream`, or nothing with -q/--quiet."""
+    if arguments.quiet:
+        return lambda line: None
+    return lambda line: print(line, file=stream, flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,7 @@
-"""The work behind each ``qifkit`` command but construct and design (:mod:`proofs_checks.cli_design`):
-one handler per command, imported by :func:`proofs_checks.cli.main` only once a command runs, so
-that ``qifkit --help`` and ``qifkit --version`` start without the toolkit's numeric layers."""
+"""The work behind ``qifkit check``, ``refine``, ``verify`` and ``stability`` (enumerate:
+:mod:`proofs_checks.cli_enumerate`; construct and design: :mod:`proofs_checks.cli_design`): one
+handler per command, imported by :func:`proofs_checks.cli.main` only once a command runs, so that
+``qifkit --help`` starts without the toolkit's numeric layers and a command loads only its own."""
 
 
 from __future__ import annotations
@@ -10,25 +11,19 @@ import difflib
 import fnmatch
 import json
 import sys
-import time
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
-from polytopes.ldp_support import ldp_vertices_by_support
-from polytopes.lrs import lrs_available
-from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
-from proofs_checks.cli import EXIT_NEGATIVE, EXIT_OK, EXIT_UNDECIDED, UsageError
-from proofs_checks.cli_design import NAMED_FIXED_POINTS, check_writable, fixed_point, write_json
+from proofs_checks.cli import EXIT_NEGATIVE, EXIT_OK, EXIT_UNDECIDED, UsageError, progress_printer
+from proofs_checks.cli_io import check_writable, write_json
 from proofs_checks.registry import Check, Result, Status, registry, run_check
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from qifkit import Channel
 from qifkit.errors import MissingDependencyError
 from qifkit.files import atomic_write_text, read_json
 from qifkit.refinement import certificate_defect, certificate_document, certificate_from_document, refines
-from qifkit.stability_spec import evaluate_spec, read_spec
 
 
 def _select(checks: dict[str, Check], patterns: Sequence[str] | None) -> list[Check]:
@@ -159,15 +154,10 @@ def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]
               f"{where / 'cert.json'}")
 
 
-def _progress(arguments: argparse.Namespace, stream: Any) -> Any:
-    """The progress printer of a long command: lines to `stream`, or nothing with -q/--quiet."""
-    if arguments.quiet:
-        return lambda line: None
-    return lambda line: print(line, file=stream, flush=True)
-
-
 def _run_stability_command(arguments: argparse.Namespace) -> int:
     try:
+        from qifkit.stability_spec import evaluate_spec, read_spec  # loaded by this command only
+
         spec = read_spec(arguments.spec)
     except OSError as error:
         raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
@@ -186,7 +176,7 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
-    report, certificates = evaluate_spec(spec, progress=_progress(arguments, sys.stderr),
+    report, certificates = evaluate_spec(spec, progress=progress_printer(arguments, sys.stderr),
                                          time_limit=arguments.time_limit)
     if report["points"]:
         print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
@@ -294,116 +284,3 @@ def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, 
     return {"input": {"spec": path, "sha256": digest, "parsed": content},
             "versions": {name: version(name) for name in ("qifkit", "sympy", "python-flint", "highspy")}
             | {"python": platform.python_version()}, **report}
-
-
-_POLYTOPES = {
-    "LDP": lambda n, e, z: ldp_polytope(n, e),
-    "U": lambda n, e, z: count_polytope(n, e),
-    "F": lambda n, e, z: count_polytope(n, e, z, fixed=True),
-    "RU": lambda n, e, z: representation_polytope(n, e),
-    "RF": lambda n, e, z: representation_polytope(n, e, z, fixed=True),
-}
-
-
-ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked before any work (n = 5 of U: > 2 min)
-
-
-def _run_enumerate_command(arguments: argparse.Namespace) -> int:
-    for path in (arguments.json, arguments.ine, arguments.ext):
-        if path:
-            check_writable(path)
-    given = arguments.z is not None or arguments.z_file is not None
-    if given and arguments.polytope not in ("F", "RF"):
-        raise UsageError(f"--z/--z-file is the fixed point of F and RF; {arguments.polytope} has none")
-    z = None
-    if given:
-        named = arguments.z in NAMED_FIXED_POINTS
-        z, _ = fixed_point(arguments.z, arguments.z_file, arguments.n if named else None, renormalise=False)
-        if len(z) != arguments.n:
-            raise UsageError(f"the fixed point has {len(z)} entries; --n is {arguments.n}")
-        if min(z) <= 0:
-            k = z.index(min(z))
-            raise UsageError(f"z[{k}] = {z[k]} is not positive; a fixed point must put mass on every count")
-    if arguments.resume and Path(arguments.resume).exists() and not Path(arguments.resume).is_dir():
-        raise UsageError(f"--resume {arguments.resume}: exists and is not a folder")
-    limit = ENUMERATION_MAX_N[arguments.polytope]
-    if arguments.n > limit:
-        raise UsageError(
-            f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
-            f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
-            f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
-    polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
-    if arguments.method == "orbits":
-        return _enumerate_orbits(arguments, polytope)
-    if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
-        return _enumerate_ldp_by_support(arguments, polytope)
-    if arguments.resume:
-        raise UsageError("--resume is for the long LDP runs (n >= 5); this enumeration is one cdd call")
-    if arguments.ine:
-        atomic_write_text(arguments.ine, polytope.to_ine())
-    method = arguments.method or ("lrs" if arguments.polytope in ("RU", "RF") and lrs_available() else "cdd")
-    if method == "lrs" and not lrs_available():
-        raise UsageError("--method lrs needs the lrs program (Debian: apt-get install lrslib)")
-    if method == "normaliz":
-        from polytopes.normaliz import INSTALL_HINT, normaliz_available
-
-        if not normaliz_available():
-            raise UsageError(f"--method normaliz needs PyNormaliz: {INSTALL_HINT}")
-    enumeration = enumerate_vertices(polytope, method)
-    orbit_count = len(orbits(enumeration.vertices, polytope.symmetries)) if arguments.orbits else None
-    print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {len(enumeration.vertices)} vertices"
-          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({enumeration.seconds:.2f} s, exact, {method})")
-    if arguments.ext:
-        atomic_write_text(arguments.ext, to_ext(enumeration))
-    if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count), indent=1) + "\n")
-        print(f"vertices written to {arguments.json}")
-    return 0
-
-
-def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
-    """``--method orbits``: one vertex per orbit (polytopes.orbitwise), with orbit sizes."""
-    from polytopes.normaliz import normaliz_available
-    from polytopes.orbitwise import enumerate_orbits
-
-    if arguments.ext or arguments.resume:
-        raise UsageError("--method orbits lists one vertex per orbit: --ext and --resume need every vertex "
-                         "(use --method cdd, or LDP's --resume)")
-    if arguments.ine:
-        atomic_write_text(arguments.ine, polytope.to_ine())
-    result = enumerate_orbits(polytope, progress=_progress(arguments, sys.stderr),
-                              cone_method="normaliz" if normaliz_available() else "cdd")
-    print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
-          f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
-          f"decomposition: complete, {result.neighbours} neighbours checked)")
-    if arguments.json:
-        document = {"polytope": polytope.name, "n": arguments.n, "eps_exp": str(polytope.eps_exp),
-                    "z": None if polytope.z is None else [str(v) for v in polytope.z], "count": result.count,
-                    "orbits": len(result.orbits), "group_order": result.group_order,
-                    "representatives": [{"size": orbit.size, "vertex": [str(v) for v in orbit.representative]}
-                                        for orbit in result.orbits],
-                    "neighbours_checked": result.neighbours, "seconds": round(result.seconds, 4)}
-        write_json(arguments.json, document, "orbit representatives")
-    return EXIT_OK
-
-
-def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> int:
-    """D for larger n: block by block over column supports, resumable (polytopes.ldp_support)."""
-    start = time.perf_counter()
-    vertices, by_size = ldp_vertices_by_support(arguments.n, arguments.eps_exp, arguments.resume,
-                                                progress=_progress(arguments, sys.stdout))
-    ordered = sorted(vertices)
-    flat = [Vertex(tuple(v for row in m for v in row), frozenset()) for m in ordered]
-    orbit_count = len(orbits(flat, polytope.symmetries)) if arguments.orbits else None
-    seconds = time.perf_counter() - start
-    print(f"LDP n={arguments.n} e^ε={polytope.eps_exp}: {len(ordered)} vertices"
-          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({seconds:.1f} s, exact, by support)")
-    enumeration = Enumeration(polytope, tuple(flat), seconds)
-    if arguments.ext:
-        atomic_write_text(arguments.ext, to_ext(enumeration))
-    if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count)) + "\n")
-        print(f"vertices written to {arguments.json}")
-    return 0
-
-

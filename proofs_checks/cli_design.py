@@ -15,11 +15,7 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
-import math
-import tempfile
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,119 +31,14 @@ from polytopes.fixed_point import (
 )
 from polytopes.lp import certified_minimum
 from polytopes.spaces import count_polytope
+from proofs_checks.cli import UsageError
+from proofs_checks.cli_io import check_writable, comma_list, fixed_point, write_json
 from qifkit.count_objectives import l0_score, objective_value
-from qifkit.errors import QifError
 from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
-from qifkit.numbers import exact, exact_str, parse_eps_exp, parse_number
+from qifkit.numbers import exact, exact_str, parse_eps_exp
 
-__all__ = ["NAMED_FIXED_POINTS", "construct", "design", "check_writable", "comma_list", "fixed_point", "write_json"]
-
-class DesignUsageError(QifError, ValueError):
-    """Contradictory or malformed options of construct/design."""
-
-
-def comma_list(text: str, what: str) -> list[str]:
-    """The entries of a comma-separated option, refused if one is empty."""
-    cells = [c.strip() for c in text.split(",")]
-    if not all(cells):
-        raise DesignUsageError(f"{what} {text!r} has an empty entry")
-    return cells
-
-
-NAMED_FIXED_POINTS = ("uniform", "binomial")
-FLOAT_SUM_TOLERANCE = Fraction(1, 10**9)  # float mode: a z summing to 1 within this is renormalised (and said)
-
-
-def fixed_point(text: str | None, path: str | None, n: int | None, *, renormalise: bool) -> tuple[list[Fraction], str]:
-    """The fixed point z from ``--z`` (numbers, or ``uniform``/``binomial`` with ``--n``) or ``--z-file``.
-
-    A file holds numbers separated by commas or line breaks (exact strings, as in ``--z``) or is a
-    ``.npy`` array of floats (read exactly). With `renormalise` (float mode) a z whose sum is within
-    1e-9 of 1 is divided by its sum, exactly, and the returned note says so; otherwise the sum must be
-    exactly 1 (checked by the constructor). Returns (z, note).
-    """
-    if (text is None) == (path is None):
-        raise DesignUsageError("give the fixed point with one of --z and --z-file")
-    if text in NAMED_FIXED_POINTS:
-        if n is None or n < 2:
-            raise DesignUsageError(f"--z {text} needs --n N with N >= 2 values, got {n}")
-        if text == "uniform":
-            return [Fraction(1, n)] * n, ""
-        return [Fraction(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)], ""
-    if n is not None:
-        raise DesignUsageError(f"--n goes with a named fixed point ({', '.join(NAMED_FIXED_POINTS)}); z gives n itself")
-    if text is not None:
-        z = [exact(c) for c in comma_list(text, "--z")]
-    elif path.endswith(".npy"):
-        z = _npy_numbers(path)
-    else:
-        z = _text_numbers(path)
-    total = sum(z)
-    if total == 1 or abs(total - 1) > FLOAT_SUM_TOLERANCE:
-        return z, ""  # exact, or far off: the constructor names the sum
-    off = f"1 {'+' if total > 1 else '-'} {float(abs(total - 1)):.3g}"
-    if renormalise:  # a z with a zero or negative entry goes on to the constructor, which names it
-        return ([v / total for v in z], f"z summed to {off}; renormalised") if all(v > 0 for v in z) else (z, "")
-    raise DesignUsageError(f"z sums to {off}, not exactly 1; the exact methods need an exact distribution "
-                           "(--float renormalises such a z)")
-
-
-def _npy_numbers(path: str) -> list[Fraction]:
-    try:
-        values = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as error:
-        raise DesignUsageError(f"{path}: not a readable .npy array ({error})") from None
-    if values.ndim != 1 or values.dtype.kind not in "fiu":
-        raise DesignUsageError(f"{path}: z must be a 1-D array of numbers, got shape {values.shape}, dtype {values.dtype}")
-    bad = np.flatnonzero(~np.isfinite(values.astype(float)))
-    if bad.size:
-        raise DesignUsageError(f"{path}: entry {bad[0]} is {values[bad[0]]}, not a finite number")
-    return [Fraction(v) for v in values.tolist()]
-
-
-def _text_numbers(path: str) -> list[Fraction]:
-    try:
-        with open(path, encoding="utf-8-sig") as stream:
-            lines = stream.read().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        raise DesignUsageError(f"{path}: cannot read the fixed point ({error})") from None
-    z = []
-    for row, line in enumerate(lines, start=1):
-        for column, cell in enumerate(line.split(","), start=1):
-            cell = cell.strip()
-            if not cell and line.strip():
-                raise DesignUsageError(f"{path}, line {row}, entry {column}: empty")
-            if cell:
-                try:
-                    z.append(parse_number(cell))
-                except QifError as error:
-                    raise DesignUsageError(f"{path}, line {row}, entry {column}: {error}") from None
-    return z
-
-
-def check_writable(path: str) -> None:
-    """Fail before any work if `path` cannot be written: its folder missing or not writable, or
-    the path itself a folder (the commands' shared output check)."""
-    target = Path(path)
-    if target.is_dir():
-        raise DesignUsageError(f"cannot write {path}: it is a folder")
-    folder = target.resolve().parent
-    if not folder.is_dir():
-        raise DesignUsageError(f"cannot write {path}: folder {folder} does not exist")
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        raise DesignUsageError(f"cannot write {path}: {error.strerror}") from None
-
-
-def write_json(path: str, document: Any, what: str) -> None:
-    """Write a command's JSON document atomically and say so."""
-    atomic_write_text(path, json.dumps(document, indent=2) + "\n")
-    if path != "-":
-        print(f"{what} written to {path}")
-
+__all__ = ["construct", "design"]
 
 def _text(value: Any) -> str:
     return exact_str(value) if isinstance(value, Fraction) else repr(float(value))
@@ -167,7 +58,7 @@ def _check_construct_size(arguments: argparse.Namespace, n: int) -> None:
         around = {"lp": "use --method alg1 (exact) or alg2 for larger n",
                   "exact": "use --float (verified to 1e-9) for larger n",
                   "float": "call polytopes.fixed_point.heuristic_constructor from Python for larger n"}[way]
-        raise DesignUsageError(f"n = {n:,} asks for a mechanism of {n * n:,} entries by {arguments.method}"
+        raise UsageError(f"n = {n:,} asks for a mechanism of {n * n:,} entries by {arguments.method}"
                                f"{' in float mode' if way == 'float' else ''}; this command stops at n = {limit:,} "
                                f"(checked before any work): {around}")
 
@@ -175,9 +66,9 @@ def _check_construct_size(arguments: argparse.Namespace, n: int) -> None:
 def construct(arguments: argparse.Namespace) -> int:
     """``qifkit construct``."""
     if arguments.selector and arguments.method != "alg1":
-        raise DesignUsageError(f"--selector applies to --method alg1, not {arguments.method}")
+        raise UsageError(f"--selector applies to --method alg1, not {arguments.method}")
     if arguments.float and arguments.method.startswith("lp"):
-        raise DesignUsageError(f"--float applies to alg1 and alg2; {arguments.method} is an exact LP")
+        raise UsageError(f"--float applies to alg1 and alg2; {arguments.method} is an exact LP")
     _check_outputs(arguments)
     if arguments.n is not None:
         _check_construct_size(arguments, arguments.n)
@@ -220,7 +111,7 @@ def _check_outputs(arguments: argparse.Namespace) -> None:
     """--out (.npy or .csv) and --json: formats known and places writable, before any work."""
     for path in (arguments.out, arguments.json):
         if path and not path.endswith((".npy", ".csv", ".json")):
-            raise DesignUsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
+            raise UsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
         if path:
             check_writable(path)
 
@@ -247,27 +138,27 @@ def design(arguments: argparse.Namespace) -> int:
     properties = comma_list(arguments.props, "--props") if arguments.props else []
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:
-        raise DesignUsageError(f"unknown property {unknown[0]!r}; the properties are {', '.join(PROPERTIES)}")
+        raise UsageError(f"unknown property {unknown[0]!r}; the properties are {', '.join(PROPERTIES)}")
     if arguments.mechanism and properties:
-        raise DesignUsageError("--mechanism names a mechanism; --props asks for an optimum: give one of them")
+        raise UsageError("--mechanism names a mechanism; --props asks for an optimum: give one of them")
     if arguments.n < 1:
-        raise DesignUsageError(f"--n must be >= 1, got {arguments.n}")
+        raise UsageError(f"--n must be >= 1, got {arguments.n}")
     limit = DESIGN_MAX_N["named" if arguments.mechanism else "optimal"]
     if arguments.n > limit:
         what = (f"{(arguments.n + 1) ** 2} exact entries" if arguments.mechanism
                 else f"an exact LP with {(arguments.n + 1) ** 2} variables")
-        raise DesignUsageError(f"--n {arguments.n} asks for {what}; this command stops at n = {limit} (checked before "
+        raise UsageError(f"--n {arguments.n} asks for {what}; this command stops at n = {limit} (checked before "
                                "any work). Larger n: call polytopes.constrained from Python, where nothing is printed")
     if arguments.eps_exp is not None:
         alpha = 1 / parse_eps_exp(arguments.eps_exp)
         if not alpha < 1:
-            raise DesignUsageError(f"--eps-exp {arguments.eps_exp} is not > 1 (α = e^−ε must be in (0, 1))")
+            raise UsageError(f"--eps-exp {arguments.eps_exp} is not > 1 (α = e^−ε must be in (0, 1))")
     else:
         alpha = exact(arguments.alpha)
         if not 0 < alpha < 1:
-            raise DesignUsageError(f"--alpha {arguments.alpha} is not in (0, 1): α = e^−ε")
+            raise UsageError(f"--alpha {arguments.alpha} is not in (0, 1): α = e^−ε")
     if arguments.min_distance < 0:
-        raise DesignUsageError(f"--min-distance {arguments.min_distance} is negative: it counts errors of at least d")
+        raise UsageError(f"--min-distance {arguments.min_distance} is negative: it counts errors of at least d")
     p = {"L0": 0, "L1": 1, "L2": 2}[arguments.objective]
     plain_l0 = p == 0 and arguments.aggregate == "sum" and arguments.min_distance <= 1
     if arguments.mechanism:

@@ -78,7 +78,6 @@ from qifkit.pipelines import (
     sum_pipeline,
 )
 from qifkit.postprocess import deterministic
-from qifkit.privacy import tightest_eps_exp
 from qifkit.real_roots import RealPoint, rational_between, sign_on
 from qifkit.refinement import Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
@@ -166,6 +165,13 @@ def read_spec(path: str) -> StabilitySpec:
     return parse_spec(document, Path(path).parent)
 
 
+def _tightest_eps_exp(channel: Channel) -> Any:
+    """A channel's tightest e^ε for local DP (networkx, loaded only for the user's own perturbers)."""
+    from qifkit.privacy import tightest_eps_exp
+
+    return tightest_eps_exp(channel).eps_exp
+
+
 def _perturber_files(files: Any, family: str, values: int, grid: list[Any], eps_range: Any, query: Any,
                      folder: Path) -> tuple[tuple[str, str], ...]:
     """Family "file": one CSV per e^ε of the grid (``files = {"2" = "p2.csv", ...}``), each a
@@ -191,7 +197,7 @@ def _perturber_files(files: Any, family: str, values: int, grid: list[Any], eps_
         if not isinstance(path, str):
             raise SpecError(f"[perturber] files: the path for {quoted(name)} must be a string")
         channel = _file_channel(str(folder / path), values)
-        tightest = tightest_eps_exp(channel).eps_exp  # local DP: every two values adjacent
+        tightest = _tightest_eps_exp(channel)  # local DP: every two values adjacent
         if tightest > key:
             raise SpecError(f"{path} is not {exact_str(key)}-locally-private: its tightest e^ε is "
                             f"{tightest if tightest == math.inf else exact_str(tightest)}")
@@ -237,7 +243,7 @@ def _perturber_matrix(matrix: Any, family: str, values: int, grid: list[Any], ep
     for value in grid:
         key = _eps_exp(value, "[sweep] eps_exp value")
         channel = _expression_channel(rows, key)
-        tightest = tightest_eps_exp(channel).eps_exp
+        tightest = _tightest_eps_exp(channel)
         if tightest > key:
             raise SpecError(f"{path} at e^ε = {exact_str(key)} is not {exact_str(key)}-locally-private: its tightest "
                             f"e^ε is {tightest if tightest == math.inf else exact_str(tightest)}")

@@ -209,10 +209,10 @@ def test_help_and_version_start_without_the_numeric_layers():
 def test_the_parsers_choices_are_those_of_their_homes():
     from polytopes.constrained import PROPERTIES
     from polytopes.fixed_point import SELECTORS
-    from proofs_checks import cli, cli_commands
+    from proofs_checks import cli, cli_enumerate
 
     assert cli.PROPERTIES == PROPERTIES and cli.SELECTORS == SELECTORS
-    assert cli.POLYTOPE_NAMES == tuple(sorted(cli_commands._POLYTOPES))
+    assert cli.POLYTOPE_NAMES == tuple(sorted(cli_enumerate._POLYTOPES))
 
 
 def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_it(monkeypatch, capsys):
