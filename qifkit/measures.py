@@ -302,7 +302,9 @@ class Loss(_DecisionTable):
     """A loss function ℓ(x, w) ≥ 0 (Alvim et al. Def. 1): rows are secrets, columns actions."""
 
     def _check(self) -> None:
-        for i, row in enumerate(self.rows()):
+        # exact entries are compared as the domain's own numbers (FLINT's), not converted to Fractions
+        entries = self.matrix.to_list() if self.kind is NumberKind.EXACT else self.rows()
+        for i, row in enumerate(entries):
             for j, value in enumerate(row):
                 if value < 0:
                     raise NegativeEntryError(f"loss entry ({i}, {j}) is {value}, a negative loss")

@@ -372,3 +372,34 @@ def test_a_refutation_with_a_wrong_gap_or_loss_is_rejected():
     assert not verify_certificate(r2, r3, replace(result, uncertainty_a=result.uncertainty_a + 1, gap=result.gap + 1))
     flipped = replace(result, uncertainty_a=result.uncertainty_b, uncertainty_b=result.uncertainty_a, gap=-result.gap)
     assert not verify_certificate(r2, r3, flipped)
+
+
+def _row_space_pair(seed, rows, columns, rank):
+    """A = R·M of rank `rank`; B = A·((1+t)W − tU), in A's row space, with a zero entry: only the LP refutes it."""
+    rng = random.Random(seed)
+    a = random_channel(rng, rows, rank) @ random_channel(rng, rank, columns)
+    aw, au = (a @ random_channel(rng, columns, columns)).rows(), (a @ random_channel(rng, columns, columns)).rows()
+    t = min(p / (q - p) for rp, rq in zip(aw, au) for p, q in zip(rp, rq) if q > p)
+    return a, Channel.from_rows([[(1 + t) * p - t * q for p, q in zip(rp, rq)] for rp, rq in zip(aw, au)])
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_refutations_of_rank_deficient_pairs_come_with_small_denominator_losses(seed):
+    # The Farkas multipliers' loss carries the basis's large denominators; a rounded copy with
+    # denominators up to 10^4, checked exactly, is tried first (floats only pass over candidates whose
+    # gap is plainly not positive). Seen to fail when every rounded candidate is passed over.
+    a, b = _row_space_pair(seed, 40, 12, 6)
+    result = refines(a, b)
+    assert not result.holds and result.gap > 0 and verify_certificate(a, b, result)
+    assert max(v.denominator for row in result.loss.rows() for v in row) <= 10**4
+
+
+def test_the_float_gap_never_passes_over_a_loss_with_a_positive_exact_gap():
+    from qifkit.measures import posterior_uncertainty, uniform_prior
+
+    a, b = _row_space_pair(4, 30, 10, 5)
+    result = refines(a, b)
+    table = result.loss.rows()
+    floats = refinement._FloatGap(a, b, [F(1)] * a.shape[0])
+    assert posterior_uncertainty(uniform_prior(a.secrets), a, result.loss) > posterior_uncertainty(uniform_prior(a.secrets), b, result.loss)
+    assert not floats.clearly_not_positive(table)
