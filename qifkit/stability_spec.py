@@ -9,7 +9,8 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
                  files = {"2" = "p2.csv"}    # family "file": a CSV per e^ε of the grid
                  values = 7                  # secrets 0..values-1
     [population] respondents = 4
-                 known = [0, 1, 1]           # optional: values the analyst knows
+                 known = [0, 1, 1]           # optional: values the analyst knows, or
+                 known_counts = {"0" = 5000, "1" = 6709}  # how many known respondents hold each value
     [query]      kind = "count"              # "count", "threshold", "sum" or "argmax"
                  of = [0]                    # count, threshold: the perturbed values counted
                  at = 2                      # threshold: the release is whether the count is >= at
@@ -79,7 +80,7 @@ from qifkit.pipelines import (
 )
 from qifkit.postprocess import deterministic
 from qifkit.real_roots import RealPoint, rational_between, sign_on
-from qifkit.refinement import Refinement
+from qifkit.refinement import MAX_WITNESS_ENTRIES, Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
 
 __all__ = ["SpecError", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "sampled_losses",
@@ -99,7 +100,7 @@ MAX_EXPRESSION_VALUES = 20
 RANGE_MAX_ENTRIES = 2000
 _KEYS = {
     "perturber": {"family", "values", "files", "matrix"},
-    "population": {"respondents", "known"},
+    "population": {"respondents", "known", "known_counts"},
     "query": {"kind", "of", "at"},
     "analyst": {"prior", "loss", "scale"},
     "sweep": {"eps_exp", "from", "to", "exact"},
@@ -333,6 +334,19 @@ def _family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
     return lambda values, eps_exp: _file_channel(paths[exact_eps_exp(eps_exp)], values)
 
 
+def _expanded_counts(counts: Any, values: int) -> list[int]:
+    """``known_counts = {"0" = 5000, "1" = 6709}`` (how many known respondents hold each value; for
+    census-sized populations) as the list of known values it stands for."""
+    if not isinstance(counts, dict):
+        raise SpecError('[population] known_counts must be a table of value = count, e.g. {"0" = 5000, "1" = 6709}')
+    known: list[int] = []
+    for key, count in counts.items():
+        if not (key.isascii() and key.isdigit()) or not 0 <= int(key) < values:
+            raise SpecError(f"[population] known_counts: {quoted(key)} is not a value 0..{values - 1}")
+        known += [int(key)] * _whole(count, f"[population] known_counts {quoted(key)}", 0)
+    return sorted(known)
+
+
 def _whole(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise SpecError(f"{name} must be a whole number >= {minimum}, got {quoted(value)}")
@@ -362,6 +376,11 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     known = get("population", "known", [])
     if not isinstance(known, list):
         raise SpecError("[population] known must be a list of values")
+    known_counts = get("population", "known_counts")
+    if known_counts is not None:
+        if known:
+            raise SpecError("[population] give the known respondents as known = [...] or as known_counts, not both")
+        known = _expanded_counts(known_counts, values)
     for value in known:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < values:
             raise SpecError(f"known value {quoted(value)} is out of range: values are 0..{values - 1}")
@@ -450,6 +469,11 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
             f"the secrets are more than {MAX_ROWS:,} histograms of {unknown:,} unknown respondents over {values:,} "
             f"values (the limit); list more respondents as known, or use fewer values"
         )
+    outputs = _output_count(spec)
+    if exact_flag and len(eps_list) >= 2 and outputs ** 2 > MAX_WITNESS_ENTRIES:
+        raise SpecError(f"the pipelines have {outputs:,} outputs: certifying one against another needs an exact "
+                        f"{outputs:,} × {outputs:,} witness, more than the {MAX_WITNESS_ENTRIES:,} entries refinement "
+                        "takes; set exact = false for the float curve, or use fewer respondents")
     return spec
 
 

@@ -430,3 +430,42 @@ def test_a_loss_file_is_refused_with_the_reason(tmp_path, capsys, content, known
     spec = _spec(tmp_path, family="geometric", values=5, respondents=3, known=known, loss="loss.csv")
     assert main(["stability", spec]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_known_counts_stand_for_the_list_of_known_values(tmp_path):
+    """known_counts (for census-sized populations): {"0" = 2, "2" = 1} is known = [0, 0, 2]."""
+    reports = []
+    for population in ("known = [0, 0, 2]", 'known_counts = { "0" = 2, "2" = 1 }'):
+        out = tmp_path / f"{len(reports)}.json"
+        spec = _spec(tmp_path, family="geometric", values=3, respondents=4, known=(0, 0, 2), eps=("2", "3"))
+        Path(spec).write_text(Path(spec).read_text().replace("known = [0, 0, 2]", population))
+        assert main(["stability", spec, "--json", str(out)]) in (0, 1)
+        reports.append(json.loads(out.read_text()))
+    assert reports[0]["points"] == reports[1]["points"] and reports[0]["stable"] == reports[1]["stable"]
+
+
+@pytest.mark.parametrize("population, message", [
+    ('known = [0]\nknown_counts = { "0" = 1 }', "not both"),
+    ('known_counts = { "3" = 1 }', "'3' is not a value 0..2"),
+    ('known_counts = { "x" = 1 }', "'x' is not a value"),
+    ('known_counts = { "0" = -1 }', "must be a whole number >= 0"),
+    ('known_counts = { "0" = 4 }', "one must stay unknown"),
+    ('known_counts = [0, 1]', "must be a table of value = count"),
+])
+def test_known_counts_are_refused_with_the_reason(tmp_path, capsys, population, message):
+    spec = _spec(tmp_path, family="geometric", values=3, respondents=4, known=(0,))
+    Path(spec).write_text(Path(spec).read_text().replace("known = [0]", population))
+    assert main(["stability", spec]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_census_sized_exact_grid_is_refused_before_any_work_and_its_float_curve_runs(tmp_path, capsys):
+    """11,710 respondents, one unknown: certifying a pair would need an 11,711 × 11,711 exact witness (it
+    ran for over 10 minutes before this check); the float curve takes a few seconds."""
+    spec = _spec(tmp_path, family="randomized_response", values=2, respondents=11710, known=(0,), eps=("3/2", "2"))
+    Path(spec).write_text(Path(spec).read_text().replace("known = [0]", 'known_counts = { "0" = 5000, "1" = 6709 }'))
+    assert main(["stability", spec]) == 2
+    assert "11,711 × 11,711 witness" in capsys.readouterr().err
+    Path(spec).write_text(Path(spec).read_text().replace("exact = true", "exact = false"))
+    assert main(["stability", spec]) == 4  # a float sweep decides nothing, and says so
+    assert "0.4992" in capsys.readouterr().out
