@@ -28,6 +28,7 @@ __all__ = ["parse_rational_function"]
 _TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)|([A-Za-z_]\w*)|(\*\*|[-+*/^()]))")
 _MAX_POWER = 64
 _MAX_LENGTH = 10_000
+_MAX_DEPTH = 100  # parentheses and signs nested deeper than this are refused (not a RecursionError)
 
 
 def parse_rational_function(text: str, variable: sympy.Symbol) -> sympy.Expr:
@@ -37,7 +38,8 @@ def parse_rational_function(text: str, variable: sympy.Symbol) -> sympy.Expr:
     ------
     NumberSyntaxError
         Naming the text and the position where it stops following the grammar, another name than
-        the variable, a power that is not a whole number up to 64, or a division by zero.
+        the variable, a power that is not a whole number up to 64, a division by zero, or
+        parentheses and signs nested more than 100 deep.
 
     Examples
     --------
@@ -82,7 +84,13 @@ class _Reader:
     """Recursive descent over the tokens, building the expression with sympy arithmetic."""
 
     def __init__(self, text: str, tokens: list[tuple[str, str, int]], variable: sympy.Symbol) -> None:
-        self.text, self.tokens, self.variable, self.position = text, tokens, variable, 0
+        self.text, self.tokens, self.variable, self.position, self.depth = text, tokens, variable, 0, 0
+
+    def deeper(self) -> None:
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise NumberSyntaxError(f"{quoted(self.text[:40] + '...')}: parentheses or signs nested deeper than "
+                                    f"{_MAX_DEPTH} levels")
 
     def error(self, wanted: str) -> NumberSyntaxError:
         if self.position >= len(self.tokens):
@@ -119,7 +127,9 @@ class _Reader:
         if self.peek() in ("+", "-"):
             operator = self.tokens[self.position][1]
             self.position += 1
+            self.deeper()
             value = self.factor()
+            self.depth -= 1
             return -value if operator == "-" else value
         return self.power()
 
@@ -153,7 +163,9 @@ class _Reader:
             return self.variable
         if token == "(":
             self.position += 1
+            self.deeper()
             value = self.expression()
+            self.depth -= 1
             if self.peek() != ")":
                 raise self.error("')'")
             self.position += 1

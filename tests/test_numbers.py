@@ -137,6 +137,7 @@ def test_expressions_in_t_are_built_exactly_by_the_grammar():
 
     t = sympy.Symbol("t")
     cases = {"t/(t+2)": t / (t + 2), "(1 - 1/t)^2 / 2": (1 - 1 / t) ** 2 / 2, "-t**2+3": 3 - t ** 2, "0.25*t": t / 4,
+             "(" * 100 + "t" + ")" * 100: t, "-" * 100 + "t": t,
              "3/7": sympy.Rational(3, 7), "2 - -t": 2 + t, "1e-3": sympy.Rational(1, 1000), "((t))": t}
     for text, expected in cases.items():
         assert sympy.simplify(parse_rational_function(text, t) - expected) == 0, text
@@ -149,6 +150,7 @@ def test_expressions_in_t_are_built_exactly_by_the_grammar():
     ("1/0", "divides by zero"), ("t/(t-t)", "divides by zero"), ("t/(t+2", "')' should follow"),
     ("", "is empty"), ("t t", "an operator or the end expected"), ("1//2", "expected at character 3"),
     ("t$", "unexpected '$'"), ("9" * 10001, "longer than"),
+    ("(" * 4000 + "t" + ")" * 4000, "nested deeper than 100"), ("-" * 9000 + "t", "nested deeper than 100"),
 ])
 def test_an_expression_that_is_not_in_the_grammar_is_refused_naming_why(text, message):
     import sympy
