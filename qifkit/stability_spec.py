@@ -334,17 +334,21 @@ def _family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
     return lambda values, eps_exp: _file_channel(paths[exact_eps_exp(eps_exp)], values)
 
 
-def _expanded_counts(counts: Any, values: int) -> list[int]:
+def _expanded_counts(counts: Any, values: int, respondents: int) -> list[int]:
     """``known_counts = {"0" = 5000, "1" = 6709}`` (how many known respondents hold each value; for
-    census-sized populations) as the list of known values it stands for."""
+    census-sized populations) as the list of known values it stands for; the counts are checked
+    against the respondents before any list is made."""
     if not isinstance(counts, dict):
         raise SpecError('[population] known_counts must be a table of value = count, e.g. {"0" = 5000, "1" = 6709}')
-    known: list[int] = []
+    checked = {}
     for key, count in counts.items():
         if not (key.isascii() and key.isdigit()) or not 0 <= int(key) < values:
             raise SpecError(f"[population] known_counts: {quoted(key)} is not a value 0..{values - 1}")
-        known += [int(key)] * _whole(count, f"[population] known_counts {quoted(key)}", 0)
-    return sorted(known)
+        checked[int(key)] = _whole(count, f"[population] known_counts {quoted(key)}", 0)
+    if sum(checked.values()) > respondents - 1:
+        raise SpecError(f"known_counts add up to {sum(checked.values()):,} but respondents − 1 = {respondents - 1:,}: "
+                        "one must stay unknown")
+    return sorted(value for value, count in checked.items() for _ in range(count))
 
 
 def _whole(value: Any, name: str, minimum: int) -> int:
@@ -380,7 +384,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if known_counts is not None:
         if known:
             raise SpecError("[population] give the known respondents as known = [...] or as known_counts, not both")
-        known = _expanded_counts(known_counts, values)
+        known = _expanded_counts(known_counts, values, respondents)
     for value in known:
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < values:
             raise SpecError(f"known value {quoted(value)} is out of range: values are 0..{values - 1}")

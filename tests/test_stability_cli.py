@@ -450,6 +450,7 @@ def test_known_counts_stand_for_the_list_of_known_values(tmp_path):
     ('known_counts = { "x" = 1 }', "'x' is not a value"),
     ('known_counts = { "0" = -1 }', "must be a whole number >= 0"),
     ('known_counts = { "0" = 4 }', "one must stay unknown"),
+    ('known_counts = { "0" = 1000000000000 }', "add up to 1,000,000,000,000 but respondents − 1 = 3"),
     ('known_counts = [0, 1]', "must be a table of value = count"),
 ])
 def test_known_counts_are_refused_with_the_reason(tmp_path, capsys, population, message):
