@@ -166,11 +166,15 @@ def read_spec(path: str) -> StabilitySpec:
     return parse_spec(document, Path(path).parent)
 
 
-def _tightest_eps_exp(channel: Channel) -> Any:
-    """A channel's tightest e^ε for local DP (networkx, loaded only for the user's own perturbers)."""
+def _check_private(channel: Channel, eps_exp: Fraction, what: str) -> None:
+    """Refuse a user's perturber that is not e^ε-locally-private at its e^ε, naming its tightest e^ε
+    (networkx, which the privacy check uses, is loaded only for the user's own perturbers)."""
     from qifkit.privacy import tightest_eps_exp
 
-    return tightest_eps_exp(channel).eps_exp
+    tightest = tightest_eps_exp(channel).eps_exp  # local DP: every two values adjacent
+    if tightest > eps_exp:
+        raise SpecError(f"{what} is not {exact_str(eps_exp)}-locally-private: its tightest e^ε is "
+                        f"{tightest if tightest == math.inf else exact_str(tightest)}")
 
 
 def _perturber_files(files: Any, family: str, values: int, grid: list[Any], eps_range: Any, query: Any,
@@ -197,11 +201,7 @@ def _perturber_files(files: Any, family: str, values: int, grid: list[Any], eps_
         name, path = by_value[key]
         if not isinstance(path, str):
             raise SpecError(f"[perturber] files: the path for {quoted(name)} must be a string")
-        channel = _file_channel(str(folder / path), values)
-        tightest = _tightest_eps_exp(channel)  # local DP: every two values adjacent
-        if tightest > key:
-            raise SpecError(f"{path} is not {exact_str(key)}-locally-private: its tightest e^ε is "
-                            f"{tightest if tightest == math.inf else exact_str(tightest)}")
+        _check_private(_file_channel(str(folder / path), values), key, path)
         found.append((str(value), str(folder / path)))
     return tuple(found)
 
@@ -243,11 +243,7 @@ def _perturber_matrix(matrix: Any, family: str, values: int, grid: list[Any], ep
         raise SpecError(f"{path}: {error}") from None
     for value in grid:
         key = _eps_exp(value, "[sweep] eps_exp value")
-        channel = _expression_channel(rows, key)
-        tightest = _tightest_eps_exp(channel)
-        if tightest > key:
-            raise SpecError(f"{path} at e^ε = {exact_str(key)} is not {exact_str(key)}-locally-private: its tightest "
-                            f"e^ε is {tightest if tightest == math.inf else exact_str(tightest)}")
+        _check_private(_expression_channel(rows, key), key, f"{path} at e^ε = {exact_str(key)}")
     if eps_range is not None:
         low, high = (_eps_exp(v, "[sweep] range end") for v in eps_range)
         for i, row in enumerate(rows):
