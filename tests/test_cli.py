@@ -63,14 +63,14 @@ def test_failed_check_gives_exit_status_one(monkeypatch, tmp_path):
         return Outcome(Status.FAILED, "FAILED: on purpose")
 
     check = original["cormode18.example1"]
-    monkeypatch.setattr("proofs_checks.cli_commands.registry", lambda: {check.id: type(check)(check.id, failing, "s", "t", "m", "a")})
+    monkeypatch.setattr("proofs_checks.cli.check.registry", lambda: {check.id: type(check)(check.id, failing, "s", "t", "m", "a")})
     out = tmp_path / "r.json"
     assert main(["check", "--json", str(out)]) == 1
     assert json.loads(out.read_text())["summary"]["failed"] == 1
 
 
 def test_interrupted_run_still_writes_what_finished(monkeypatch, tmp_path):
-    from proofs_checks import cli_commands as cli
+    from proofs_checks.cli import check as cli
 
     real = cli.run_check
     finished = []
@@ -209,7 +209,8 @@ def test_help_and_version_start_without_the_numeric_layers():
 def test_the_parsers_choices_are_those_of_their_homes():
     from polytopes.constrained import PROPERTIES
     from polytopes.fixed_point import SELECTORS
-    from proofs_checks import cli, cli_enumerate
+    from proofs_checks.cli import app as cli
+    from proofs_checks.cli import enumerate as cli_enumerate
 
     assert cli.PROPERTIES == PROPERTIES and cli.SELECTORS == SELECTORS
     assert cli.POLYTOPE_NAMES == tuple(sorted(cli_enumerate._POLYTOPES))
@@ -217,12 +218,12 @@ def test_the_parsers_choices_are_those_of_their_homes():
 
 def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_it(monkeypatch, capsys):
     """Exit statuses (issue 14): a bug of ours is not a traceback for the user, unless asked."""
-    from proofs_checks import cli_commands
+    from proofs_checks.cli import check as cli_commands
 
     def broken(arguments):
         raise KeyError("a bug")
 
-    monkeypatch.setattr(cli_commands, "_run_check_command", broken)
+    monkeypatch.setattr(cli_commands, "run", broken)
     assert main(["check", "--list"]) == 3
     err = capsys.readouterr().err
     assert err.startswith("qifkit: internal error: KeyError") and "--debug" in err and len(err.splitlines()) == 1
@@ -233,13 +234,13 @@ def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_it(monkeypatch
 def test_a_broken_guarantee_is_an_internal_error_not_bad_input(monkeypatch, capsys):
     """An InternalError (a certificate that failed its own re-check) is a QifError, but exit 3 and
     the bug wording, never exit 2 and "error", which would blame the input."""
-    from proofs_checks import cli_commands
+    from proofs_checks.cli import check as cli_commands
     from qifkit.errors import InternalError
 
     def broken(arguments):
         raise InternalError("a refinement certificate failed its exact re-check")
 
-    monkeypatch.setattr(cli_commands, "_run_check_command", broken)
+    monkeypatch.setattr(cli_commands, "run", broken)
     assert main(["check", "--list"]) == 3
     err = capsys.readouterr().err
     assert err.startswith("qifkit: internal error: a refinement certificate") and "bug" in err
@@ -248,12 +249,12 @@ def test_a_broken_guarantee_is_an_internal_error_not_bad_input(monkeypatch, caps
 
 
 def test_memory_exhaustion_is_refused_in_one_line(monkeypatch, capsys):
-    from proofs_checks import cli_commands
+    from proofs_checks.cli import check as cli_commands
 
     def exhausted(arguments):
         raise MemoryError
 
-    monkeypatch.setattr(cli_commands, "_run_check_command", exhausted)
+    monkeypatch.setattr(cli_commands, "run", exhausted)
     assert main(["check", "--list"]) == 2
     assert "too large for this machine" in capsys.readouterr().err
 
@@ -261,7 +262,7 @@ def test_memory_exhaustion_is_refused_in_one_line(monkeypatch, capsys):
 def test_every_command_has_a_description_and_examples_that_parse(capsys):
     """Every subcommand's --help says what it does and shows examples (issue 18); each example
     is a valid command line for the parser, and named properties are Cormode's."""
-    from proofs_checks.cli import _GUIDE, PROPERTIES, _parser
+    from proofs_checks.cli.app import _GUIDE, PROPERTIES, _parser
 
     parser = _parser()
     commands = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction)).choices
@@ -277,3 +278,27 @@ def test_every_command_has_a_description_and_examples_that_parse(capsys):
             assert parser.parse_args(arguments).command == name
             if "--props" in arguments:
                 assert set(arguments[arguments.index("--props") + 1].split(",")) <= set(PROPERTIES)
+
+
+def test_verbose_says_how_each_answer_was_reached_and_quiet_does_not(tmp_path, capsys):
+    """-v adds indented "·" lines (the route, sizes, seconds) under the answers; -q and -v together
+    are refused as a usage error."""
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("1,0\n0,1\n")
+    b.write_text("1/2,1/2\n1/2,1/2\n")
+    assert main(["refine", str(a), str(b), "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "A ⊑ B: holds" in out and "  · A is 2×2, B is 2×2; decided and re-checked in" in out
+    assert main(["refine", str(a), str(b)]) == 0
+    assert "  · " not in capsys.readouterr().out
+    assert main(["check", "--only", "cormode18.example1", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "  · Cormode" in out and "evidence: " in out
+    assert main(["design", "--n", "3", "--alpha", "1/2", "--props", "F", "-v"]) == 0
+    assert "  · 4×4 mechanism, the exact optimum of Cormode et al.'s LP, certified" in capsys.readouterr().out
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--method", "orbits", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "  · LDP" in out and out.count("  · orbit ") >= 2
+    with pytest.raises(SystemExit) as refused:
+        main(["refine", str(a), str(b), "-q", "-v"])
+    assert refused.value.code == 2 and "not allowed with argument" in capsys.readouterr().err

@@ -33,6 +33,22 @@ def test_no_lower_layer_imports_an_upper_one(package):
     assert upward_imports(package) == []
 
 
+def test_the_checks_do_not_import_the_command_line():
+    """The CLI sits at the apex: the paper modules, the registry and the report hold checks only."""
+    users = [f"{path.relative_to(ROOT)}:{line}" for path in sorted((ROOT / "proofs_checks").glob("*.py"))
+             for line, module in _modules_imported(path) if module.startswith("proofs_checks.cli")]
+    assert users == []
+
+
+def _modules_imported(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield from ((node.lineno, f"{node.module}.{alias.name}") for alias in node.names)
+
+
 def test_the_rule_sees_an_import_inside_a_function(tmp_path):
     source = tmp_path / "probe.py"
     source.write_text("def f():\n    from proofs_checks.registry import claim\n    import polytopes.lp\n")
@@ -77,3 +93,13 @@ def test_every_error_is_also_the_builtin_a_caller_expects():
     bare = [f"{path.relative_to(ROOT)}:{number}" for package in LAYERS for path in (ROOT / package).rglob("*.py")
             for number, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"raise (errors\.)?QifError\(", line)]
     assert bare == []
+
+
+def test_every_package_is_in_the_distribution():
+    """pyproject lists packages by name: a sub-package left out would be missing from a wheel
+    (an editable install would not show it)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    present = {".".join(init.parent.relative_to(ROOT).parts) for layer in LAYERS for init in (ROOT / layer).rglob("__init__.py")}
+    assert listed == present

@@ -1,29 +1,9 @@
-"""The ``qifkit`` console command: its parser and dispatch. The work of each command lives in
-:mod:`proofs_checks.cli_commands`, :mod:`proofs_checks.cli_enumerate` and :mod:`proofs_checks.cli_design`,
-imported only once a command runs, so ``qifkit --help`` and ``qifkit --version`` answer in well
-under a second and a command loads only what it needs.
-
-- ``qifkit check [--only GLOB ...] [--json FILE] [--markdown FILE] [--full] [--list]`` runs the
-  registered claim checks, prints a line per check as it finishes and a summary, writes the JSON report atomically, and
-  exits 1 if any check failed (130 if interrupted, after writing what finished).
-- ``qifkit refine A.csv B.csv [--json FILE]`` decides A ⊑ B exactly and prints the verdict with
-  its certificate (exit 0 when it holds, 1 when it does not; the certificate JSON is written
-  atomically either way).
-- ``qifkit verify A.csv B.csv CERT.json`` re-checks a certificate with exact arithmetic only and
-  exits 0 exactly when it is valid (1 when it is not).
-- ``qifkit enumerate {LDP,U,F,RU,RF} --n N --eps-exp E [--z Z] [--orbits] [--json FILE] [--ine FILE]
-  [--ext FILE] [--resume DIR]``
-  enumerates the vertices of a polytope exactly (cddlib GMP), with orbits under its symmetry group.
-- ``qifkit stability SPEC.toml [--json FILE] [--certificate DIR] [--time-limit SECONDS]`` evaluates a pipeline over a grid
-  and/or a range of e^ε (see :mod:`qifkit.stability_spec`) and exits as a deployment gate: 0 stable
-  (certified), 1 NOT stable (a certified instability), 4 not decided (a float sweep, or a range on
-  which only the spec's analyst is decided), 2 bad input. With ``--certificate`` (created if
-  missing, emptied of earlier certificates) an instability is written as ``DIR/a.csv``,
-  ``DIR/b.csv`` and ``DIR/cert.json`` and a stable grid as one ``DIR/pair-K/`` of the same three
-  files per consecutive pair, each for ``qifkit verify``.
-- ``qifkit construct`` and ``qifkit design``: mechanism design, see :mod:`proofs_checks.cli_design`.
-
-Usage errors (unreadable files, malformed CSV or JSON, unknown ids) exit 2 with one line on stderr.
+"""The ``qifkit`` console command: its parser and dispatch. The work of each command lives in its own
+module of this package (:mod:`~proofs_checks.cli.check`, ``refine``, ``verify``, ``stability``,
+``enumerate``, ``construct``, ``design``, each with a ``run(arguments)``), imported only once the
+command runs, so ``qifkit --help`` and ``qifkit --version`` answer in well under a second and a
+command loads only what it needs. Usage errors (unreadable files, malformed CSV or JSON, unknown
+ids) exit 2 with one line on stderr; the statuses are listed in :func:`main`.
 """
 
 from __future__ import annotations
@@ -33,27 +13,24 @@ import importlib
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from proofs_checks.cli.base import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_USAGE
 from qifkit import __version__
 from qifkit.errors import InternalError, QifError
 
-__all__ = ["main", "UsageError"]
+__all__ = ["main"]
 
 # The parser's choices, written here so that building it imports no numeric layer; the polytope
-# names, selectors and properties are compared with their homes (proofs_checks.cli_enumerate,
+# names, selectors and properties are compared with their homes (proofs_checks.cli.enumerate,
 # polytopes.fixed_point, polytopes.constrained) in tests/test_cli.py. CONSTRUCT_METHODS is the home
 # of construct's method names.
 POLYTOPE_NAMES = ("F", "LDP", "RF", "RU", "U")
 CONSTRUCT_METHODS = ("alg1", "alg2", "lp-fixed", "lp-unfixed")
 SELECTORS = ("max", "min", "sandwich")
 PROPERTIES = ("RH", "RM", "CH", "CM", "F", "WH", "S")
-
-
-class UsageError(QifError, ValueError):
-    """A command-line argument cannot be honoured."""
 
 
 def _positive_seconds(text: str) -> float:
@@ -70,7 +47,6 @@ def _positive_seconds(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="qifkit", description="Exact verification of privacy mechanisms.")
     parser.add_argument("--version", action="version", version=f"qifkit {__version__}")
-    parser.set_defaults(module="proofs_checks.cli_commands")
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", help="confirm the claims of the papers, exactly")
     check.add_argument("--only", nargs="+", metavar="GLOB", help="run only the ids matching these globs")
@@ -78,17 +54,17 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--list", action="store_true", help="list every registered id with its source")
     check.add_argument("--markdown", metavar="FILE", help="write a browsable report, errata first (atomically)")
     check.add_argument("--full", action="store_true", help="run the long variants (wider grids, larger n)")
-    check.set_defaults(handler="_run_check_command")
+    check.set_defaults(module="check")
     refine = commands.add_parser("refine", help="decide A ⊑ B exactly, with a certificate")
     refine.add_argument("a", metavar="A.csv", help="channel A (one row per secret, exact numbers)")
     refine.add_argument("b", metavar="B.csv", help="channel B on the same secrets")
     refine.add_argument("--json", metavar="FILE", help="write the certificate as JSON (atomically)")
-    refine.set_defaults(handler="_run_refine_command")
+    refine.set_defaults(module="refine")
     verify = commands.add_parser("verify", help="re-check a refinement certificate exactly")
     verify.add_argument("a", metavar="A.csv")
     verify.add_argument("b", metavar="B.csv")
     verify.add_argument("certificate", metavar="CERT.json")
-    verify.set_defaults(handler="_run_verify_command")
+    verify.set_defaults(module="verify")
     stability = commands.add_parser("stability", help="gate a pipeline on its stability over a grid or range of e^ε",
                                     description="Exit 0 stable (certified), 1 NOT stable (certified instability), "
                                     "4 not decided, 2 bad input. See examples/*.toml for specs.")
@@ -101,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
                            "finishes): an instability found by then is still certified, else exit 4")
     stability.add_argument("--plot", metavar="FILE.png|.svg|.pdf",
                            help="draw the analyst's loss against e^ε, the rising stretches shaded (needs matplotlib)")
-    stability.set_defaults(handler="_run_stability_command")
+    stability.set_defaults(module="stability")
     enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
     enumerate_.add_argument("polytope", choices=POLYTOPE_NAMES)
     enumerate_.add_argument("--n", type=int, required=True, help="number of values (n >= 2)")
@@ -118,12 +94,15 @@ def _parser() -> argparse.ArgumentParser:
                             "Normaliz's exact algorithms; orbits: one vertex per orbit by adjacency decomposition, "
                             "complete by construction (LDP n = 5 in about 25 s)")
     enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
-    enumerate_.set_defaults(module="proofs_checks.cli_enumerate", handler="_run_enumerate_command")
+    enumerate_.set_defaults(module="enumerate")
     _add_design_commands(commands)
     for name, command in commands.choices.items():
         command.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
-        command.add_argument("-q", "--quiet", action="store_true",
-                             help="no progress lines: only results, verdicts and errors (e.g. in a CI gate)")
+        talk = command.add_mutually_exclusive_group()
+        talk.add_argument("-q", "--quiet", action="store_true",
+                          help="no progress lines: only results, verdicts and errors (e.g. in a CI gate)")
+        talk.add_argument("-v", "--verbose", action="store_true",
+                          help="also say how each answer was reached (the route that certified it, sizes, seconds)")
         description, examples = _GUIDE[name]
         command.description = textwrap.fill(description + (f" {command.description}" if command.description else ""), 78)
         command.epilog = "examples:\n" + "\n".join(f"  {example}" for example in examples)
@@ -174,7 +153,7 @@ def _add_design_commands(commands: Any) -> None:
                            help="count error: expected absolute deviation or squared error")
     construct.add_argument("--out", metavar="T.npy|T.csv", help="write the mechanism (rows are true counts)")
     construct.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
-    construct.set_defaults(module="proofs_checks.cli_design", handler="construct")
+    construct.set_defaults(module="construct")
     design = commands.add_parser("design", help="Cormode et al.'s constrained count mechanisms")
     design.add_argument("--n", type=int, required=True, help="counts 0..n")
     privacy = design.add_mutually_exclusive_group(required=True)
@@ -187,18 +166,7 @@ def _add_design_commands(commands: Any) -> None:
     design.add_argument("--mechanism", choices=("gm", "em", "um", "wm"), help="a named mechanism instead of an optimum")
     design.add_argument("--out", metavar="M.npy|M.csv", help="write the mechanism (rows are inputs; CSV exact)")
     design.add_argument("--json", metavar="FILE", help="write matrix, objective and p_true as JSON (atomically)")
-    design.set_defaults(module="proofs_checks.cli_design", handler="design")
-
-
-#: The exit statuses of every command (README, "Exit statuses").
-EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INTERNAL, EXIT_UNDECIDED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
-
-
-def progress_printer(arguments: argparse.Namespace, stream: Any) -> Callable[[str], None]:
-    """The progress printer of a long command: lines to `stream`, or nothing with -q/--quiet."""
-    if arguments.quiet:
-        return lambda line: None
-    return lambda line: print(line, file=stream, flush=True)
+    design.set_defaults(module="design")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -211,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     arguments = _parser().parse_args(argv)
     try:
-        return getattr(importlib.import_module(arguments.module), arguments.handler)(arguments)
+        return importlib.import_module(f"proofs_checks.cli.{arguments.module}").run(arguments)
     except InternalError as error:  # a guarantee of ours broken: a bug, whatever the input
         if arguments.debug:
             raise
@@ -246,7 +214,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"qifkit: internal error: {type(error).__name__}: {str(error)[:300]}{place}. This is a bug of qifkit: "
               "please report it with the command; --debug shows the traceback", file=sys.stderr)
         return EXIT_INTERNAL
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -3,21 +3,26 @@ enumerate (``--z``, ``--z-file``), and the check that an output path can be writ
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import tempfile
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from proofs_checks.cli import UsageError
+from proofs_checks.cli.base import UsageError
 from qifkit.errors import QifError
-from qifkit.files import atomic_write_text
-from qifkit.numbers import exact, parse_number
+from qifkit.files import atomic_write_bytes, atomic_write_text
+from qifkit.numbers import exact, exact_str, parse_number
 
-__all__ = ["NAMED_FIXED_POINTS", "check_writable", "comma_list", "fixed_point", "write_json"]
+if TYPE_CHECKING:
+    from qifkit.channel import Channel
+
+__all__ = ["NAMED_FIXED_POINTS", "approximately", "check_mechanism_outputs", "check_writable", "comma_list",
+           "fixed_point", "number_text", "read_channel", "write_json", "write_mechanism"]
 
 
 def comma_list(text: str, what: str) -> list[str]:
@@ -120,3 +125,49 @@ def write_json(path: str, document: Any, what: str) -> None:
     atomic_write_text(path, json.dumps(document, indent=2) + "\n")
     if path != "-":
         print(f"{what} written to {path}")
+
+
+def read_channel(path: str) -> Channel:
+    """A channel from a CSV file (one row per secret, exact numbers); an unreadable file is a
+    usage error naming it."""
+    from qifkit.channel import Channel  # not loaded by the commands that read no channel
+
+    try:
+        return Channel.read_csv(path)
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+
+
+def approximately(exact_text: str) -> str:
+    """An exact number string with its decimal value beside it (the exact value decides); read
+    by :func:`qifkit.numbers.parse_number`, which takes numbers of any length."""
+    value = parse_number(exact_text)
+    return exact_text if value.denominator == 1 else f"{exact_text}  (≈ {float(value):.10g})"
+
+
+def number_text(value: Any) -> str:
+    """An entry as the commands write it: exact for a Fraction, else the float's shortest repr."""
+    return exact_str(value) if isinstance(value, Fraction) else repr(float(value))
+
+
+def check_mechanism_outputs(arguments: Any) -> None:
+    """``--out`` (.npy or .csv) and ``--json`` of construct and design: formats known and places
+    writable, before any work."""
+    for path in (arguments.out, arguments.json):
+        if path and not path.endswith((".npy", ".csv", ".json")):
+            raise UsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
+        if path:
+            check_writable(path)
+
+
+def write_mechanism(path: str, exact_rows: Any, floats: Any) -> None:
+    """A mechanism to `path`, atomically: ``.npy`` floats, or ``.csv`` with exact number strings
+    (`exact_rows`) or floats when it has no exact form (`floats` gives the array when asked)."""
+    if path.endswith(".npy"):
+        buffer = io.BytesIO()
+        np.save(buffer, floats())
+        atomic_write_bytes(path, buffer.getvalue())
+    else:
+        rows = exact_rows if exact_rows is not None else floats().tolist()
+        atomic_write_text(path, "".join(",".join(number_text(v) for v in row) + "\n" for row in rows))
+    print(f"mechanism written to {path}")

@@ -1,126 +1,28 @@
-"""The work behind ``qifkit check``, ``refine``, ``verify`` and ``stability`` (enumerate:
-:mod:`proofs_checks.cli_enumerate`; construct and design: :mod:`proofs_checks.cli_design`): one
-handler per command, imported by :func:`proofs_checks.cli.main` only once a command runs, so that
-``qifkit --help`` starts without the toolkit's numeric layers and a command loads only its own."""
-
+"""``qifkit stability SPEC.toml``: evaluate a pipeline over a grid and/or a range of e^ε (see
+:mod:`qifkit.stability_spec`) and exit as a deployment gate: 0 stable (certified), 1 NOT stable (a
+certified instability), 4 not decided (a float sweep, or a range on which only the spec's analyst
+is decided), 2 bad input. With ``--certificate DIR`` (created if missing, emptied of earlier
+certificates) an instability is written as ``DIR/a.csv``, ``DIR/b.csv`` and ``DIR/cert.json`` and a
+stable grid as one ``DIR/pair-K/`` of the same three files per consecutive pair, each for
+``qifkit verify``; ``--plot`` draws the analyst's loss."""
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import fnmatch
 import json
 import sys
-from collections.abc import Sequence
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli import EXIT_NEGATIVE, EXIT_OK, EXIT_UNDECIDED, UsageError, progress_printer
-from proofs_checks.cli_io import check_writable, write_json
-from proofs_checks.registry import Check, Result, Status, registry, run_check
-from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
-from qifkit import Channel
+from proofs_checks.cli.base import EXIT_NEGATIVE, EXIT_OK, EXIT_UNDECIDED, UsageError, detail_printer, progress_printer
+from proofs_checks.cli.io import approximately, check_writable
 from qifkit.errors import MissingDependencyError
-from qifkit.files import atomic_write_text, read_json
-from qifkit.refinement import certificate_defect, certificate_document, certificate_from_document, refines
+from qifkit.files import atomic_write_text
+from qifkit.refinement import certificate_document
 
-
-def _select(checks: dict[str, Check], patterns: Sequence[str] | None) -> list[Check]:
-    if not patterns:
-        return list(checks.values())
-    chosen = [c for c in checks.values() if any(fnmatch.fnmatchcase(c.id, p) for p in patterns)]
-    if not chosen:
-        near = sorted({m for p in patterns for m in difflib.get_close_matches(p, checks, n=5, cutoff=0.5)})
-        hint = f"; near matches: {', '.join(near)}" if near else "; see qifkit check --list"
-        raise UsageError(f"no check id matches {' '.join(patterns)}{hint}")
-    return chosen
-
-
-def _run_check_command(arguments: argparse.Namespace) -> int:
-    checks = registry()
-    if arguments.list:
-        for check in checks.values():
-            print(f"{check.id:<28} {check.source}")
-        return 0
-    selected = _select(checks, arguments.only)
-    for path in (arguments.json, arguments.markdown):
-        if path:
-            check_writable(path)
-    results: list[Result] = []
-    interrupted = False
-    try:
-        for index, check in enumerate(selected, start=1):
-            result = run_check(check, full=arguments.full)
-            results.append(result)
-            if not arguments.quiet:
-                print(progress_line(index, len(selected), result), flush=True)
-    except KeyboardInterrupt:
-        interrupted = True
-    not_run = [check.id for check in selected[len(results):]]
-    print(summary_line(results, len(not_run)))
-    if arguments.json:
-        atomic_write_text(arguments.json, report_document(results, not_run))
-        print(f"report written to {arguments.json}")
-    if arguments.markdown:
-        atomic_write_text(arguments.markdown, markdown_report(results, not_run))
-        print(f"markdown report written to {arguments.markdown}")
-    if interrupted:
-        return 130
-    return 1 if any(r.outcome.status is Status.FAILED for r in results) else 0
-
-
-def _read_channel(path: str) -> Channel:
-    try:
-        return Channel.read_csv(path)
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
-
-
-def _run_refine_command(arguments: argparse.Namespace) -> int:
-    a, b = _read_channel(arguments.a), _read_channel(arguments.b)
-    if arguments.json:
-        check_writable(arguments.json)
-    result = refines(a, b)
-    document = certificate_document(result)
-    print(f"A ⊑ B: {'holds' if result.holds else 'does not hold'} ({result.method}); certificate re-verified exactly")
-    if result.holds:
-        print("witness W with A·W = B (rows are A's outputs, columns B's outputs):")
-        for label, row in zip(a.outputs, document["witness"]):
-            print(f"  {label}: " + ", ".join(row))
-    else:
-        print("prior: " + ", ".join(document["prior"]))
-        print("loss (rows are secrets, columns are actions):")
-        for label, row in zip(a.secrets, document["loss"]):
-            print(f"  {label}: " + ", ".join(row))
-        print(f"U(prior, A) = {_approximately(document['uncertainty_a'])}")
-        print(f"  > U(prior, B) = {_approximately(document['uncertainty_b'])}")
-        print(f"gap {_approximately(document['gap'])}")
-    if arguments.json:
-        write_json(arguments.json, document, "certificate")
-    return EXIT_OK if result.holds else EXIT_NEGATIVE
-
-
-def _run_verify_command(arguments: argparse.Namespace) -> int:
-    a, b = _read_channel(arguments.a), _read_channel(arguments.b)
-    try:
-        document = read_json(arguments.certificate)
-    except OSError as error:
-        raise UsageError(f"cannot read {arguments.certificate}: {error.strerror}") from None
-    certificate = certificate_from_document(document, a, b)
-    defect = certificate_defect(a, b, certificate)
-    claim = "A ⊑ B" if certificate.holds else "A ⋢ B"
-    print(f"certificate for {claim}: " + ("valid" if defect is None else f"INVALID: {defect}") + " (exact re-check)")
-    return EXIT_OK if defect is None else EXIT_NEGATIVE
-
-
-def _approximately(exact: str) -> str:
-    """An exact number string with its decimal value beside it (the exact value decides); read
-    by :func:`qifkit.numbers.parse_number`, which takes numbers of any length."""
-    from qifkit.numbers import parse_number
-
-    value = parse_number(exact)
-    return exact if value.denominator == 1 else f"{exact}  (≈ {float(value):.10g})"
+__all__ = ["run"]
 
 
 #: Files and folders of an earlier ``--certificate`` run; removed before new ones are written.
@@ -154,7 +56,7 @@ def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]
               f"{where / 'cert.json'}")
 
 
-def _run_stability_command(arguments: argparse.Namespace) -> int:
+def run(arguments: argparse.Namespace) -> int:
     try:
         from qifkit.stability_spec import evaluate_spec, read_spec  # loaded by this command only
 
@@ -176,12 +78,20 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
+    started = time.perf_counter()
     report, certificates = evaluate_spec(spec, progress=progress_printer(arguments, sys.stderr),
                                          time_limit=arguments.time_limit)
+    detail = detail_printer(arguments)
+    detail(f"evaluated in {time.perf_counter() - started:.2f} s ({report['arithmetic']}); {len(certificates)} "
+           "certificate(s) kept")
+    for certified in certificates:
+        detail(f"{certified.name}: {certified.less_private.shape[0]} secrets, pipelines of "
+               f"{certified.less_private.shape[1]} and {certified.more_private.shape[1]} outputs, by "
+               f"{certified.certificate.method}")
     if report["points"]:
         print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
         for point in report["points"]:
-            print(f"{point['eps_exp']:>14}  {_approximately(point['loss']) if spec.exact else point['loss']}")
+            print(f"{point['eps_exp']:>14}  {approximately(point['loss']) if spec.exact else point['loss']}")
     if "range" in report:
         interval = report["range"]
         print(f"every e^ε in [{interval['from']}, {interval['to']}]:")
@@ -194,8 +104,8 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
         if "rising" not in interval:
             print(f"  the spec's analyst: {interval['analyst']}")
         else:
-            print(f"  the spec's analyst: loss {_approximately(interval['loss_from'])} at {interval['from']}, "
-                  f"{_approximately(interval['loss_to'])} at {interval['to']}")
+            print(f"  the spec's analyst: loss {approximately(interval['loss_from'])} at {interval['from']}, "
+                  f"{approximately(interval['loss_to'])} at {interval['to']}")
             for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"]):
                 print(f"  the loss RISES on [{low}, {high}]  (exact ends: {exact_low}; {exact_high})")
             if not interval["rising"]:
@@ -209,7 +119,7 @@ def _run_stability_command(arguments: argparse.Namespace) -> int:
         print(f"instability ({instability['found_by']}): the pipeline at e^ε = {instability['eps_exp_high']} does not "
               f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
               + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
-              + f" loses more with less privacy, by {_approximately(instability['gap']) if spec.exact else instability['gap']}")
+              + f" loses more with less privacy, by {approximately(instability['gap']) if spec.exact else instability['gap']}")
     if folder is not None:
         _write_certificates(folder, certificates, report)
     if arguments.plot:

@@ -15,8 +15,8 @@ from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits,
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
-from proofs_checks.cli import EXIT_OK, UsageError, progress_printer
-from proofs_checks.cli_io import NAMED_FIXED_POINTS, check_writable, fixed_point, write_json
+from proofs_checks.cli.base import EXIT_OK, UsageError, detail_printer, progress_printer
+from proofs_checks.cli.io import NAMED_FIXED_POINTS, check_writable, fixed_point, write_json
 from qifkit.files import atomic_write_text
 
 _POLYTOPES = {
@@ -31,7 +31,7 @@ _POLYTOPES = {
 ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked before any work (n = 5 of U: > 2 min)
 
 
-def _run_enumerate_command(arguments: argparse.Namespace) -> int:
+def run(arguments: argparse.Namespace) -> int:
     for path in (arguments.json, arguments.ine, arguments.ext):
         if path:
             check_writable(path)
@@ -56,6 +56,9 @@ def _run_enumerate_command(arguments: argparse.Namespace) -> int:
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
             f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
+    detail_printer(arguments)(f"{polytope.name}: {len(polytope.inequalities)} inequalities and "
+                              f"{len(polytope.equalities)} equations on {polytope.dimension_of_space} "
+                              f"coordinates, a symmetry group of {len(polytope.symmetries)} generators")
     if arguments.method == "orbits":
         return _enumerate_orbits(arguments, polytope)
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
@@ -99,6 +102,9 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
           f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
           f"decomposition: complete, {result.neighbours} neighbours checked)")
+    detail = detail_printer(arguments)
+    for number, orbit in enumerate(result.orbits, start=1):
+        detail(f"orbit {number}: {orbit.size} vertices, e.g. ({', '.join(str(v) for v in orbit.representative)})")
     if arguments.json:
         document = {"polytope": polytope.name, "n": arguments.n, "eps_exp": str(polytope.eps_exp),
                     "z": None if polytope.z is None else [str(v) for v in polytope.z], "count": result.count,

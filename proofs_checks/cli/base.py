@@ -1,0 +1,36 @@
+"""What every command shares and the parser needs without loading a numeric layer: the usage
+error, the exit statuses and the progress printers of ``-q`` and ``-v``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from qifkit.errors import QifError
+
+__all__ = ["UsageError", "EXIT_OK", "EXIT_NEGATIVE", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_UNDECIDED",
+           "EXIT_INTERRUPTED", "progress_printer", "detail_printer"]
+
+
+class UsageError(QifError, ValueError):
+    """A command-line argument cannot be honoured."""
+
+
+#: The exit statuses of every command (README, "Exit statuses").
+EXIT_OK, EXIT_NEGATIVE, EXIT_USAGE, EXIT_INTERNAL, EXIT_UNDECIDED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+
+def progress_printer(arguments: argparse.Namespace, stream: Any) -> Callable[[str], None]:
+    """The progress printer of a long command: lines to `stream`, or nothing with -q/--quiet."""
+    if arguments.quiet:
+        return lambda line: None
+    return lambda line: print(line, file=stream, flush=True)
+
+
+def detail_printer(arguments: argparse.Namespace) -> Callable[[str], None]:
+    """The printer of ``-v/--verbose``: how an answer was reached (routes, timings, sizes), indented
+    under the line it explains, on standard output; nothing without -v."""
+    if not arguments.verbose:
+        return lambda line: None
+    return lambda line: print(f"  · {line}", flush=True)

@@ -1,0 +1,97 @@
+"""``qifkit construct``: a count mechanism of Kohli and Laskowski with a fixed point z.
+
+``qifkit construct (--z "z0,z1,..." | --z uniform|binomial --n N | --z-file Z.csv|Z.npy) --eps-exp E
+[--method alg1|alg2|lp-fixed|lp-unfixed] [--selector max|min|sandwich] [--float] [--error
+absolute|squared] [--out T.npy|T.csv] [--json FILE]`` builds it (Algorithm 1 or 2, or the exact LP
+optimum of count error over F[z] or U, certified) and reports its count error ⟨W, T⟩, the largest
+row-sum error, the largest relative fixed-point error and the worst neighbour ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from polytopes.fixed_point import (
+    Construction,
+    count_error,
+    count_error_weights,
+    heuristic_constructor,
+    unfixed_optimum,
+    verify_mechanism,
+)
+from polytopes.lp import certified_minimum
+from polytopes.spaces import count_polytope
+from proofs_checks.cli.base import UsageError, detail_printer
+from proofs_checks.cli.io import check_mechanism_outputs, fixed_point, number_text, write_json, write_mechanism
+from qifkit.numbers import exact_str, parse_eps_exp
+
+__all__ = ["run"]
+
+
+#: The largest n each way of construct takes (checked before any work, measured on this 2-core machine):
+#: the exact LP over F at n = 60 takes 9 s and did not finish in 300 s at n = 80; Algorithm 1 exact
+#: at n = 500 about 10 s (reading every entry another 12 s), at n = 1000 over 9.5 GB after 5 minutes;
+#: the float mode at n = 5000 17 s and 1.9 GB.
+CONSTRUCT_MAX_N = {"lp": 60, "exact": 500, "float": 5000}
+
+
+def _check_construct_size(arguments: argparse.Namespace, n: int) -> None:
+    way = "lp" if arguments.method.startswith("lp") else "float" if arguments.float else "exact"
+    limit = CONSTRUCT_MAX_N[way]
+    if n > limit:
+        around = {"lp": "use --method alg1 (exact) or alg2 for larger n",
+                  "exact": "use --float (verified to 1e-9) for larger n",
+                  "float": "call polytopes.fixed_point.heuristic_constructor from Python for larger n"}[way]
+        raise UsageError(f"n = {n:,} asks for a mechanism of {n * n:,} entries by {arguments.method}"
+                               f"{' in float mode' if way == 'float' else ''}; this command stops at n = {limit:,} "
+                               f"(checked before any work): {around}")
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """``qifkit construct``."""
+    if arguments.selector and arguments.method != "alg1":
+        raise UsageError(f"--selector applies to --method alg1, not {arguments.method}")
+    if arguments.float and arguments.method.startswith("lp"):
+        raise UsageError(f"--float applies to alg1 and alg2; {arguments.method} is an exact LP")
+    check_mechanism_outputs(arguments)
+    if arguments.n is not None:
+        _check_construct_size(arguments, arguments.n)
+    z, note = fixed_point(arguments.z, arguments.z_file, arguments.n, renormalise=arguments.float)
+    _check_construct_size(arguments, len(z))
+    if note:
+        print(note)
+    eps_exp = parse_eps_exp(arguments.eps_exp)
+    weights = count_error_weights(z, arguments.error, exact=not arguments.float)
+    n = len(z)
+    started = time.perf_counter()
+    if arguments.method == "alg1":
+        result = heuristic_constructor(z, eps_exp, arguments.selector or "sandwich", exact=not arguments.float)
+    elif arguments.method == "alg2":
+        result = unfixed_optimum(eps_exp, weights, exact=not arguments.float)
+    else:
+        fixed = arguments.method == "lp-fixed"
+        optimum = certified_minimum(count_polytope(n, eps_exp, z, fixed=fixed), [w for row in weights for w in row])
+        matrix = [list(optimum.point[i * n:(i + 1) * n]) for i in range(n)]
+        result = Construction(matrix, None, 0, (), verify_mechanism(matrix, eps_exp, z if fixed else None))
+    check = result.verification
+    detail_printer(arguments)(f"{n} values, {result.steps} steps, {result.arithmetic}; built and verified in "
+                              f"{time.perf_counter() - started:.2f} s")
+    report = {
+        "method": arguments.method, "n": n, "eps_exp": exact_str(eps_exp), "exact": result.exact,
+        "selector": (arguments.selector or "sandwich") if arguments.method == "alg1" else None,
+        "count_error": number_text(count_error(result, weights)), "count_error_kind": arguments.error,
+        "max_row_sum_error": number_text(check.row_sum_error),
+        "fixed_point_error": None if check.fixed_point_error is None else number_text(check.fixed_point_error),
+        "worst_dp_ratio": number_text(check.dp_ratio), "steps": result.steps, "arithmetic": result.arithmetic,
+    }
+    print(f"{arguments.method}: n = {n}, e^ε = {report['eps_exp']}, count error {report['count_error']}, "
+          f"row-sum error {report['max_row_sum_error']}, fixed-point error {report['fixed_point_error']}, "
+          f"worst ratio {report['worst_dp_ratio']} ({result.arithmetic})")
+    if arguments.out:
+        write_mechanism(arguments.out, result.matrix if result.exact else None, result.to_numpy)
+    if arguments.json:
+        write_json(arguments.json, report, "report")
+    return 0
+
+

@@ -1,0 +1,84 @@
+"""``qifkit design``: Cormode et al.'s constrained count mechanisms.
+
+``qifkit design --n N (--alpha A | --eps-exp E) [--props WH,CM,...] [--objective L0|L1|L2]
+[--aggregate sum|max] [--min-distance D] [--mechanism gm|em|um|wm] [--out M.npy|M.csv] [--json
+FILE]`` gives their optimal constrained mechanism (exact, certified LP) or a named one; the JSON
+holds ``"matrix"`` (rows are inputs), ``"objective"`` and ``"p_true"`` (Pr[true output] under the
+uniform prior), as exact strings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from polytopes.constrained import PROPERTIES, optimal_mechanism, weakly_honest_mechanism
+from proofs_checks.cli.base import UsageError, detail_printer
+from proofs_checks.cli.io import check_mechanism_outputs, comma_list, write_json, write_mechanism
+from qifkit.count_objectives import l0_score, objective_value
+from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
+from qifkit.numbers import exact, exact_str, parse_eps_exp
+
+__all__ = ["run"]
+
+
+DESIGN_MAX_N = {"named": 999, "optimal": 40}  # (n + 1)² ≤ 10^6 printed entries; the plain L0 LP at n = 60, α = 1/3: undecided after 5 min
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """``qifkit design``."""
+    check_mechanism_outputs(arguments)
+    properties = comma_list(arguments.props, "--props") if arguments.props else []
+    unknown = [p for p in properties if p not in PROPERTIES]
+    if unknown:
+        raise UsageError(f"unknown property {unknown[0]!r}; the properties are {', '.join(PROPERTIES)}")
+    if arguments.mechanism and properties:
+        raise UsageError("--mechanism names a mechanism; --props asks for an optimum: give one of them")
+    if arguments.n < 1:
+        raise UsageError(f"--n must be >= 1, got {arguments.n}")
+    limit = DESIGN_MAX_N["named" if arguments.mechanism else "optimal"]
+    if arguments.n > limit:
+        what = (f"{(arguments.n + 1) ** 2} exact entries" if arguments.mechanism
+                else f"an exact LP with {(arguments.n + 1) ** 2} variables")
+        raise UsageError(f"--n {arguments.n} asks for {what}; this command stops at n = {limit} (checked before "
+                               "any work). Larger n: call polytopes.constrained from Python, where nothing is printed")
+    if arguments.eps_exp is not None:
+        alpha = 1 / parse_eps_exp(arguments.eps_exp)
+        if not alpha < 1:
+            raise UsageError(f"--eps-exp {arguments.eps_exp} is not > 1 (α = e^−ε must be in (0, 1))")
+    else:
+        alpha = exact(arguments.alpha)
+        if not 0 < alpha < 1:
+            raise UsageError(f"--alpha {arguments.alpha} is not in (0, 1): α = e^−ε")
+    if arguments.min_distance < 0:
+        raise UsageError(f"--min-distance {arguments.min_distance} is negative: it counts errors of at least d")
+    p = {"L0": 0, "L1": 1, "L2": 2}[arguments.objective]
+    plain_l0 = p == 0 and arguments.aggregate == "sum" and arguments.min_distance <= 1
+    started = time.perf_counter()
+    if arguments.mechanism:
+        build = {"gm": geometric_mechanism, "em": explicit_fair_mechanism, "wm": weakly_honest_mechanism,
+                 "um": lambda n, a: uniform_mechanism(n)}[arguments.mechanism]
+        mechanism = build(arguments.n, alpha)
+        value = l0_score(mechanism) if plain_l0 else objective_value(mechanism, p, aggregate=arguments.aggregate,
+                                                                      min_distance=arguments.min_distance)
+    else:
+        value, mechanism = optimal_mechanism(arguments.n, alpha, properties, p=p, aggregate=arguments.aggregate,
+                                             min_distance=arguments.min_distance, method="certified")
+    rows = mechanism.rows()
+    detail_printer(arguments)(f"{len(rows)}×{len(rows)} mechanism, " + (
+        "built from its formula" if arguments.mechanism else "the exact optimum of Cormode et al.'s LP, certified")
+        + f", in {time.perf_counter() - started:.2f} s")
+    p_true = sum(rows[j][j] for j in range(len(rows))) / len(rows)
+    document = {"matrix": [[exact_str(v) for v in row] for row in rows], "objective": exact_str(value),
+                "p_true": exact_str(p_true), "n": arguments.n, "alpha": exact_str(alpha), "properties": properties,
+                "objective_kind": arguments.objective, "aggregate": arguments.aggregate,
+                "min_distance": arguments.min_distance, "mechanism": arguments.mechanism or "optimal"}
+    print(f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
+          f"≈ {float(value):.6g}; Pr[true output] = {document['p_true']} ≈ {float(p_true):.6g}")
+    if arguments.out:
+        write_mechanism(arguments.out, rows, lambda: np.array([[float(v) for v in row] for row in rows]))
+    if arguments.json:
+        write_json(arguments.json, document, "design")
+    return 0

@@ -1,0 +1,31 @@
+"""``qifkit verify A.csv B.csv CERT.json``: re-check a refinement certificate with exact arithmetic
+only; exit 0 exactly when it is valid, 1 when it is not, 2 when it is malformed."""
+
+from __future__ import annotations
+
+import argparse
+
+from proofs_checks.cli.base import EXIT_NEGATIVE, EXIT_OK, UsageError, detail_printer
+from proofs_checks.cli.io import read_channel
+from qifkit.files import read_json
+from qifkit.refinement import certificate_defect, certificate_from_document
+
+__all__ = ["run"]
+
+
+def run(arguments: argparse.Namespace) -> int:
+    a, b = read_channel(arguments.a), read_channel(arguments.b)
+    try:
+        document = read_json(arguments.certificate)
+    except OSError as error:
+        raise UsageError(f"cannot read {arguments.certificate}: {error.strerror}") from None
+    certificate = certificate_from_document(document, a, b)
+    defect = certificate_defect(a, b, certificate)
+    detail_printer(arguments)("checked: " + ("the witness is stochastic and A·W = B, entry by entry" if certificate.holds
+                                             else "the prior is a distribution, the loss is finite, and the two "
+                                             "uncertainties and their gap, recomputed"))
+    claim = "A ⊑ B" if certificate.holds else "A ⋢ B"
+    print(f"certificate for {claim}: " + ("valid" if defect is None else f"INVALID: {defect}") + " (exact re-check)")
+    return EXIT_OK if defect is None else EXIT_NEGATIVE
+
+
