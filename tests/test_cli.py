@@ -294,7 +294,7 @@ def test_verbose_says_how_each_answer_was_reached_and_quiet_does_not(tmp_path, c
     assert main(["check", "--only", "cormode18.example1", "-v"]) == 0
     out = capsys.readouterr().out
     assert "  · Cormode" in out and "evidence: " in out
-    assert main(["design", "--n", "3", "--alpha", "1/2", "--props", "F", "-v"]) == 0
+    assert main(["design", "--max-count", "3", "--alpha", "1/2", "--props", "F", "-v"]) == 0
     assert "  · 4×4 mechanism, the exact optimum of Cormode et al.'s LP, certified" in capsys.readouterr().out
     assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--method", "orbits", "-v"]) == 0
     out = capsys.readouterr().out

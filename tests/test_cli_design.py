@@ -54,7 +54,7 @@ def test_design_fig7_values(tmp_path):
     # Cormode et al. Fig. 7 at α = 10/11: Pr[true output] 5/21 (GM), 121/541 (EM, the optimum under F)
     for arguments, expected in ((["--mechanism", "gm"], "5/21"), (["--props", "F"], "121/541"), (["--mechanism", "em"], "121/541")):
         path = tmp_path / "d.json"
-        assert main(["design", "--n", "4", "--alpha", "10/11", *arguments, "--json", str(path)]) == 0
+        assert main(["design", "--max-count", "4", "--alpha", "10/11", *arguments, "--json", str(path)]) == 0
         document = json.loads(path.read_text())
         assert document["p_true"] == expected and len(document["matrix"]) == 5
 
@@ -63,10 +63,10 @@ def test_design_takes_eps_exp_like_the_other_commands_and_writes_the_mechanism(t
     # α = 10/11 is e^ε = 11/10: the optimum under F and EM both have Pr[true output] 121/541 (Fig. 7);
     # the optimum's exact rows in the CSV, EM's floats in the .npy
     csv_path, npy_path = tmp_path / "em.csv", tmp_path / "em.npy"
-    assert main(["design", "--n", "4", "--eps-exp", "11/10", "--props", "F", "--out", str(csv_path)]) == 0
+    assert main(["design", "--max-count", "4", "--eps-exp", "11/10", "--props", "F", "--out", str(csv_path)]) == 0
     rows = [line.split(",") for line in csv_path.read_text().splitlines()]
     assert len(rows) == 5 and rows[0][0] == "121/541" and all(sum(map(Fraction, row)) == 1 for row in rows)
-    assert main(["design", "--n", "4", "--eps-exp", "ln(11/10)", "--mechanism", "em", "--out", str(npy_path)]) == 0
+    assert main(["design", "--max-count", "4", "--eps-exp", "ln(11/10)", "--mechanism", "em", "--out", str(npy_path)]) == 0
     em = np.load(npy_path)
     assert em.shape == (5, 5) and np.allclose(em.sum(axis=1), 1) and abs(np.trace(em) / 5 - 121 / 541) < 1e-15
 
@@ -77,7 +77,7 @@ def test_highs_prints_nothing_into_a_commands_output():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "proofs_checks.cli", "design", "--n", "3", "--alpha", "1/2",
+    done = subprocess.run([sys.executable, "-m", "proofs_checks.cli", "design", "--max-count", "3", "--alpha", "1/2",
                            "--props", "WH"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("optimal: L0") and "HiGHS" not in done.stdout + done.stderr
 
@@ -164,9 +164,9 @@ def test_enumerate_takes_the_same_fixed_points(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("arguments, message", [
-    (["design", "--n", "4", "--alpha", "5", "--mechanism", "um"], "not in (0, 1)"),
-    (["design", "--n", "4", "--alpha", "0", "--mechanism", "gm"], "not in (0, 1)"),
-    (["design", "--n", "4", "--alpha", "1/2", "--min-distance", "-5"], "negative"),
+    (["design", "--max-count", "4", "--alpha", "5", "--mechanism", "um"], "not in (0, 1)"),
+    (["design", "--max-count", "4", "--alpha", "0", "--mechanism", "gm"], "not in (0, 1)"),
+    (["design", "--max-count", "4", "--alpha", "1/2", "--min-distance", "-5"], "negative"),
     (["enumerate", "F", "--n", "3", "--eps-exp", "2", "--z", "1/2,1/2,0"], "z[2] = 0 is not positive"),
 ])
 def test_options_are_checked_against_their_meaning(arguments, message, capsys):
@@ -182,15 +182,15 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
     assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--out", str(keep), "--json", str(folder)]) == 2
     assert "it is a folder" in capsys.readouterr().err and keep.read_text() == "precious\n"
     missing = tmp_path / "no" / "such" / "t.json"
-    for command in (["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2"], ["design", "--n", "3", "--alpha", "1/2"]):
+    for command in (["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2"], ["design", "--max-count", "3", "--alpha", "1/2"]):
         assert main([*command, "--json", str(missing)]) == 2
         captured = capsys.readouterr()
         assert "does not exist" in captured.err and captured.out == ""
 
 
 @pytest.mark.parametrize("command, message", [
-    (["design", "--n", "100000", "--alpha", "1/2", "--mechanism", "gm"], "10000200001 exact entries"),
-    (["design", "--n", "41", "--alpha", "1/2"], "1764 variables"),
+    (["design", "--max-count", "100000", "--alpha", "1/2", "--mechanism", "gm"], "10000200001 exact entries"),
+    (["design", "--max-count", "41", "--alpha", "1/2"], "1764 variables"),
     (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
     (["enumerate", "U", "--n", "6", "--eps-exp", "2"], "stops at n = 5"),
 ])
@@ -201,3 +201,21 @@ def test_sizes_beyond_reach_are_refused_before_any_work(command, message, capsys
     start = time.perf_counter()
     assert main(command) == 2
     assert message in capsys.readouterr().err and time.perf_counter() - start < 5
+
+
+def test_design_n_counts_values_as_everywhere_and_max_count_is_cormodes_n(tmp_path, capsys):
+    """--n is the number of values in every command (design --n 5: counts 0..4, a 5×5 matrix);
+    --max-count is Cormode et al.'s n (the largest count). Fig. 3's GM at n = 4, α = 1/2 either way."""
+    documents = []
+    for size in (["--n", "5"], ["--max-count", "4"]):
+        path = tmp_path / f"{size[0][2:]}.json"
+        assert main(["design", *size, "--alpha", "1/2", "--mechanism", "gm", "--json", str(path)]) == 0
+        documents.append(json.loads(path.read_text()))
+    assert documents[0] == documents[1]
+    assert len(documents[0]["matrix"]) == 5 and documents[0]["values"] == 5 and documents[0]["max_count"] == 4
+    assert documents[0]["matrix"][0][:2] == ["2/3", "1/6"]  # GM's corner 1/(1+α), then (1−α)/(1+α)·α
+    capsys.readouterr()
+    assert main(["design", "--n", "1", "--alpha", "1/2", "--mechanism", "gm"]) == 2
+    assert "at least the counts 0 and 1 (--n 2 or --max-count 1)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["design", "--n", "5", "--max-count", "4", "--alpha", "1/2"])

@@ -249,7 +249,8 @@ def _option_cases() -> list[Case]:
              "n-float": "2.5"}
     for name, value in sizes.items():
         cases.append(Case(f"enumerate-{name}", ("enumerate", "U", "--n", value, "--eps-exp", "2")))
-        cases.append(Case(f"design-{name}", ("design", "--n", value, "--alpha", "1/2", "--mechanism", "gm")))
+        cases.append(Case(f"design-{name}", ("design", "--max-count", value, "--alpha", "1/2", "--mechanism", "gm")))
+        cases.append(Case(f"design-values-{name}", ("design", "--n", value, "--alpha", "1/2", "--mechanism", "gm")))
     cases += [
         Case("enumerate-ldp-n100", ("enumerate", "LDP", "--n", "100", "--eps-exp", "2"), says="stops at"),
         Case("enumerate-z-for-u", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--z", "1/2,1/2"), says="fixed point"),
@@ -294,23 +295,23 @@ def _option_cases() -> list[Case]:
         Case("construct-zfile-empty", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"), {"z.csv": ""}),
         Case("construct-answer-uniform", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2"), status=0,
              says="worst ratio 2"),
-        Case("design-alpha-one", ("design", "--n", "3", "--alpha", "1")),
-        Case("design-alpha-five", ("design", "--n", "3", "--alpha", "5", "--mechanism", "um"), says="alpha"),
-        Case("design-alpha-zero", ("design", "--n", "3", "--alpha", "0")),
-        Case("design-alpha-negative", ("design", "--n", "3", "--alpha", "-1/2")),
-        Case("design-alpha-nan", ("design", "--n", "3", "--alpha", "nan")),
-        Case("design-alpha-float-words", ("design", "--n", "3", "--alpha", "half")),
-        Case("design-min-distance-negative", ("design", "--n", "3", "--alpha", "1/2", "--min-distance", "-5"),
+        Case("design-alpha-one", ("design", "--max-count", "3", "--alpha", "1")),
+        Case("design-alpha-five", ("design", "--max-count", "3", "--alpha", "5", "--mechanism", "um"), says="alpha"),
+        Case("design-alpha-zero", ("design", "--max-count", "3", "--alpha", "0")),
+        Case("design-alpha-negative", ("design", "--max-count", "3", "--alpha", "-1/2")),
+        Case("design-alpha-nan", ("design", "--max-count", "3", "--alpha", "nan")),
+        Case("design-alpha-float-words", ("design", "--max-count", "3", "--alpha", "half")),
+        Case("design-min-distance-negative", ("design", "--max-count", "3", "--alpha", "1/2", "--min-distance", "-5"),
              says="negative"),
-        Case("design-props-unknown", ("design", "--n", "3", "--alpha", "1/2", "--props", "XX"), says="property"),
-        Case("design-props-empty-entry", ("design", "--n", "3", "--alpha", "1/2", "--props", "WH,,CM"), says="empty"),
-        Case("design-props-and-mechanism", ("design", "--n", "3", "--alpha", "1/2", "--props", "WH", "--mechanism",
+        Case("design-props-unknown", ("design", "--max-count", "3", "--alpha", "1/2", "--props", "XX"), says="property"),
+        Case("design-props-empty-entry", ("design", "--max-count", "3", "--alpha", "1/2", "--props", "WH,,CM"), says="empty"),
+        Case("design-props-and-mechanism", ("design", "--max-count", "3", "--alpha", "1/2", "--props", "WH", "--mechanism",
                                             "gm")),
-        Case("design-n-100000-gm", ("design", "--n", "100000", "--alpha", "1/2", "--mechanism", "gm"), says="stops"),
-        Case("design-optimum-n-1000", ("design", "--n", "1000", "--alpha", "1/2"), says="stops"),
+        Case("design-n-100000-gm", ("design", "--max-count", "100000", "--alpha", "1/2", "--mechanism", "gm"), says="stops"),
+        Case("design-optimum-n-1000", ("design", "--max-count", "1000", "--alpha", "1/2"), says="stops"),
         Case("enumerate-n-one", ("enumerate", "U", "--n", "1", "--eps-exp", "2")),
-        Case("design-answer-n-one", ("design", "--n", "1", "--alpha", "1/2", "--mechanism", "gm"), status=0),
-        Case("design-answer-gm", ("design", "--n", "2", "--alpha", "1/2", "--mechanism", "gm"), status=0, says="gm"),
+        Case("design-answer-n-one", ("design", "--max-count", "1", "--alpha", "1/2", "--mechanism", "gm"), status=0),
+        Case("design-answer-gm", ("design", "--max-count", "2", "--alpha", "1/2", "--mechanism", "gm"), status=0, says="gm"),
         Case("check-unknown-id", ("check", "--only", "nobody.*"), says="no check id"),
         Case("check-json-folder", ("check", "--only", "cormode18.example1", "--json", "{d}"), says="folder"),
         Case("no-command", ()),

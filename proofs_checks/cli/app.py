@@ -129,9 +129,9 @@ _GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
                   ("qifkit construct --z uniform --n 100 --eps-exp 2",
                    "qifkit construct --z binomial --n 2000 --eps-exp 5 --float --out T.npy")),
     "design": ("Cormode et al.'s constrained count mechanisms: a named one, or the exact optimum of their LP.",
-               ("qifkit design --n 10 --alpha 9/10 --props RH,CH,F",
-                "qifkit design --n 4 --alpha 1/2 --mechanism gm",
-                "qifkit design --n 4 --eps-exp 11/10 --props F --out em.csv")),
+               ("qifkit design --max-count 10 --alpha 9/10 --props RH,CH,F",
+                "qifkit design --n 5 --alpha 1/2 --mechanism gm",
+                "qifkit design --max-count 4 --eps-exp 11/10 --props F --out em.csv")),
 }
 
 
@@ -155,7 +155,9 @@ def _add_design_commands(commands: Any) -> None:
     construct.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     construct.set_defaults(module="construct")
     design = commands.add_parser("design", help="Cormode et al.'s constrained count mechanisms")
-    design.add_argument("--n", type=int, required=True, help="counts 0..n")
+    size = design.add_mutually_exclusive_group(required=True)
+    size.add_argument("--n", type=int, help="number of values: counts 0..n-1 (as --n means in every command)")
+    size.add_argument("--max-count", type=int, metavar="N", help="or the largest count, Cormode et al.'s n: counts 0..N")
     privacy = design.add_mutually_exclusive_group(required=True)
     privacy.add_argument("--alpha", help="α = e^−ε in (0, 1), exact, e.g. 10/11 (Cormode et al.'s parameter)")
     privacy.add_argument("--eps-exp", help='or e^ε as "11/10" or "ln(2)", as the other commands take it (α = 1/e^ε)')

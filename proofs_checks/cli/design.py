@@ -24,7 +24,23 @@ from qifkit.numbers import exact, exact_str, parse_eps_exp
 __all__ = ["run"]
 
 
-DESIGN_MAX_N = {"named": 999, "optimal": 40}  # (n + 1)² ≤ 10^6 printed entries; the plain L0 LP at n = 60, α = 1/3: undecided after 5 min
+#: The largest count (Cormode et al.'s n) design takes: (n + 1)² ≤ 10^6 printed entries; the plain
+#: L0 LP at n = 60, α = 1/3 was undecided after 5 minutes.
+DESIGN_MAX_N = {"named": 999, "optimal": 40}
+
+
+def _size_option(arguments: argparse.Namespace) -> str:
+    return f"--n {arguments.n}" if arguments.n is not None else f"--max-count {arguments.max_count}"
+
+
+def _largest_count(arguments: argparse.Namespace) -> int:
+    """Cormode et al.'s n, the largest count: ``--max-count N`` directly, or ``--n N`` values
+    (counts 0..N−1, the meaning --n has in every command)."""
+    top = arguments.max_count if arguments.max_count is not None else arguments.n - 1
+    if top < 1:
+        raise UsageError(f"{_size_option(arguments)}: a count mechanism needs at least the counts 0 and 1 "
+                         "(--n 2 or --max-count 1)")
+    return top
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -36,14 +52,13 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(f"unknown property {unknown[0]!r}; the properties are {', '.join(PROPERTIES)}")
     if arguments.mechanism and properties:
         raise UsageError("--mechanism names a mechanism; --props asks for an optimum: give one of them")
-    if arguments.n < 1:
-        raise UsageError(f"--n must be >= 1, got {arguments.n}")
+    top = _largest_count(arguments)
     limit = DESIGN_MAX_N["named" if arguments.mechanism else "optimal"]
-    if arguments.n > limit:
-        what = (f"{(arguments.n + 1) ** 2} exact entries" if arguments.mechanism
-                else f"an exact LP with {(arguments.n + 1) ** 2} variables")
-        raise UsageError(f"--n {arguments.n} asks for {what}; this command stops at n = {limit} (checked before "
-                               "any work). Larger n: call polytopes.constrained from Python, where nothing is printed")
+    if top > limit:
+        what = (f"{(top + 1) ** 2} exact entries" if arguments.mechanism
+                else f"an exact LP with {(top + 1) ** 2} variables")
+        raise UsageError(f"{_size_option(arguments)} asks for {what}; this command stops at counts 0..{limit} (checked "
+                         "before any work). Larger n: call polytopes.constrained from Python, where nothing is printed")
     if arguments.eps_exp is not None:
         alpha = 1 / parse_eps_exp(arguments.eps_exp)
         if not alpha < 1:
@@ -60,11 +75,11 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.mechanism:
         build = {"gm": geometric_mechanism, "em": explicit_fair_mechanism, "wm": weakly_honest_mechanism,
                  "um": lambda n, a: uniform_mechanism(n)}[arguments.mechanism]
-        mechanism = build(arguments.n, alpha)
+        mechanism = build(top, alpha)
         value = l0_score(mechanism) if plain_l0 else objective_value(mechanism, p, aggregate=arguments.aggregate,
                                                                       min_distance=arguments.min_distance)
     else:
-        value, mechanism = optimal_mechanism(arguments.n, alpha, properties, p=p, aggregate=arguments.aggregate,
+        value, mechanism = optimal_mechanism(top, alpha, properties, p=p, aggregate=arguments.aggregate,
                                              min_distance=arguments.min_distance, method="certified")
     rows = mechanism.rows()
     detail_printer(arguments)(f"{len(rows)}×{len(rows)} mechanism, " + (
@@ -72,7 +87,7 @@ def run(arguments: argparse.Namespace) -> int:
         + f", in {time.perf_counter() - started:.2f} s")
     p_true = sum(rows[j][j] for j in range(len(rows))) / len(rows)
     document = {"matrix": [[exact_str(v) for v in row] for row in rows], "objective": exact_str(value),
-                "p_true": exact_str(p_true), "n": arguments.n, "alpha": exact_str(alpha), "properties": properties,
+                "p_true": exact_str(p_true), "values": top + 1, "max_count": top, "alpha": exact_str(alpha), "properties": properties,
                 "objective_kind": arguments.objective, "aggregate": arguments.aggregate,
                 "min_distance": arguments.min_distance, "mechanism": arguments.mechanism or "optimal"}
     print(f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
