@@ -18,7 +18,7 @@ ARGMAX_GRID = ("11/10", "6/5", "3/2", "2", "3", "5", "10")
 ARGMAX_SIZES = ((2, 1), (3, 1), (2, 2), (2, 3), (3, 2), (4, 1))
 
 
-def smallest_argmax_instability(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES,
+def _smallest_argmax_instability(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES,
                                 grid: tuple[str, ...] = ARGMAX_GRID) -> tuple[dict[str, int], tuple[int, int] | None, list[Instability]]:
     """Search (K, N) in order of the number of histograms C(N+K−1, K−1), then K: for each, how many
     grid pairs are unstable; the first (K, N) with one, and its instabilities."""
@@ -32,7 +32,7 @@ def smallest_argmax_instability(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZE
     return {f"K={k}, N={n}": count for (k, n), count in table.items()}, first, found
 
 
-def instability_evidence(instability: Instability) -> dict[str, Any]:
+def _instability_evidence(instability: Instability) -> dict[str, Any]:
     """The certificate of an instability as JSON-ready evidence."""
     certificate = instability.certificate
     return {
@@ -61,7 +61,7 @@ def argmax_smallest(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES, grid: tup
     Assumptions: the sizes (K, N) in {(2,1), (3,1), (4,1), (2,2), (2,3), (3,2)} and the finite grid
     e^ε in {11/10, 6/5, 3/2, 2, 3, 5, 10}; stability of N = 1 is shown only on that grid.
     """
-    table, first, found = smallest_argmax_instability(sizes, grid)
+    table, first, found = _smallest_argmax_instability(sizes, grid)
     representative = next((i for i in found if (i.eps_exp_low, i.eps_exp_high) == ("2", "3")), found[0] if found else None)
     ok = first == (2, 2) and representative is not None
     if ok:
@@ -73,7 +73,7 @@ def argmax_smallest(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES, grid: tup
         ok, Status.CONFIRMED,
         f"smallest unstable noisy ArgMax: K=2, N=2 (all {len(found)} grid pairs); gap {representative.certificate.gap if representative else None} at e^ε 2 vs 3",
         unstable_pairs_by_size=table, smallest=first, grid=list(grid),
-        certificate=instability_evidence(representative) if representative else None,
+        certificate=_instability_evidence(representative) if representative else None,
     )
 
 

@@ -127,7 +127,8 @@ def claim(claim_id: str) -> Callable[[Callable[..., Outcome]], Callable[..., Out
 
 def registry() -> dict[str, Check]:
     """Every registered check, by id, after importing the paper modules."""
-    from proofs_checks import alvim2023, alvim2023_stability, beyond, cormode2018, holohan2017, kohli2026  # noqa: F401
+    from proofs_checks import beyond, cormode2018, holohan2017, kohli2026  # noqa: F401
+    from proofs_checks.alvim2023 import mechanisms, refinement, stability  # noqa: F401
 
     return dict(sorted(_REGISTRY.items()))
 

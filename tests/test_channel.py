@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sympy
 
-from proofs_checks import alvim2023_values as alvim
+from proofs_checks.alvim2023 import values as alvim
 from qifkit import Channel, NumberKind, randomized_response, truncated_geometric
 from qifkit.errors import (
     DistributionError,

@@ -4,9 +4,12 @@ from fractions import Fraction
 
 import pytest
 
-from proofs_checks import alvim2023, alvim2023_stability, beyond, cormode2018
-from proofs_checks import alvim2023_values as paper
+from proofs_checks import beyond, cormode2018
 from proofs_checks import registry as registry_module
+from proofs_checks.alvim2023 import mechanisms as alvim_mechanisms
+from proofs_checks.alvim2023 import refinement as alvim_refinement
+from proofs_checks.alvim2023 import stability as alvim_stability
+from proofs_checks.alvim2023 import values as paper
 from proofs_checks.registry import CheckFailedError, Outcome, Status, checked_evidence, claim, registry, run_check
 from qifkit.errors import LabelError
 
@@ -55,24 +58,24 @@ def _wrong(table, row=0, column=0, value="1/3"):
 
 
 MUTATIONS = {
-    "alvim23.def11-rr": lambda: alvim2023.def11_rr(r2=_wrong(paper.R2)),
-    "alvim23.def12-gd": lambda: alvim2023.def12_gd(eq20=_wrong(paper.EQ20, 3, 3, "5/8")),
-    "alvim23.eq9-eq10": lambda: alvim2023.eq9_eq10(eq10=_wrong(paper.EQ10, 0, 2, 0)),
-    "alvim23.appd1 (channel)": lambda: alvim2023.appd1(eq21=_wrong(paper.EQ21, 0, 0, "197/6561")),
-    "alvim23.appd1 (loss)": lambda: alvim2023.appd1(loss_low="1276949536001/771895089"),
-    "alvim23.appd1 (order)": lambda: alvim2023.appd1(loss_low=paper.APPD1_LOSS_HIGH, loss_high=paper.APPD1_LOSS_LOW),
-    "alvim23.appf": lambda: alvim2023.appf(sizes=(1,)),
+    "alvim23.def11-rr": lambda: alvim_mechanisms.def11_rr(r2=_wrong(paper.R2)),
+    "alvim23.def12-gd": lambda: alvim_mechanisms.def12_gd(eq20=_wrong(paper.EQ20, 3, 3, "5/8")),
+    "alvim23.eq9-eq10": lambda: alvim_mechanisms.eq9_eq10(eq10=_wrong(paper.EQ10, 0, 2, 0)),
+    "alvim23.appd1 (channel)": lambda: alvim_mechanisms.appd1(eq21=_wrong(paper.EQ21, 0, 0, "197/6561")),
+    "alvim23.appd1 (loss)": lambda: alvim_mechanisms.appd1(loss_low="1276949536001/771895089"),
+    "alvim23.appd1 (order)": lambda: alvim_mechanisms.appd1(loss_low=paper.APPD1_LOSS_HIGH, loss_high=paper.APPD1_LOSS_LOW),
+    "alvim23.appf": lambda: alvim_mechanisms.appf(sizes=(1,)),
     "cormode18.example1": lambda: cormode2018.example1(one_given_one="1/18"),
     "cormode18.fig7": lambda: cormode2018.fig7(em_true="121/540"),
     "cormode18.fig7 (rounding)": lambda: cormode2018.fig7(printed_gm="0.242"),
-    "alvim23.sec62-sum-rr": lambda: alvim2023.sec62_sum_rr(r3_table=_wrong(paper.APPE_R3_SUM, 4, 2, "0.45")),
-    "alvim23.appe-loss": lambda: alvim2023.appe_loss(loss_table=(("1",) * 5,) * 9),
-    "alvim23.sec71-zeros": lambda: alvim2023.sec71_zeros(alphas=("1/2", "1/3")),
-    "alvim23.sec71-sum-gd": lambda: alvim2023.sec71_sum_gd(alphas=("1/2", "1/2")),
-    "alvim23.appb-outliers": lambda: alvim2023_stability.appb_outliers(
+    "alvim23.sec62-sum-rr": lambda: alvim_refinement.sec62_sum_rr(r3_table=_wrong(paper.APPE_R3_SUM, 4, 2, "0.45")),
+    "alvim23.appe-loss": lambda: alvim_refinement.appe_loss(loss_table=(("1",) * 5,) * 9),
+    "alvim23.sec71-zeros": lambda: alvim_refinement.sec71_zeros(alphas=("1/2", "1/3")),
+    "alvim23.sec71-sum-gd": lambda: alvim_refinement.sec71_sum_gd(alphas=("1/2", "1/2")),
+    "alvim23.appb-outliers": lambda: alvim_stability.appb_outliers(
         printed_witness=(("5/6", "1/12", "1/12"), ("5/24", "7/12", "5/24"), ("1/12", "1/12", "5/6"))),
-    "alvim23.fig3-ama": lambda: alvim2023_stability.fig3_ama(printed_count=231),
-    "alvim23.lemma26": lambda: alvim2023_stability.lemma26(eps_exp_low="3"),
+    "alvim23.fig3-ama": lambda: alvim_stability.fig3_ama(printed_count=231),
+    "alvim23.lemma26": lambda: alvim_stability.lemma26(eps_exp_low="3"),
     "beyond.argmax-smallest": lambda: beyond.argmax_smallest(sizes=((2, 1), (3, 1), (3, 2))),
 }
 
@@ -128,8 +131,8 @@ def test_kron_laws_fails_on_a_wrong_kronecker(monkeypatch):
 
     from qifkit import matrices
 
-    monkeypatch.setattr(alvim2023, "kron", lambda a, b: matrices.kron(a, b) * QQ(2))
-    assert alvim2023.kron_laws(trials=5).status is Status.FAILED
+    monkeypatch.setattr(alvim_mechanisms, "kron", lambda a, b: matrices.kron(a, b) * QQ(2))
+    assert alvim_mechanisms.kron_laws(trials=5).status is Status.FAILED
 
 
 def test_gm_checks_fail_on_a_wrong_mechanism(monkeypatch):
@@ -213,14 +216,14 @@ def test_lemma17_fails_on_a_wrong_kronecker_power(monkeypatch):
     from qifkit import channel
 
     _skewed_kron(monkeypatch, channel)
-    assert alvim2023.lemma17(trials=3).status is Status.FAILED
+    assert alvim_refinement.lemma17(trials=3).status is Status.FAILED
 
 
 def test_lemma5_fails_when_refinement_is_not_certified(monkeypatch):
     from qifkit.refinement import Refinement
 
-    monkeypatch.setattr(alvim2023, "refines", lambda a, b: Refinement(False))
-    assert alvim2023.lemma5(trials=3).status is Status.FAILED
+    monkeypatch.setattr(alvim_refinement, "refines", lambda a, b: Refinement(False))
+    assert alvim_refinement.lemma5(trials=3).status is Status.FAILED
 
 
 def test_family_checks_fail_on_the_wrong_family(monkeypatch):
@@ -228,14 +231,14 @@ def test_family_checks_fail_on_the_wrong_family(monkeypatch):
 
     from qifkit import truncated_geometric
 
-    monkeypatch.setattr(alvim2023, "randomized_response", lambda n, e: truncated_geometric(n, e))
-    assert alvim2023.rr_family(values=range(2, 4)).status is Status.FAILED
+    monkeypatch.setattr(alvim_refinement, "randomized_response", lambda n, e: truncated_geometric(n, e))
+    assert alvim_refinement.rr_family(values=range(2, 4)).status is Status.FAILED
     reversed_order = lambda n, alpha: truncated_geometric(n, alpha=1 - Fraction(alpha))  # noqa: E731
-    monkeypatch.setattr(alvim2023, "truncated_geometric", reversed_order)
-    assert alvim2023.gd_family(sizes=range(3, 6)).status is Status.FAILED
+    monkeypatch.setattr(alvim_refinement, "truncated_geometric", reversed_order)
+    assert alvim_refinement.gd_family(sizes=range(3, 6)).status is Status.FAILED
 
 
-_SYMBOLIC_RR = alvim2023_stability._symbolic_rr
+_SYMBOLIC_RR = alvim_stability._symbolic_rr
 
 
 def _not_rr(size, a, b):
@@ -249,36 +252,36 @@ def _not_rr(size, a, b):
 
 
 def test_rr_commutation_checks_fail_for_a_non_rr_witness(monkeypatch):
-    monkeypatch.setattr(alvim2023_stability, "_symbolic_rr", _not_rr)
-    assert alvim2023_stability.lemma14(sizes=range(3, 4)).status is Status.FAILED
-    assert alvim2023_stability.thm24(sizes=(3,), powers=(2,)).status is Status.FAILED
+    monkeypatch.setattr(alvim_stability, "_symbolic_rr", _not_rr)
+    assert alvim_stability.lemma14(sizes=range(3, 4)).status is Status.FAILED
+    assert alvim_stability.thm24(sizes=(3,), powers=(2,)).status is Status.FAILED
 
 
 def test_thm15_fails_with_a_wrong_left_inverse(monkeypatch):
     from qifkit import Channel
 
-    monkeypatch.setattr(alvim2023_stability, "left_inverse",
+    monkeypatch.setattr(alvim_stability, "left_inverse",
                         lambda post: Channel.from_rows([[1] + [0] * (post.shape[0] - 1)] * post.shape[1]))
-    assert alvim2023_stability.thm15(sizes=range(3, 4)).status is Status.FAILED
+    assert alvim_stability.thm15(sizes=range(3, 4)).status is Status.FAILED
 
 
 def test_thm20_fails_when_the_equality_test_is_wrong(monkeypatch):
-    monkeypatch.setattr(alvim2023_stability, "condition_11", lambda post, witness: True)
-    assert alvim2023_stability.thm20(trials=20).status is Status.FAILED
+    monkeypatch.setattr(alvim_stability, "condition_11", lambda post, witness: True)
+    assert alvim_stability.thm20(trials=20).status is Status.FAILED
 
 
 def test_lemma23_fails_with_a_wrong_tally(monkeypatch):
-    original = alvim2023_stability.count_query
-    monkeypatch.setattr(alvim2023_stability, "count_query", lambda inputs, counted: original(inputs, {False}))
-    assert alvim2023_stability.lemma23(powers=range(2, 4)).status is Status.FAILED
+    original = alvim_stability.count_query
+    monkeypatch.setattr(alvim_stability, "count_query", lambda inputs, counted: original(inputs, {False}))
+    assert alvim_stability.lemma23(powers=range(2, 4)).status is Status.FAILED
 
 
 def test_privacy_checks_fail_with_a_leakier_mechanism(monkeypatch):
     from qifkit import exact, truncated_geometric
 
-    monkeypatch.setattr(alvim2023_stability, "truncated_geometric", lambda n, e: truncated_geometric(n, exact(e) ** 2))
-    assert alvim2023_stability.lemma25(cases=((1, 2),), grid=("2",)).status is Status.FAILED
-    assert alvim2023_stability.appc(sizes=(3,), powers=(2,), grid=("2",)).status is Status.FAILED
+    monkeypatch.setattr(alvim_stability, "truncated_geometric", lambda n, e: truncated_geometric(n, exact(e) ** 2))
+    assert alvim_stability.lemma25(cases=((1, 2),), grid=("2",)).status is Status.FAILED
+    assert alvim_stability.appc(sizes=(3,), powers=(2,), grid=("2",)).status is Status.FAILED
 
 
 # ------------------------------------------------------------------ holohan17

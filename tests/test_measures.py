@@ -5,7 +5,7 @@ from fractions import Fraction as F
 import pytest
 import sympy
 
-from proofs_checks import alvim2023_values as alvim
+from proofs_checks.alvim2023 import values as alvim
 from qifkit import (
     Channel,
     Gain,

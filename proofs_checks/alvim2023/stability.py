@@ -1,8 +1,8 @@
 """Checks of Alvim et al. (CCS 2023) on stability: Thm. 20, random response with counting,
 geometric noise with outliers, noisy ArgMax (§§4-9, Apps. A-C).
 
-Kept apart from :mod:`proofs_checks.alvim2023` (channels and refinement) only for length; the
-registry imports both.
+Its neighbours in this package: :mod:`.mechanisms` (channels, mechanisms, Kronecker products),
+:mod:`.refinement`, and :mod:`.values` (the paper's printed tables, shared by the three).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sympy
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
-from proofs_checks import alvim2023_values as paper
+from proofs_checks.alvim2023 import values as paper
 from proofs_checks.evidence import random_channel, table_mismatches
 from proofs_checks.registry import Outcome, Status, claim
 from qifkit import (
