@@ -27,6 +27,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "qifkit.channel": ("Channel",),
     "qifkit.count_objectives": ("l0_score", "objective_value"),
+    "qifkit.labelled": ("LabelledMatrix",),
     "qifkit.matrices": ("NumberKind",),
     "qifkit.measures": (
         "Decision", "Gain", "HyperDistribution", "Loss", "Posterior", "Prior", "additive_leakage", "argmax",
@@ -52,6 +53,7 @@ _HOMES, __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from qifkit.channel import Channel
     from qifkit.count_objectives import l0_score, objective_value
+    from qifkit.labelled import LabelledMatrix
     from qifkit.matrices import NumberKind
     from qifkit.measures import (
         Decision,
@@ -103,6 +105,7 @@ __all__ = [
     "Decision",
     "Gain",
     "HyperDistribution",
+    "LabelledMatrix",
     "Loss",
     "NumberKind",
     "Posterior",

@@ -32,6 +32,7 @@ from qifkit.errors import (
     NumberKindError,
     ShapeError,
 )
+from qifkit.labelled import LabelledMatrix, checked_labels
 from qifkit.matrices import (
     Matrix,
     NumberKind,
@@ -39,15 +40,13 @@ from qifkit.matrices import (
     exact_matrix,
     face_split,
     float_matrix,
-    kind_of,
     kron,
     matmul,
-    public_rows,
     public_value,
     shape_of,
     symbolic_matrix,
 )
-from qifkit.numbers import exact, exact_str, float_fraction, reduced_fraction
+from qifkit.numbers import exact, reduced_fraction
 
 __all__ = ["Channel", "FLOAT_TOLERANCE"]
 
@@ -55,32 +54,12 @@ __all__ = ["Channel", "FLOAT_TOLERANCE"]
 FLOAT_TOLERANCE = 1e-9
 
 
-def _labels(given: Sequence[Hashable] | None, count: int, what: str) -> tuple[Hashable, ...]:
-    """Default labels 0..count-1, or check that the given ones fit and are distinct."""
-    if given is None:
-        return tuple(range(count))
-    labels = tuple(given)
-    if len(labels) != count:
-        raise LabelError(f"{len(labels)} {what} labels given for {count} {what}")
-    try:
-        distinct = len(set(labels))
-    except TypeError as error:
-        raise LabelError(f"{what} labels must be hashable: {error}") from None
-    if distinct != count:
-        seen: set[Hashable] = set()
-        for label in labels:
-            if label in seen:
-                raise LabelError(f"{what} label {label!r} appears more than once")
-            seen.add(label)
-    return labels
-
-
 def _row_name(labels: tuple[Hashable, ...], index: int) -> str:
     return f"row {index}" if labels[index] == index else f"row {index} (secret {labels[index]!r})"
 
 
-@dataclass(frozen=True, eq=False)
-class Channel:
+@dataclass(frozen=True, eq=False, repr=False)  # repr: LabelledMatrix's
+class Channel(LabelledMatrix):
     """A channel from secrets to outputs: ``matrix[x, y]`` is the probability of output y given x.
 
     Build channels with the factories (:meth:`from_rows`, :meth:`from_symbolic`,
@@ -235,9 +214,20 @@ class Channel:
         outputs: Sequence[Hashable] | None,
     ) -> Channel:
         rows, columns = shape_of(matrix)
-        channel = cls(matrix, _labels(secrets, rows, "secret"), _labels(outputs, columns, "output"))
+        channel = cls(matrix, checked_labels(secrets, rows, "secret"), checked_labels(outputs, columns, "output"))
         channel._check_stochastic()
         return channel
+
+    @property
+    def row_labels(self) -> tuple[Hashable, ...]:
+        return self.secrets
+
+    @property
+    def column_labels(self) -> tuple[Hashable, ...]:
+        return self.outputs
+
+    def _with_matrix(self, matrix: Matrix) -> Channel:
+        return Channel._validated(matrix, self.secrets, self.outputs)
 
     def _check_stochastic(self) -> None:
         """Raise unless every entry is non-negative and every row sums to 1."""
@@ -272,35 +262,11 @@ class Channel:
 
     # ------------------------------------------------------------------ views
     @property
-    def kind(self) -> NumberKind:
-        """:class:`~qifkit.matrices.NumberKind` of the entries."""
-        return kind_of(self.matrix)
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        """``(number of secrets, number of outputs)``."""
-        return shape_of(self.matrix)
-
-    @property
     def parameters(self) -> tuple[sympy.Symbol, ...]:
         """The symbols of a symbolic channel (empty for exact and float channels)."""
         if self.kind is NumberKind.SYMBOLIC:
             return tuple(self.matrix.domain.symbols)
         return ()
-
-    def rows(self) -> list[list[Any]]:
-        """Entries as nested lists: Fractions (exact), sympy expressions (symbolic) or floats."""
-        return public_rows(self.matrix)
-
-    def entry(self, secret: Hashable, output: Hashable) -> Any:
-        """The probability of `output` given `secret`, looked up by label."""
-        try:
-            i, j = self.secrets.index(secret), self.outputs.index(output)
-        except ValueError:
-            raise LabelError(f"no entry for secret {secret!r} and output {output!r}") from None
-        if isinstance(self.matrix, np.ndarray):
-            return float(self.matrix[i, j])
-        return public_value(self.matrix.domain, self.matrix[i, j].element)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Channel):
@@ -311,76 +277,7 @@ class Channel:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self) -> str:
-        rows, columns = self.shape
-        return f"Channel({self.kind.value}, {rows} secrets x {columns} outputs)"
-
-    def __str__(self) -> str:
-        """The channel as a table: outputs across, secrets down, at most :data:`SHOWN` of each
-        (the middle elided by "…"); exact entries of more than 12 characters as ≈ decimals."""
-        rows, columns = self.shape
-        shown_rows, shown_columns = _shown(rows), _shown(columns)
-        table = [[""] + [_cell_label(self.outputs[j]) if j is not None else "…" for j in shown_columns]]
-        for i in shown_rows:
-            if i is None:
-                table.append(["…"] * (len(shown_columns) + 1))
-                continue
-            values = self.matrix[i] if isinstance(self.matrix, np.ndarray) else None
-            row = [_cell_label(self.secrets[i])]
-            for j in shown_columns:
-                if j is None:
-                    row.append("…")
-                elif values is not None:
-                    row.append(f"{values[j]:.6g}")
-                else:
-                    row.append(_cell_text(public_value(self.matrix.domain, self.matrix[i, j].element)))
-            table.append(row)
-        widths = [max(len(row[k]) for row in table) for k in range(len(table[0]))]
-        lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in table]
-        return "\n".join([f"Channel ({self.kind.value}, {rows} secrets × {columns} outputs)", *lines])
-
-    def __getitem__(self, key: tuple[Hashable, Hashable]) -> Any:
-        """``channel[secret, output]``: the entry by labels (the positions, with the default labels).
-
-        Examples
-        --------
-        >>> Channel.from_rows([["1/2", "1/2"], ["1/4", "3/4"]])[1, 0]
-        Fraction(1, 4)
-        """
-        if not isinstance(key, tuple) or len(key) != 2:
-            raise LabelError(f"index a channel by [secret, output], not by {key!r}")
-        return self.entry(*key)
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        """``numpy.asarray(channel)``: the entries in float64 (exact ones correctly rounded)."""
-        array = self.to_numpy()
-        return array if dtype is None else array.astype(dtype)
-
     # ------------------------------------------------------------------ conversions
-    def to_float(self) -> Channel:
-        """The same channel in float64 (exact entries rounded correctly; symbolic refused)."""
-        if self.kind is NumberKind.FLOAT:
-            return self
-        if self.kind is NumberKind.SYMBOLIC:
-            raise NumberKindError(
-                f"a symbolic channel in {self.parameters} has no float value; substitute() first"
-            )
-        numer, denom = QQ.numer, QQ.denom  # int / int is correctly rounded, and skips the Fractions of rows()
-        rows = [[int(numer(v)) / int(denom(v)) for v in row] for row in self.matrix.to_list()]
-        return Channel(float_matrix(rows, "channel"), self.secrets, self.outputs)
-
-    def to_exact(self, max_denominator: int | None = None) -> Channel:
-        """An exact channel from a float one: each float read exactly (its binary value), or the
-        nearest fraction with denominator at most `max_denominator`; the result must still be
-        exactly stochastic.
-        """
-        if self.kind is NumberKind.EXACT:
-            return self
-        if self.kind is NumberKind.SYMBOLIC:
-            raise NumberKindError("a symbolic channel is exact already; use substitute() for values")
-        return Channel.from_rows([[float_fraction(v, max_denominator) for v in row] for row in self.matrix],
-                                 self.secrets, self.outputs)
-
     def substitute(self, values: Mapping[sympy.Symbol, Any]) -> Channel:
         """An exact channel from a symbolic one, with every parameter given an exact value.
 
@@ -407,14 +304,6 @@ class Channel:
             rows.append(new_row)
         return Channel.from_rows(rows, self.secrets, self.outputs)
 
-    def to_numpy(self, exact: bool = False) -> np.ndarray:
-        """A numpy array: float64 by default, or an object array of Fractions with ``exact=True``."""
-        if exact:
-            if self.kind is not NumberKind.EXACT:
-                raise NumberKindError(f"exact=True needs an exact channel, this one is {self.kind.value}")
-            return np.array(self.rows(), dtype=object)
-        return np.array(self.to_float().matrix, dtype=np.float64)
-
     def to_sympy(self) -> sympy.Matrix:
         """A sympy Matrix of the entries (exact rationals or expressions)."""
         if self.kind is NumberKind.FLOAT:
@@ -438,8 +327,8 @@ class Channel:
         rows, columns = self.shape
         return Channel(
             self.matrix,
-            self.secrets if secrets is None else _labels(secrets, rows, "secret"),
-            self.outputs if outputs is None else _labels(outputs, columns, "output"),
+            self.secrets if secrets is None else checked_labels(secrets, rows, "secret"),
+            self.outputs if outputs is None else checked_labels(outputs, columns, "output"),
         )
 
     # ------------------------------------------------------------------ algebra
@@ -557,32 +446,6 @@ def _sympy_rational(value: Any) -> Fraction:
     if isinstance(value, sympy.Basic) and not value.is_Rational:
         raise NotExactError(f"{value} is not an exact rational number")
     return reduced_fraction(value) if isinstance(value, sympy.Basic) else value
-
-
-#: Rows and columns that ``str(channel)`` shows at most.
-SHOWN = 8
-
-
-def _shown(count: int) -> list[int | None]:
-    """The positions that ``str`` shows: all, or the first and last halves of :data:`SHOWN` around None."""
-    if count <= SHOWN:
-        return list(range(count))
-    half = SHOWN // 2
-    return [*range(half), None, *range(count - half, count)]
-
-
-def _cell_label(label: Any) -> str:
-    """A label or symbolic entry as text of at most 12 characters."""
-    text = str(label)
-    return text if len(text) <= 12 else text[:11] + "…"
-
-
-def _cell_text(value: Any) -> str:
-    """An exact entry as p/q, or ≈ its decimal when p/q is longer than 12 characters."""
-    if isinstance(value, Fraction):
-        text = exact_str(value)
-        return text if len(text) <= 12 else f"≈{float(value):.6g}"
-    return _cell_label(value)
 
 
 def _fraction_pair(value: Any) -> tuple[int, int]:

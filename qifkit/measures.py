@@ -29,13 +29,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
-from qifkit.channel import Channel, _labels
+from qifkit.channel import Channel
 from qifkit.errors import (
     DistributionError,
     LabelError,
@@ -43,12 +43,12 @@ from qifkit.errors import (
     NotExactError,
     UndecidableError,
 )
+from qifkit.labelled import LabelledMatrix, checked_labels
 from qifkit.matrices import (
     Matrix,
     NumberKind,
     exact_matrix,
     float_matrix,
-    kind_of,
     matmul,
     public_rows,
     public_value,
@@ -56,7 +56,6 @@ from qifkit.matrices import (
     same_kind,
     shape_of,
 )
-from qifkit.numbers import float_fraction
 
 __all__ = [
     "Prior",
@@ -88,8 +87,8 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------------- priors
-@dataclass(frozen=True, eq=False)
-class Prior:
+@dataclass(frozen=True, eq=False, repr=False)  # repr: LabelledMatrix's
+class Prior(LabelledMatrix):
     """A probability distribution on secrets, stored as a 1×n exact or float matrix.
 
     `secrets` may be ``None``: the prior is then positional and fits any channel with n secrets.
@@ -120,7 +119,7 @@ class Prior:
     @classmethod
     def _validated(cls, matrix: Matrix, secrets: Sequence[Hashable] | None) -> Prior:
         count = shape_of(matrix)[1]
-        prior = cls(matrix, None if secrets is None else _labels(secrets, count, "secret"))
+        prior = cls(matrix, None if secrets is None else checked_labels(secrets, count, "secret"))
         values = prior.probabilities()
         for index, value in enumerate(values):
             if value < 0:
@@ -130,9 +129,19 @@ class Prior:
             raise DistributionError(f"prior sums to {total}, not 1")
         return prior
 
+    row_role: ClassVar[str] = "prior"
+    column_role: ClassVar[str] = "secret"
+
     @property
-    def kind(self) -> NumberKind:
-        return kind_of(self.matrix)
+    def row_labels(self) -> tuple[Hashable, ...]:
+        return ("π",)
+
+    @property
+    def column_labels(self) -> tuple[Hashable, ...]:
+        return tuple(range(len(self))) if self.secrets is None else self.secrets
+
+    def _with_matrix(self, matrix: Matrix) -> Prior:
+        return Prior._validated(matrix, self.secrets)
 
     def __len__(self) -> int:
         return shape_of(self.matrix)[1]
@@ -141,18 +150,19 @@ class Prior:
         """The probabilities as Fractions (exact) or floats."""
         return public_rows(self.matrix)[0]
 
-    def to_float(self) -> Prior:
-        """The same prior in float64 (to go with a float channel)."""
-        return self if self.kind is NumberKind.FLOAT else Prior.from_floats(
-            [float(v) for v in self.probabilities()], self.secrets)
+    def __getitem__(self, secret: Hashable) -> Any:
+        """``prior[secret]``: its probability, by label (the position, for a positional prior)."""
+        return self.entry("π", secret)
 
-    def to_exact(self, max_denominator: int | None = None) -> Prior:
-        """An exact prior from a float one: each float read exactly (its binary value), or the
-        nearest fraction with denominator at most `max_denominator`; it must still sum to
-        exactly 1 (else :class:`~qifkit.errors.DistributionError`)."""
-        if self.kind is NumberKind.EXACT:
-            return self
-        return Prior.from_values([float_fraction(v, max_denominator) for v in self.probabilities()], self.secrets)
+    def to_numpy(self, exact: bool = False) -> np.ndarray:
+        """The probabilities as a 1-D array: float64, or Fractions with ``exact=True``."""
+        return super().to_numpy(exact)[0]
+
+    def _title(self) -> str:
+        return f"Prior ({self.kind.value}, {len(self)} secrets)"
+
+    def __repr__(self) -> str:
+        return f"Prior({self.kind.value}, {len(self)} secrets)"
 
     def _aligned(self, secrets: tuple[Hashable, ...]) -> Prior:
         """Check that this prior fits secrets in that order."""
@@ -173,7 +183,7 @@ def uniform_prior(secrets: int | Sequence[Hashable]) -> Prior:
     if not labels:
         raise DistributionError("a prior needs at least one secret")
     share = QQ(1, len(labels))
-    return Prior(DomainMatrix([[share] * len(labels)], (1, len(labels)), QQ), _labels(labels, len(labels), "secret"))
+    return Prior(DomainMatrix([[share] * len(labels)], (1, len(labels)), QQ), checked_labels(labels, len(labels), "secret"))
 
 
 def point_prior(secrets: int | Sequence[Hashable], at: Hashable) -> Prior:
@@ -208,8 +218,8 @@ def prior_from_counts(counts: Sequence[int], secrets: Sequence[Hashable] | None 
 _Table = TypeVar("_Table", bound="_DecisionTable")
 
 
-@dataclass(frozen=True, eq=False)
-class _DecisionTable:
+@dataclass(frozen=True, eq=False, repr=False)  # repr: LabelledMatrix's
+class _DecisionTable(LabelledMatrix):
     """A matrix ``table[x, w]``: rows are secrets, columns are actions."""
 
     matrix: Matrix
@@ -256,34 +266,25 @@ class _DecisionTable:
         cls: type[_Table], matrix: Matrix, secrets: Sequence[Hashable] | None, actions: Sequence[Hashable] | None
     ) -> _Table:
         rows, columns = shape_of(matrix)
-        table = cls(matrix, _labels(secrets, rows, "secret"), _labels(actions, columns, "action"))
+        table = cls(matrix, checked_labels(secrets, rows, "secret"), checked_labels(actions, columns, "action"))
         table._check()
         return table
 
     def _check(self) -> None:
         """Subclasses refuse values that their definition excludes."""
 
+    column_role: ClassVar[str] = "action"
+
     @property
-    def kind(self) -> NumberKind:
-        return kind_of(self.matrix)
+    def row_labels(self) -> tuple[Hashable, ...]:
+        return self.secrets
 
-    def rows(self) -> list[list[Any]]:
-        """Entries as nested lists (rows are secrets, columns actions)."""
-        return public_rows(self.matrix)
+    @property
+    def column_labels(self) -> tuple[Hashable, ...]:
+        return self.actions
 
-    def to_float(self: _Table) -> _Table:
-        """The same table in float64 (to go with a float channel)."""
-        if self.kind is NumberKind.FLOAT:
-            return self
-        return type(self).from_floats([[float(v) for v in row] for row in self.rows()], self.secrets, self.actions)
-
-    def to_exact(self: _Table, max_denominator: int | None = None) -> _Table:
-        """An exact table from a float one: each float read exactly (its binary value), or the
-        nearest fraction with denominator at most `max_denominator`."""
-        if self.kind is NumberKind.EXACT:
-            return self
-        return type(self).from_rows([[float_fraction(v, max_denominator) for v in row] for row in self.rows()],
-                                    self.secrets, self.actions)
+    def _with_matrix(self: _Table, matrix: Matrix) -> _Table:
+        return type(self)._validated(matrix, self.secrets, self.actions)
 
     def scaled(self: _Table, factor: Any) -> _Table:
         """The table multiplied by a positive exact factor (a float factor for a float table)."""

@@ -20,8 +20,9 @@ from typing import Any
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
-from qifkit.channel import Channel, _labels
+from qifkit.channel import Channel
 from qifkit.errors import LabelError, NotStochasticError, ShapeError
+from qifkit.labelled import checked_labels
 
 __all__ = [
     "deterministic",
@@ -66,7 +67,7 @@ def deterministic(
         except TypeError:
             pass
         outputs = distinct
-    columns = {label: j for j, label in enumerate(_labels(outputs, len(tuple(outputs)), "output"))}
+    columns = {label: j for j, label in enumerate(checked_labels(outputs, len(tuple(outputs)), "output"))}
     missing = [image for image in images if image not in columns]
     if missing:
         raise LabelError(f"the function maps to {missing[0]!r}, which is not one of the outputs")
@@ -77,7 +78,7 @@ def deterministic(
     for i, image in enumerate(images):
         flat[i * len(columns) + columns[image]] = QQ(1)
     matrix = DomainMatrix.from_list_flat(flat, (len(inputs), len(columns)), QQ)
-    return Channel(matrix, _labels(inputs, len(inputs), "secret"), tuple(columns))
+    return Channel(matrix, checked_labels(inputs, len(inputs), "secret"), tuple(columns))
 
 
 def count_query(inputs: Sequence[Sequence[Any]], counted: Collection[Hashable]) -> Channel:

@@ -149,3 +149,30 @@ def test_gain_may_be_negative_but_needs_positive_prior_vulnerability_for_ratios(
 def test_loss_labels_must_match_the_channel():
     with pytest.raises(LabelError):
         posterior_uncertainty(uniform_prior(2), R, bayes_risk(("a", "b")))
+
+
+def test_priors_and_losses_are_labelled_matrices_like_channels():
+    """One base (qifkit.labelled.LabelledMatrix) gives channels, priors, losses and gains the same
+    views: entries by label, numpy arrays, a readable table, float and exact forms."""
+    import numpy as np
+
+    from qifkit.labelled import LabelledMatrix
+
+    prior = Prior.from_values(["1/2", "1/3", "1/6"], secrets=("a", "b", "c"))
+    loss = Loss.from_rows([[0, 1], [1, 0], ["1/2", "1/2"]], secrets=("a", "b", "c"), actions=("yes", "no"))
+    assert all(isinstance(x, LabelledMatrix) for x in (prior, loss, bayes_risk(range(2)), identity_gain(range(2))))
+    assert prior["b"] == F(1, 3) and loss["c", "no"] == F(1, 2)
+    assert np.asarray(prior).tolist() == [0.5, 1 / 3, 1 / 6] and np.asarray(loss).shape == (3, 2)
+    assert repr(prior) == "Prior(exact, 3 secrets)" and repr(loss) == "Loss(exact, 3 secrets x 2 actions)"
+    assert str(loss).splitlines() == ["Loss (exact, 3 secrets × 2 actions)", "   yes   no", "a    0    1",
+                                      "b    1    0", "c  1/2  1/2"]
+    assert str(prior).splitlines()[0] == "Prior (exact, 3 secrets)"
+    assert prior.to_float().kind.value == "float" and loss.to_float()["c", "no"] == 0.5
+    assert prior.to_float().to_exact(10).probabilities() == [F(1, 2), F(1, 3), F(1, 6)]
+    assert loss.to_float().to_exact().rows() == loss.rows()
+    with pytest.raises(LabelError, match="no entry for secret 'z' and action 'no'"):
+        loss["z", "no"]
+    with pytest.raises(LabelError, match=r"index a loss by \[secret, action\]"):
+        loss["a"]
+    with pytest.raises(DistributionError, match="not 1"):  # a conversion is validated like a factory
+        Prior.from_floats([0.1, 0.2, 0.7]).to_exact()  # the three doubles, read exactly, miss 1
