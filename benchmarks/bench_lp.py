@@ -35,8 +35,8 @@ def rank_deficient_pair(rng: random.Random, rows: int, columns: int, rank: int, 
     aw, au = (a @ w).rows(), (a @ u).rows()
     if holds:
         return a, a @ w
-    t = min(p / (q - p) for rp, rq in zip(aw, au) for p, q in zip(rp, rq) if q > p)
-    return a, Channel.from_rows([[(1 + t) * p - t * q for p, q in zip(rp, rq)] for rp, rq in zip(aw, au)])
+    t = min(p / (q - p) for rp, rq in zip(aw, au, strict=True) for p, q in zip(rp, rq, strict=True) if q > p)
+    return a, Channel.from_rows([[(1 + t) * p - t * q for p, q in zip(rp, rq, strict=True)] for rp, rq in zip(aw, au, strict=True)])
 
 
 def count_mechanism_program(n: int, e: Fraction) -> LinearProgram:

@@ -69,7 +69,7 @@ def census() -> None:
     curve = [posterior_uncertainty(prior, count_pipeline(truncated_geometric(6, e).to_float(), 11710, {0}, known), loss)
              for e in grid]
     seconds = time.perf_counter() - start
-    rises = sum(1 for a, b in zip(curve, curve[1:]) if b > a + 1e-12)
+    rises = sum(1 for a, b in zip(curve, curve[1:], strict=False) if b > a + 1e-12)
     print(f"\ncensus scale, float64: 11,710 respondents, 6 values, 200 values of e^ε: {seconds:.2f} s in total "
           f"({1000 * seconds / len(grid):.1f} ms per e^ε); Bayes risk from {curve[0]:.6f} to {curve[-1]:.6f}; "
           f"{rises} rises along the grid (float)")

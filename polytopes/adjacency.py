@@ -72,14 +72,14 @@ def neighbours(polytope: Polytope, vertex: Sequence[Fraction], cone_method: str 
     slacks = [b + sum(a * vertex[k] for k, a in terms) for b, terms in rows]
     for direction in edge_directions(polytope, vertex, cone_method):
         step = None
-        for slack, (_, terms) in zip(slacks, rows):
+        for slack, (_, terms) in zip(slacks, rows, strict=True):
             change = sum(a * direction[k] for k, a in terms if direction[k])
             if change < 0:
                 limit = slack / -change
                 step = limit if step is None or limit < step else step
         if step is None:
             raise PolytopeError("an edge is unbounded: the set is not a polytope")
-        found.add(tuple(x + step * d for x, d in zip(vertex, direction)))
+        found.add(tuple(x + step * d for x, d in zip(vertex, direction, strict=True)))
     return found
 
 

@@ -59,7 +59,7 @@ def rank(a: Matrix) -> int:
 def tilde(a: Matrix) -> list[list[Fraction]]:
     """Ã = A·diag(m'), m'_j = 1/min_i a_ij on non-zero columns, 0 elsewhere (eq. (8))."""
     scale = [(1 / min(row[j] for row in a)) if any(row[j] for row in a) else Fraction(0) for j in range(len(a[0]))]
-    return [[v * s for v, s in zip(row, scale)] for row in a]
+    return [[v * s for v, s in zip(row, scale, strict=True)] for row in a]
 
 
 def in_ldp(a: Matrix, eps_exp: Any) -> bool:

@@ -81,7 +81,7 @@ def enumerate_vertices(polytope: Polytope, method: str = "cdd") -> Enumeration:
     offset = len(polytope.equalities)
     vertices = tuple(
         Vertex(tuple(Fraction(v) for v in row[1:]), frozenset(k - offset for k in tight if k >= offset))
-        for row, tight in zip(generators.array, incidence)
+        for row, tight in zip(generators.array, incidence, strict=True)
     )
     return Enumeration(polytope, vertices, seconds)
 

@@ -122,7 +122,7 @@ class ColumnFractions(Sequence[list[Fraction]]):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
             return NotImplemented
-        return len(self) == len(other) and all(list(mine) == list(theirs) for mine, theirs in zip(self, other))
+        return len(self) == len(other) and all(list(mine) == list(theirs) for mine, theirs in zip(self, other, strict=True))
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -410,7 +410,7 @@ def _algorithm1(z: list[Any], e: Any, choose: Callable[..., int]) -> tuple[_Plac
     candidates = _BoundScreen(e, power, up_norm, down_norm)
 
     def remainder() -> list[Any]:
-        return [rho[int(k)] * power[int(h) + n] for k, h in zip(np.repeat(np.arange(len(rho)), runs.lengths()), runs.off)]
+        return [rho[int(k)] * power[int(h) + n] for k, h in zip(np.repeat(np.arange(len(rho)), runs.lengths()), runs.off, strict=True)]
 
     while len(order) < n:
         j = choose(z, remainder, lambda: list(c), lambda: _scalar_columns(placed, power, n, zero), is_open.copy())
@@ -420,7 +420,7 @@ def _algorithm1(z: list[Any], e: Any, choose: Callable[..., int]) -> tuple[_Plac
             directions = runs.directions(j)
             heights = [int(h) + n for h in runs.heights(directions)]
             spans = runs.spans.tolist()
-            zs = sum((power[h] * w for h, w in zip(heights, weight)), zero)
+            zs = sum((power[h] * w for h, w in zip(heights, weight, strict=True)), zero)
             q, full = c[j] / zs, True
             tight: list[int] = []
             for k in candidates(rho, heights, spans, directions, q):  # Prop. 2 at each loose bound
@@ -485,7 +485,7 @@ class _SharedDenominator:
         scale = q.q * self.base
         common = self.denominator.lcm(scale)
         keep, amount = common // self.denominator, q.p * (common // scale)
-        numerators = [r * keep - amount * self.scaled[h] for r, h in zip(self.numerators, heights)]
+        numerators = [r * keep - amount * self.scaled[h] for r, h in zip(self.numerators, heights, strict=True)]
         divisor = common
         for r in numerators:
             if divisor == 1:
@@ -535,7 +535,7 @@ def _scalar_columns(placed: _Placed, power: list[Any], n: int, zero: Any) -> lis
     for scales in placed:
         column = [zero] * n
         for q, heights in scales:
-            column = [t + q * power[h + n] for t, h in zip(column, heights.tolist())]
+            column = [t + q * power[h + n] for t, h in zip(column, heights.tolist(), strict=True)]
         columns.append(column)
     return columns
 
@@ -605,7 +605,7 @@ def _heuristic_log(log_z: np.ndarray, eps: Any, choose: Callable[..., int],
     steps = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         while open_mask.any():
-            j = choose(log_z, lambda: np.repeat(mu, runs.lengths()) + eps * runs.off, log_c.copy,
+            j = choose(log_z, lambda: np.repeat(mu, runs.lengths()) + eps * runs.off, log_c.copy,  # noqa: B023 (called at once)
                        lambda: _log_columns(placed, eps, n), open_mask)
             order.append(j)
             if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
@@ -808,7 +808,7 @@ def _heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) -
     steps = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         while open_mask.any():
-            j = choose(log_z, lambda: np.log(np.repeat(rho, runs.lengths()) * power[runs.off + n]), lambda: np.log(c),
+            j = choose(log_z, lambda: np.log(np.repeat(rho, runs.lengths()) * power[runs.off + n]), lambda: np.log(c),  # noqa: B023 (called at once)
                        lambda: _log_columns(placed, eps, n), open_mask)
             order.append(j)
             if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
@@ -933,7 +933,7 @@ def count_error(construction: Construction | Sequence[Sequence[Any]], weights: S
         return float(np.sum(np.asarray(weights, dtype=float) * np.exp(construction.log_matrix)))
     matrix = construction.matrix if isinstance(construction, Construction) else construction
     assert matrix is not None  # a Construction without log_matrix has matrix
-    return sum((exact_number(w) * exact_number(t) for w_row, t_row in zip(weights, matrix) for w, t in zip(w_row, t_row)),
+    return sum((exact_number(w) * exact_number(t) for w_row, t_row in zip(weights, matrix, strict=True) for w, t in zip(w_row, t_row, strict=True)),
                Fraction(0))
 
 
@@ -1050,8 +1050,8 @@ def verify_mechanism(matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequ
     n = len(rows)
     if n == 0 or any(len(row) != n for row in rows):
         raise ShapeError(f"a count mechanism is square: {n} rows of lengths {sorted({len(row) for row in rows})}")
-    denominators = [math.lcm(*(v.denominator for v in column)) for column in zip(*rows)]
-    numerators = flint.fmpz_mat(n, n, [v.numerator * (d // v.denominator) for row in rows for v, d in zip(row, denominators)])
+    denominators = [math.lcm(*(v.denominator for v in column)) for column in zip(*rows, strict=True)]
+    numerators = flint.fmpz_mat(n, n, [v.numerator * (d // v.denominator) for row in rows for v, d in zip(row, denominators, strict=True)])
     return _verify_integer_columns(numerators, [flint.fmpz(d) for d in denominators], _eps_exp(eps_exp),
                                    None if z is None else [exact_number(v) for v in z])
 
@@ -1074,16 +1074,16 @@ def _verify_integer_columns(numerators: Any, denominators: list[Any], e: Fractio
     # beside a positive one, fails one of them (a 1×1 matrix fails its row sum unless it is [1]).
     within = min(falls, default=0) >= 0 and min(rises, default=0) >= 0
     if not within:  # name the first pair that is not even of one sign
-        for position, (a, b) in enumerate(zip(entries, entries[n:])):
+        for position, (a, b) in enumerate(zip(entries, entries[n:], strict=False)):
             if a < 0 or b < 0 or (a == 0) != (b == 0):
                 i, j = divmod(position, n)
                 raise CertificateError(f"column {j} is not ε-neighbour indistinguishable at rows {i}, {i + 1}: "
                                        f"{Fraction(int(a), int(denominators[j]))}, {Fraction(int(b), int(denominators[j]))}")
-    if within and any((fall == 0 or rise == 0) and a > 0 for fall, rise, a in zip(falls, rises, entries)):
+    if within and any((fall == 0 or rise == 0) and a > 0 for fall, rise, a in zip(falls, rises, entries, strict=False)):
         worst_ratio = e
     else:
         worst = (flint.fmpz(1), flint.fmpz(1))  # the worst ratio as numerator, denominator
-        for a, b in zip(entries, entries[n:]):
+        for a, b in zip(entries, entries[n:], strict=False):
             high, low = (a, b) if a >= b else (b, a)
             if high * worst[1] > worst[0] * low:
                 worst = (high, low)
@@ -1094,7 +1094,7 @@ def _verify_integer_columns(numerators: Any, denominators: list[Any], e: Fractio
     if z is not None:
         base = math.lcm(*(v.denominator for v in z))
         mass = (flint.fmpz_mat(1, n, [v.numerator * (base // v.denominator) for v in z]) * numerators).entries()
-        fixed_error = max(abs(Fraction(int(m), base * int(d)) / v - 1) for m, d, v in zip(mass, denominators, z))
+        fixed_error = max(abs(Fraction(int(m), base * int(d)) / v - 1) for m, d, v in zip(mass, denominators, z, strict=True))
     if worst_ratio > e or row_error or fixed_error:
         raise CertificateError(f"the constructed matrix fails its check: worst ratio {worst_ratio} (e^ε = {e}), "
                                f"row-sum error {row_error}, fixed-point error {fixed_error}")
@@ -1112,7 +1112,7 @@ def _row_sums(numerators: Any, denominators: list[Any]) -> tuple[list[Any], Any]
     terms = [(flint.fmpz_mat(n, 1, by_column[j * n:(j + 1) * n]), d) for j, d in enumerate(denominators)]
     while len(terms) > 1:
         paired = []
-        for (left, a), (right, b) in zip(terms[0::2], terms[1::2]):
+        for (left, a), (right, b) in zip(terms[0::2], terms[1::2], strict=False):
             g = a.gcd(b)
             paired.append((left * (b // g) + right * (a // g), a // g * b))
         terms = paired + terms[len(paired) * 2:]

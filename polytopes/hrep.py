@@ -87,10 +87,10 @@ class Polytope:
         """Exact membership of a point given as its variables (row-major)."""
         if len(point) != self.dimension_of_space:
             return False
-        value = lambda row: row[0] + sum(a * x for a, x in zip(row[1:], point) if a)  # noqa: E731
+        value = lambda row: row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a)  # noqa: E731
         return all(value(row) == 0 for row in self.equalities) and all(value(row) >= 0 for row in self.inequalities)
 
     def tight(self, point: Sequence[Fraction]) -> frozenset[int]:
         """Indices of the inequalities tight at `point`."""
         return frozenset(k for k, row in enumerate(self.inequalities)
-                         if row[0] + sum(a * x for a, x in zip(row[1:], point) if a) == 0)
+                         if row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a) == 0)

@@ -160,7 +160,7 @@ def check_optimality(program: SparseProgram | Polytope, objective: Sequence[Any]
     linear = program.linear_program(objective)
     if len(point) != program.variables or len(multipliers) != len(linear.rows):
         return False
-    value = sum((Fraction(c) * Fraction(x) for c, x in zip(objective, point)), Fraction(0))
+    value = sum((Fraction(c) * Fraction(x) for c, x in zip(objective, point, strict=True)), Fraction(0))
     return certificate_defect(linear, LPSolution("optimal", value, tuple(point), tuple(multipliers))) is None
 
 

@@ -42,7 +42,7 @@ def affinely_simplified(b: Matrix, psi_matrix: Matrix, z: Sequence[Fraction]) ->
             continue
         v = positive[0]
         base = [x / weight[v] for x in _column(psi_matrix, v)]
-        vectors += [[x / weight[u] - y for x, y in zip(_column(psi_matrix, u), base)] for u in positive[1:]]
+        vectors += [[x / weight[u] - y for x, y in zip(_column(psi_matrix, u), base, strict=True)] for u in positive[1:]]
     return _independent(vectors)
 
 

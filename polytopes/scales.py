@@ -47,7 +47,7 @@ def scales(n: int, eps_exp: Any) -> list[tuple[Fraction, ...]]:
 
 def scale_pattern(scale: tuple[Fraction, ...]) -> tuple[int, ...]:
     """The step pattern of a scale: 0 where s_i > s_{i+1} (down), 1 where s_i < s_{i+1} (up)."""
-    return tuple(0 if a > b else 1 for a, b in zip(scale, scale[1:]))
+    return tuple(0 if a > b else 1 for a, b in zip(scale, scale[1:], strict=False))
 
 
 def psi(n: int, eps_exp: Any) -> list[list[Fraction]]:

@@ -108,7 +108,7 @@ def privatise_table(counts: Sequence[int], mechanism: np.ndarray, rng: np.random
     cumulative = np.cumsum(t, axis=1)
     cumulative[:, -1] = 1.0
     draws = rng.random(table.size)
-    return np.array([int(np.searchsorted(cumulative[c], u, side="right")) for c, u in zip(table, draws)])
+    return np.array([int(np.searchsorted(cumulative[c], u, side="right")) for c, u in zip(table, draws, strict=True)])
 
 
 def count_distribution(counts: Sequence[int], n: int) -> np.ndarray:

@@ -79,7 +79,7 @@ def example1(
     """
     gm = geometric_mechanism(2, alpha)
     found = {"Pr[0|1]": gm.entry(1, 0), "Pr[2|1]": gm.entry(1, 2), "Pr[1|1]": gm.entry(1, 1), "Pr[0|0]": gm.entry(0, 0)}
-    expected = dict(zip(found, (zero_given_one, two_given_one, one_given_one, zero_given_zero)))
+    expected = dict(zip(found, (zero_given_one, two_given_one, one_given_one, zero_given_zero), strict=True))
     ratio = (found["Pr[0|1]"] + found["Pr[2|1]"]) / found["Pr[1|1]"]
     ok = all(found[k] == exact(v) for k, v in expected.items()) and ratio == 18
     return Outcome.decide(

@@ -33,7 +33,7 @@ def table_mismatches(computed: Sequence[Sequence[Any]], printed: Sequence[Sequen
         return [{"shape": list(shape), "printed_shape": list(printed_shape)}]
     return [
         {"row": i, "column": j, "computed": str(value), "printed": str(expected)}
-        for i, (row, printed_row) in enumerate(zip(computed, printed))
-        for j, (value, expected) in enumerate(zip(row, printed_row))
+        for i, (row, printed_row) in enumerate(zip(computed, printed, strict=True))
+        for j, (value, expected) in enumerate(zip(row, printed_row, strict=True))
         if value != exact(expected)
     ]

@@ -222,7 +222,7 @@ def example2(printed: Any = EXAMPLE2, counts: tuple[int, int] = (27, 36)) -> Out
     image = lambda b: tuple(tuple(row) for row in apply_psi(matrix, b))  # noqa: E731
     polytope = count_polytope(3, "2")
     inside = lambda m: polytope.contains([v for row in m for v in row])  # noqa: E731
-    average = tuple(tuple((a + b) / 2 for a, b in zip(r1, r2)) for r1, r2 in zip(half1, half2))
+    average = tuple(tuple((a + b) / 2 for a, b in zip(r1, r2, strict=True)) for r1, r2 in zip(half1, half2, strict=True))
     facts = {
         "counts": (len(u), len(ru)) == tuple(counts),
         "B4, B5 in ex(R_U) map to T in ex(U)": b4 in ru and b5 in ru and image(b4) == image(b5) == t and t in u,
@@ -238,7 +238,7 @@ def example2(printed: Any = EXAMPLE2, counts: tuple[int, int] = (27, 36)) -> Out
 def _midpoints(vertices: tuple[Matrix, ...], count: int) -> list[Matrix]:
     """Midpoints of `count` pairs of distinct vertices (deterministic choice): never extreme."""
     pairs = [(vertices[i], vertices[(i * 7 + 3) % len(vertices)]) for i in range(min(count, len(vertices)))]
-    return [tuple(tuple((a + b) / 2 for a, b in zip(r1, r2)) for r1, r2 in zip(x, y)) for x, y in pairs if x != y]
+    return [tuple(tuple((a + b) / 2 for a, b in zip(r1, r2, strict=True)) for r1, r2 in zip(x, y, strict=True)) for x, y in pairs if x != y]
 
 
 @claim("kohli26.thm4")
@@ -324,7 +324,7 @@ def _exposed(target: Matrix, others: set[Matrix]) -> bool:
     flat = [v for row in target for v in row]
     rows = []
     for other in others:
-        difference = [a - b for a, b in zip(flat, (v for row in other for v in row))]
+        difference = [a - b for a, b in zip(flat, (v for row in other for v in row), strict=True)]
         rows.append({k: d for k, d in enumerate(difference) if d})
     program = LinearProgram.build(size, rows, row_lower=[1] * len(rows), lower=None, name="exposing W")
     return solve(program).status == "optimal"
@@ -585,7 +585,7 @@ def lemma8(sizes: range = range(2, 9), trials: int = 40, seed: int = 5, reverse:
             tested += 1
             if reverse:
                 columns = columns[::-1]
-            if any(a > b for a, b in zip(columns, columns[1:])):
+            if any(a > b for a, b in zip(columns, columns[1:], strict=False)):
                 failures.append(f"n={n}, W={[[str(v) for v in r] for r in weights]}: columns {columns}")
             if convex and n >= 3:
                 for s in scales(n, e):

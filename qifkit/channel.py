@@ -194,7 +194,7 @@ class Channel(LabelledMatrix):
         """
         if not columns or not all(len(row) == len(columns[0]) for row in columns):
             exact_matrix(columns, "column-stochastic matrix")  # raises the precise ShapeError
-        transposed = [list(column) for column in zip(*columns)]
+        transposed = [list(column) for column in zip(*columns, strict=True)]
         if parameters is not None:
             return cls.from_symbolic(transposed, parameters, secrets, outputs)
         return cls.from_rows(transposed, secrets, outputs)
@@ -312,7 +312,7 @@ class Channel(LabelledMatrix):
 
     def to_columns(self) -> list[list[Any]]:
         """The column-stochastic form ``P[i][j] = Pr[output i | input j]`` of Cormode et al."""
-        return [list(column) for column in zip(*self.rows())]
+        return [list(column) for column in zip(*self.rows(), strict=True)]
 
     def to_csv(self, path: str) -> None:
         """Write an exact or float channel to CSV, atomically, with labels in the first row/column."""
@@ -344,7 +344,7 @@ class Channel(LabelledMatrix):
                 raise ShapeError(
                     f"cannot compose: {len(self.outputs)} outputs feed {len(post.secrets)} secrets"
                 )
-            index = next(i for i, (a, b) in enumerate(zip(self.outputs, post.secrets)) if a != b)
+            index = next(i for i, (a, b) in enumerate(zip(self.outputs, post.secrets, strict=True)) if a != b)
             raise LabelError(
                 f"cannot compose: output {index} is {self.outputs[index]!r} but the next channel's "
                 f"secret {index} is {post.secrets[index]!r}; relabel() one of them"

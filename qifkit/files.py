@@ -172,6 +172,6 @@ def write_channel_csv(channel: Channel, path: str | os.PathLike[str]) -> None:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([""] + [str(label) for label in channel.outputs])
-    for label, row in zip(channel.secrets, channel.rows()):
+    for label, row in zip(channel.secrets, channel.rows(), strict=True):
         writer.writerow([str(label)] + [repr(v) if isinstance(v, float) else exact_str(v) for v in row])
     atomic_write_text(path, buffer.getvalue())

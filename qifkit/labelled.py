@@ -157,7 +157,7 @@ class LabelledMatrix:
                     row.append(_cell_text(public_value(self.matrix.domain, self.matrix[i, j].element)))
             table.append(row)
         widths = [max(len(row[k]) for row in table) for k in range(len(table[0]))]
-        lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in table]
+        lines = ["  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True)) for row in table]
         return "\n".join([self._title(), *lines])
 
     # ------------------------------------------------------------------ conversions

@@ -188,7 +188,7 @@ class LinearProgram:
         if len(cost_t) != variables:
             raise ShapeError(f"the cost has {len(cost_t)} coefficients for {variables} variables")
         for what, low, high in (("row", row_lower_t, row_upper_t), ("variable", lower_t, upper_t)):
-            for i, (lo, hi) in enumerate(zip(low, high)):
+            for i, (lo, hi) in enumerate(zip(low, high, strict=True)):
                 if lo is not None and hi is not None and lo > hi:
                     raise PolytopeError(f"{what} {i} has lower bound {lo} above its upper bound {hi}")
         if blocks is not None and len(blocks) != variables:
@@ -263,7 +263,7 @@ class LPSolution:
         if self.duals is None:
             raise CertificateError("this solution has no dual multipliers")
         d = list(program.cost) if self.status == "optimal" else [flint.fmpq(0)] * program.variables
-        for row, y in zip(program.rows, self.duals):
+        for row, y in zip(program.rows, self.duals, strict=True):
             if y:
                 q = to_fmpq(y)
                 for k, a in row:
@@ -311,7 +311,7 @@ def _dual_defect(program: LinearProgram, solution: LPSolution) -> str | None:
     cost = program.cost if solution.status == "optimal" else [flint.fmpq(0)] * n
     columns: list[list[tuple[flint.fmpq, flint.fmpq]]] = [[] for _ in range(n)]
     dual_terms = []
-    for i, (row, yi) in enumerate(zip(program.rows, y)):
+    for i, (row, yi) in enumerate(zip(program.rows, y, strict=True)):
         if yi == 0:
             continue
         bound, defect = _active_bound(f"row {i}: multiplier", yi, program.row_lower[i], program.row_upper[i])
@@ -320,7 +320,7 @@ def _dual_defect(program: LinearProgram, solution: LPSolution) -> str | None:
         dual_terms.append((yi, bound))
         for k, a in row:
             columns[k].append((a, yi))
-    d = [c - exact_dot(terms) if terms else c for c, terms in zip(cost, columns)]
+    d = [c - exact_dot(terms) if terms else c for c, terms in zip(cost, columns, strict=True)]
     dual_value = exact_dot(dual_terms)
     for j, dj in enumerate(d):
         if dj == 0:
@@ -332,7 +332,7 @@ def _dual_defect(program: LinearProgram, solution: LPSolution) -> str | None:
     if solution.status == "infeasible":
         return None if dual_value > 0 else f"the Farkas value {dual_value} is not positive"
     x = [to_fmpq(v) for v in solution.point]  # type: ignore[union-attr]
-    primal_value = sum((c * v for c, v in zip(cost, x)), flint.fmpq(0))
+    primal_value = sum((c * v for c, v in zip(cost, x, strict=True)), flint.fmpq(0))
     if primal_value != dual_value:
         return f"the primal value {primal_value} differs from the dual value {dual_value}"
     if solution.value is None or to_fmpq(solution.value) != primal_value:
@@ -399,7 +399,7 @@ def _primal_defect(program: LinearProgram, x: Sequence[flint.fmpq]) -> str | Non
 
 
 def _ray_defect(program: LinearProgram, r: Sequence[flint.fmpq]) -> str | None:
-    if sum((c * v for c, v in zip(program.cost, r)), flint.fmpq(0)) >= 0:
+    if sum((c * v for c, v in zip(program.cost, r, strict=True)), flint.fmpq(0)) >= 0:
         return "the ray does not decrease the cost"
     checks = [(f"variable {j}", r[j], program.lower[j], program.upper[j]) for j in range(program.variables)]
     checks += [(f"row {i}", sum((a * r[k] for k, a in row), flint.fmpq(0)), program.row_lower[i], program.row_upper[i])
@@ -586,7 +586,7 @@ def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, piv
                 leaving, direction = v, -1
                 break
         if leaving is None:
-            value = exact_dot(zip(program.cost, x))
+            value = exact_dot(zip(program.cost, x, strict=True))
             solution = LPSolution("optimal", reduced_fraction(value), tuple(map(reduced_fraction, x)), tuple(map(reduced_fraction, y)),
                                   method="HiGHS basis, then exact dual simplex pivots")
             return solution if certificate_defect(program, solution) is None else None
@@ -595,9 +595,9 @@ def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, piv
             return None
         tight_rows, rho = found_row
         # α: how the leaving variable moves per unit move of each non-basic variable or row
-        alpha: dict[int, flint.fmpq] = {n + i: r for i, r in zip(tight_rows, rho) if r}
+        alpha: dict[int, flint.fmpq] = {n + i: r for i, r in zip(tight_rows, rho, strict=True) if r}
         through: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
-        for i, r in zip(tight_rows, rho):
+        for i, r in zip(tight_rows, rho, strict=True):
             if r:
                 for k, a in program.rows[i]:
                     if not column_basic[k]:
@@ -715,7 +715,7 @@ def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 
         # bound needs a positive multiplier, a leaving column below its lower bound a positive
         # reduced cost: both are y = −direction·(ρ − e_leaving row)
         y = [flint.fmpq(0)] * m
-        for i, r in zip(*found_row):
+        for i, r in zip(*found_row, strict=True):
             y[i] = -direction * r
         if leaving >= n:
             y[leaving - n] += direction
@@ -772,7 +772,7 @@ def _shifted(program: LinearProgram, x: Sequence[flint.fmpq]) -> tuple[LinearPro
     activities = [exact_dot((a, x[k]) for k, a in row) for row in program.rows]
     worst = flint.fmpq(0)
     for values, lows, highs in ((x, program.lower, program.upper), (activities, program.row_lower, program.row_upper)):
-        for v, low, high in zip(values, lows, highs):
+        for v, low, high in zip(values, lows, highs, strict=True):
             if low is not None and low - v > worst:
                 worst = low - v
             if high is not None and v - high > worst:
@@ -782,7 +782,7 @@ def _shifted(program: LinearProgram, x: Sequence[flint.fmpq]) -> tuple[LinearPro
     scale = flint.fmpq(2) ** min(max(int(-np.log2(float(worst))), 0), 60)
 
     def shift(bounds: Sequence[_Bound], values: Sequence[flint.fmpq]) -> tuple[_Bound, ...]:
-        return tuple(None if b is None else (b - v) * scale for b, v in zip(bounds, values))
+        return tuple(None if b is None else (b - v) * scale for b, v in zip(bounds, values, strict=True))
 
     return LinearProgram(program.variables, program.rows, shift(program.row_lower, activities),
                          shift(program.row_upper, activities), program.cost, shift(program.lower, x),
@@ -803,7 +803,7 @@ def _highs(program: LinearProgram) -> Any:
     inf = highspy.kHighsInf
 
     def scaled(bounds: Sequence[_Bound], factors: np.ndarray, missing: float) -> np.ndarray:
-        return np.array([missing if v is None else float(v) * f for v, f in zip(bounds, factors)])
+        return np.array([missing if v is None else float(v) * f for v, f in zip(bounds, factors, strict=True)])
 
     lp = highspy.HighsLp()
     lp.num_col_, lp.num_row_ = n, m
@@ -918,7 +918,7 @@ def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True, need_
         if found is None:
             known["singular"] = True
             return None
-        for part, value in zip(("point", "duals"), found):
+        for part, value in zip(("point", "duals"), found, strict=True):
             if value is not None:
                 known[part] = value
     return known.get("point") if need_point else None, known.get("duals") if need_duals else None
@@ -935,7 +935,7 @@ def _optimum_of(program: LinearProgram) -> _Certifier:
         if found is None or found[0] is None or found[1] is None:  # pragma: no cover - a regular basis has both
             return None
         x, y = found[0], found[1]
-        value = sum((c * v for c, v in zip(program.cost, x)), flint.fmpq(0))
+        value = sum((c * v for c, v in zip(program.cost, x, strict=True)), flint.fmpq(0))
         solution = LPSolution("optimal", reduced_fraction(value), tuple(map(reduced_fraction, x)), tuple(map(reduced_fraction, y)),
                               method=method)
         return solution if _dual_defect(program, solution) is None else None  # its primal half passed above
@@ -994,11 +994,11 @@ def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_
     y = None
     if need_duals:
         y = [flint.fmpq(0)] * m
-        for i, v in zip(nonbasic_rows, duals_nonbasic):  # type: ignore[arg-type]
+        for i, v in zip(nonbasic_rows, duals_nonbasic, strict=True):  # type: ignore[arg-type]
             y[i] = v
     if not need_point:
         return None, y
-    for j, v in zip(basic_columns, values):  # type: ignore[arg-type]
+    for j, v in zip(basic_columns, values, strict=True):  # type: ignore[arg-type]
         x[j] = v
     return x, y
 
@@ -1048,8 +1048,8 @@ def _unbounded_certificate(program: LinearProgram, time_limit: float) -> LPSolut
     def cone(low: Any, high: Any) -> tuple[_Bound, _Bound]:
         return (None if low is None else flint.fmpq(0)), (None if high is None else flint.fmpq(0))
 
-    row_bounds = [cone(lo, hi) for lo, hi in zip(program.row_lower, program.row_upper)]
-    bounds = [cone(lo, hi) for lo, hi in zip(program.lower, program.upper)]
+    row_bounds = [cone(lo, hi) for lo, hi in zip(program.row_lower, program.row_upper, strict=True)]
+    bounds = [cone(lo, hi) for lo, hi in zip(program.lower, program.upper, strict=True)]
     recession = LinearProgram(n, program.rows, tuple(b[0] for b in row_bounds), tuple(b[1] for b in row_bounds),
                               program.cost, tuple(flint.fmpq(-1) if b[0] is None else b[0] for b in bounds),
                               tuple(flint.fmpq(1) if b[1] is None else b[1] for b in bounds), f"{program.name} (rays)",
@@ -1112,7 +1112,7 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
             if origin is not None:
                 i, sign = origin
                 duals[i] -= sign * Fraction(value)  # cddlib's multipliers of a minimum are ≤ 0
-        value = sum((reduced_fraction(c) * v for c, v in zip(program.cost, x)), Fraction(0))
+        value = sum((reduced_fraction(c) * v for c, v in zip(program.cost, x, strict=True)), Fraction(0))
         solution = LPSolution("optimal", value, x, tuple(duals), method=f"cddlib exact simplex ({elapsed:.1f} s)")
         return solution if certificate_defect(program, solution) is None else None
     if solver.status != cdd.LPStatusType.OPTIMAL and not is_elastic:  # infeasible, or unbounded
@@ -1152,7 +1152,7 @@ def ppl_optimum(program: LinearProgram) -> tuple[str, Fraction | None]:
         return expression, int(bound.p) * (common // int(bound.q))
 
     constraints = ppl.Constraint_System()
-    for row, low, high in zip(program.rows, program.row_lower, program.row_upper):
+    for row, low, high in zip(program.rows, program.row_lower, program.row_upper, strict=True):
         for bound, sense in ((low, 1), (high, -1)):
             if bound is None:
                 continue
@@ -1161,7 +1161,7 @@ def ppl_optimum(program: LinearProgram) -> tuple[str, Fraction | None]:
                 constraints.insert(expression == value)
                 break
             constraints.insert(expression >= value if sense > 0 else expression <= value)
-    for j, (low, high) in enumerate(zip(program.lower, program.upper)):
+    for j, (low, high) in enumerate(zip(program.lower, program.upper, strict=True)):
         if low is not None:
             constraints.insert(int(low.q) * variables[j] >= int(low.p))
         if high is not None:

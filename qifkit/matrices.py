@@ -239,7 +239,7 @@ def face_split(left: Matrix, right: Matrix) -> Matrix:
         )
     if isinstance(left, np.ndarray):
         return _read_only(np.einsum("xi,xj->xij", left, right).reshape(left.shape[0], -1))
-    flat = [a * b for row_a, row_b in zip(left.to_list(), right.to_list()) for a in row_a for b in row_b]
+    flat = [a * b for row_a, row_b in zip(left.to_list(), right.to_list(), strict=True) for a in row_a for b in row_b]
     shape = (shape_of(left)[0], shape_of(left)[1] * shape_of(right)[1])
     return DomainMatrix.from_list_flat(flat, shape, left.domain)
 

@@ -396,7 +396,7 @@ def expected_table(prior: Prior | Sequence[Any], channel: Channel, table: _Decis
     domain = table_matrix.domain
     prior_row = prior_matrix.convert_to(domain).to_list()[0]
     weighted_rows = [
-        [value * weight for value, weight in zip(row, prior_row)] for row in table_matrix.transpose().to_list()
+        [value * weight for value, weight in zip(row, prior_row, strict=True)] for row in table_matrix.transpose().to_list()
     ]
     weighted = DomainMatrix(weighted_rows, (len(weighted_rows), len(prior_row)), domain)
     return domain, matmul(weighted, channel_matrix.convert_to(domain)).to_list()
@@ -410,7 +410,7 @@ def _decide(domain: Any, expected: list[list[Any]], best: Callable[[Any, Any], b
         )
     total = domain.zero if domain is not None else 0.0
     chosen = []
-    for column in zip(*expected):
+    for column in zip(*expected, strict=True):
         index = 0
         for candidate in range(1, len(column)):
             if best(column[candidate], column[index]):
@@ -500,8 +500,8 @@ def posteriors(prior: Prior | Sequence[Any], channel: Channel) -> tuple[Posterio
     weights = prior.probabilities()
     same_kind(prior.matrix, channel.matrix, "posterior")
     result = []
-    for output, column in zip(channel.outputs, zip(*channel.rows())):
-        joint = [w * c for w, c in zip(weights, column)]
+    for output, column in zip(channel.outputs, zip(*channel.rows(), strict=True), strict=True):
+        joint = [w * c for w, c in zip(weights, column, strict=True)]
         probability = sum(joint)
         if probability != 0:
             result.append(Posterior(output, probability, tuple(j / probability for j in joint)))

@@ -166,7 +166,7 @@ def _lumped(algebra: _Algebra, perturber: Channel, factors: dict[Hashable, Any],
     rows, secrets = [], []
     for histogram in histograms(len(values), unknown):
         poly = base
-        for value, count in zip(values, histogram):
+        for value, count in zip(values, histogram, strict=True):
             if count:
                 poly = algebra.mul(poly, algebra.power(factors[value], count))
         rows.append(algebra.coefficients(poly, length))
@@ -205,7 +205,7 @@ def count_pipeline(perturber: Channel, respondents: int, counted: Collection[Has
     algebra = _Algebra(perturber)
     columns = [j for j, y in enumerate(perturber.outputs) if y in counted]
     factors = {}
-    for value, row in zip(perturber.secrets, _rows(perturber)):
+    for value, row in zip(perturber.secrets, _rows(perturber), strict=True):
         hit = sum((row[j] for j in columns), _zero(algebra))
         factors[value] = algebra.poly([_one(algebra) - hit, hit])
     return _lumped(algebra, perturber, factors, respondents, known, respondents + 1, range(respondents + 1))
@@ -269,7 +269,7 @@ def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: 
         slope = (low[distinct] - low[0]) / (high[distinct] - high[0])
         intercept = low[0] - slope * high[0]
     stay, enter = intercept + slope, intercept
-    if not (0 <= stay <= 1 and 0 <= enter <= 1) or any(lo != intercept + slope * h for h, lo in zip(high, low)):
+    if not (0 <= stay <= 1 and 0 <= enter <= 1) or any(lo != intercept + slope * h for h, lo in zip(high, low, strict=True)):
         return None
     factor = {True: flint.fmpq_poly([to_fmpq(1 - stay), to_fmpq(stay)]),
               False: flint.fmpq_poly([to_fmpq(1 - enter), to_fmpq(enter)])}
@@ -293,9 +293,9 @@ def sum_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable]
     algebra = _Algebra(perturber)
     top = max(outputs)
     factors = {}
-    for value, row in zip(perturber.secrets, _rows(perturber)):
+    for value, row in zip(perturber.secrets, _rows(perturber), strict=True):
         coefficients = [_zero(algebra)] * (top + 1)
-        for y, probability in zip(outputs, row):
+        for y, probability in zip(outputs, row, strict=True):
             coefficients[y] = probability
         factors[value] = algebra.poly(coefficients)
     length = respondents * top + 1
@@ -329,12 +329,12 @@ def argmax_pipeline(perturber: Channel, bars: int, histogram_list: Sequence[Sequ
         if len(histogram) != bars or any(c not in range(len(heights)) for c in histogram):
             raise LabelError(f"histogram {histogram} does not have {bars} bars of heights 0..{len(heights) - 1}")
     below = {}  # height value -> (P(Y < v), P(Y <= v)) for each input height
-    for height, row in zip(heights, rows_of):
+    for height, row in zip(heights, rows_of, strict=True):
         strictly, running = [], _zero(algebra)
         for probability in row:
             strictly.append(running)
             running = running + probability
-        below[height] = (strictly, [s + p for s, p in zip(strictly, row)])
+        below[height] = (strictly, [s + p for s, p in zip(strictly, row, strict=True)])
     table = []
     for histogram in histogram_list:
         row = []

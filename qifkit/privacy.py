@@ -111,7 +111,7 @@ def tightest_eps_exp(channel: Channel, adjacency: nx.Graph | None = None) -> Pri
     best: Any = 1
     witness: tuple[int, int, int] | None = None
     for i, j in _adjacent_pairs(channel, adjacency):
-        for y, (top, bottom) in enumerate(zip(rows[i], rows[j])):
+        for y, (top, bottom) in enumerate(zip(rows[i], rows[j], strict=True)):
             if top == 0:
                 continue
             if bottom == 0:
@@ -170,7 +170,7 @@ def tightest_d_privacy(channel: Channel, metric: Callable[[Hashable, Hashable], 
             distance = exact(metric(x, x2))
             if distance <= 0:
                 raise LabelError(f"metric d({x!r}, {x2!r}) = {distance} is not positive")
-            for y, (top, bottom) in enumerate(zip(rows[i], rows[j])):
+            for y, (top, bottom) in enumerate(zip(rows[i], rows[j], strict=True)):
                 if top == 0:
                     continue
                 if bottom == 0:

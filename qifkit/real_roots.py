@@ -135,7 +135,7 @@ def real_roots(polynomials: Iterable[sympy.Poly], low: Fraction, high: Fraction 
     while changed:
         changed = False
         roots.sort(key=lambda r: r[1])
-        for left, right in zip(roots, roots[1:]):
+        for left, right in zip(roots, roots[1:], strict=False):
             if left[2] >= right[1] and not (left[1] == left[2] == right[1] == right[2]):
                 for r in (left, right):
                     if r[1] != r[2]:
@@ -189,7 +189,7 @@ def sign_on(expression: sympy.Expr, t: sympy.Symbol, low: Fraction, high: Fracti
     scale = 1 if value(denominator, low) > 0 else -1
     roots = real_roots([numerator], low, high)
     ends = [RealPoint(low), *roots, RealPoint(high)]
-    samples = [low, high] + [rational_between(a, b) for a, b in zip(ends, ends[1:])]
+    samples = [low, high] + [rational_between(a, b) for a, b in zip(ends, ends[1:], strict=False)]
     signs = {scale * ((v > 0) - (v < 0)) for v in (value(numerator, x) for x in samples)}
     if not allow_zero and (roots or 0 in signs):
         return None

@@ -94,7 +94,7 @@ def _check_prior(prior: Prior, a: Channel) -> None:
     if not isinstance(prior, Prior) or prior.kind is not NumberKind.EXACT:
         raise NumberKindError("a refutation's prior must be an exact Prior")
     prior._aligned(a.secrets)
-    zero = next((x for x, p in zip(a.secrets, prior.probabilities()) if p == 0), None)
+    zero = next((x for x, p in zip(a.secrets, prior.probabilities(), strict=True) if p == 0), None)
     if zero is not None:
         raise DistributionError(f"the prior gives secret {zero!r} probability 0; a refutation needs every secret")
 
@@ -195,7 +195,7 @@ def _abstract(channel: Channel) -> Channel:
     totals = columns.sum(axis=1)
     if np.any(totals == 0):
         return channel.reduced()
-    keys = {tuple(float(f"{v:.9g}") for v in column / total) for column, total in zip(columns, totals)}
+    keys = {tuple(float(f"{v:.9g}") for v in column / total) for column, total in zip(columns, totals, strict=True)}
     return channel.reduced() if len(keys) < len(columns) else channel
 
 
@@ -441,8 +441,8 @@ def _refutation(a: Channel, b: Channel, multipliers: Any, method: str, prior: Pr
         result = _refutation_from_loss(a, b, prior, table, method)
         if result is not None:
             return result
-    rows = [[Fraction(v) / weight for v in row] for row, weight in zip(multipliers, weights)]
-    shifted = [[v - low for v in row] for row, low in zip(rows, map(min, rows))]
+    rows = [[Fraction(v) / weight for v in row] for row, weight in zip(multipliers, weights, strict=True)]
+    shifted = [[v - low for v in row] for row, low in zip(rows, map(min, rows), strict=True)]
     top = max(max(row) for row in shifted)
     if top <= 0:
         return None
@@ -471,10 +471,10 @@ def _rounded_loss(multipliers: Any, weights: list[Fraction], denominator: int) -
     """The loss of :func:`_refutation` computed in floats and rounded to fractions of at most
     `denominator` (None when the floats overflow or the loss vanishes): a candidate only."""
     try:
-        rows = [[float(v) / float(weight) for v in row] for row, weight in zip(multipliers, weights)]
+        rows = [[float(v) / float(weight) for v in row] for row, weight in zip(multipliers, weights, strict=True)]
     except OverflowError:
         return None
-    shifted = [[v - low for v in row] for row, low in zip(rows, map(min, rows))]
+    shifted = [[v - low for v in row] for row, low in zip(rows, map(min, rows), strict=True)]
     top = max(max(row) for row in shifted)
     if not 0 < top < math.inf:
         return None
@@ -537,8 +537,8 @@ def certificate_defect(a: Channel, b: Channel, result: Refinement) -> str | None
         if _product_is(a, witness, exact_w, b):
             return None
         product = a @ witness  # rows are read only to name a difference
-        for x, (got, wanted) in enumerate(zip(product.rows(), b.rows())):
-            for z, (value, target) in enumerate(zip(got, wanted)):
+        for x, (got, wanted) in enumerate(zip(product.rows(), b.rows(), strict=True)):
+            for z, (value, target) in enumerate(zip(got, wanted, strict=True)):
                 if value != target:
                     return f"(A·W)[{x}][{z}] = {exact_str(value)}, but B[{x}][{z}] = {exact_str(target)}"
         return None

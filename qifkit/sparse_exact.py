@@ -100,7 +100,7 @@ def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list
             except ZeroDivisionError:
                 return None
             values = [solved[p, 0] for p in range(len(block))]
-        for c, v in zip(block, values):
+        for c, v in zip(block, values, strict=True):
             solution[c] = v
     return solution
 
@@ -110,7 +110,7 @@ def substituted(rows: Sequence[SparseRow], right: Sequence[flint.fmpq], position
     """The rows restricted to the columns of `position` (renumbered by it), every other column's
     known value moved to the right-hand side."""
     local, targets = [], []
-    for row, value in zip(rows, right):
+    for row, value in zip(rows, right, strict=True):
         terms = []
         for k, a in row:
             q = position.get(k)
@@ -154,14 +154,14 @@ def solve_by_lifting(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> 
 
     size = len(rows)
     integer_rows, targets, shifts = [], [], []
-    for row, value in zip(rows, right):
+    for row, value in zip(rows, right, strict=True):
         scale = math.lcm(int(value.q), *(int(a.q) for _, a in row))
         terms = [(k, int(a.p) * (scale // int(a.q))) for k, a in row]
         integer_rows.append(terms)
         targets.append(int(value.p) * (scale // int(value.q)))
         shifts.append(max((abs(v).bit_length() for _, v in terms), default=0))
     indices = [k for terms in integer_rows for k, _ in terms]
-    values = [v / (1 << shift) for terms, shift in zip(integer_rows, shifts) for _, v in terms]
+    values = [v / (1 << shift) for terms, shift in zip(integer_rows, shifts, strict=True) for _, v in terms]
     pointers = np.cumsum([0] + [len(terms) for terms in integer_rows])
     floats = scipy.sparse.csr_matrix((values, indices, pointers), shape=(size, size)).tocsc()
     try:
@@ -176,7 +176,7 @@ def solve_by_lifting(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> 
         if size_bits == 0:
             return [flint.fmpq(n, 1 << denominator_bits) for n in numerators]
         scaled = np.array([r / (1 << (size_bits + shift)) if size_bits + shift < 1000 else
-                           (r >> (size_bits + shift - 1000)) / (1 << 1000) for r, shift in zip(residual, shifts)])
+                           (r >> (size_bits + shift - 1000)) / (1 << 1000) for r, shift in zip(residual, shifts, strict=True)])
         step = factor.solve(scaled)
         largest = float(np.max(np.abs(step))) if np.all(np.isfinite(step)) else 0.0
         if largest == 0.0:
@@ -186,10 +186,10 @@ def solve_by_lifting(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> 
         correction = [int(round(math.ldexp(v, exponent))) << (lift + size_bits - exponent)
                       if lift + size_bits >= exponent else int(round(math.ldexp(v, lift + size_bits)))
                       for v in step]
-        numerators = [(n << lift) + d for n, d in zip(numerators, correction)]
+        numerators = [(n << lift) + d for n, d in zip(numerators, correction, strict=True)]
         denominator_bits += lift
         residual = [(r << lift) - sum(v * correction[k] for k, v in terms)
-                    for r, terms in zip(residual, integer_rows)]
+                    for r, terms in zip(residual, integer_rows, strict=True)]
         new_bits = max(abs(r).bit_length() for r in residual)
         stalls = stalls + 1 if new_bits > size_bits + lift - 8 else 0
         if stalls >= 3:
@@ -222,7 +222,7 @@ def _reconstructed(numerators: list[int], denominator_bits: int, error_bits: int
         found.append((numerator, denominator * common))
         common *= denominator
     scaled = [u * (common // q) for u, q in found]  # x·common, integers
-    for terms, target in zip(integer_rows, targets):
+    for terms, target in zip(integer_rows, targets, strict=True):
         if sum(v * scaled[k] for k, v in terms) != target * common:
             return None
     return [flint.fmpq(u, q) for u, q in found]
@@ -427,7 +427,7 @@ def solve_bordered(rows: Sequence[SparseRow], right: Sequence[flint.fmpq], group
             remainder[k] -= a * y[i]
     for factor, _ in factors:
         values = factor.solve_transposed([remainder[factor.columns[p]] for p in factor.pivots])
-        for i, v in zip(factor.rows, values):
+        for i, v in zip(factor.rows, values, strict=True):
             y[i] = v
     return x, y
 

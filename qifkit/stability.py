@@ -220,7 +220,7 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     """
     low, high, t, channel = _symbolic_on_range(build, low, high, "pipeline")
     domain, table = expected_table(prior, channel, loss)
-    columns = [_column(domain, column, t, low, high) for column in zip(*table)]
+    columns = [_column(domain, column, t, low, high) for column in zip(*table, strict=True)]
     differences = [f - g for denominator, polys in columns for i, f in enumerate(polys) for g in polys[i + 1:]]
     breakpoints = real_roots(differences, low, high)
 
@@ -235,15 +235,15 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
 
     def slope_numerator(best: list[sympy.Poly]) -> sympy.Poly:
         """The numerator of the loss's derivative when each output's best action is `best`."""
-        numerator = sum((f * c for f, c in zip(best, cofactors)), sympy.Poly(0, t))
+        numerator = sum((f * c for f, c in zip(best, cofactors, strict=True)), sympy.Poly(0, t))
         return numerator.diff(t) * total_denominator - numerator * total_slope
 
     ends = [RealPoint(low), *breakpoints, RealPoint(high)]
-    slopes = [slope_numerator(chosen(rational_between(a, b))) for a, b in zip(ends, ends[1:])]
+    slopes = [slope_numerator(chosen(rational_between(a, b))) for a, b in zip(ends, ends[1:], strict=False)]
     points = [RealPoint(low), *real_roots(differences + [p for p in slopes if not p.is_zero], low, high),
               RealPoint(high)]
     stretches: list[list[RealPoint]] = []
-    for a, b in zip(points, points[1:]):
+    for a, b in zip(points, points[1:], strict=False):
         middle = rational_between(a, b)
         if value(slope_numerator(chosen(middle)), middle) > 0:
             if stretches and stretches[-1][1] is a:
@@ -252,7 +252,7 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
                 stretches.append([a, b])
 
     def loss_at(at: Fraction) -> Fraction:
-        return sum((value(f, at) / value(d, at) for f, (d, _) in zip(chosen(at), columns)), Fraction(0))
+        return sum((value(f, at) / value(d, at) for f, (d, _) in zip(chosen(at), columns, strict=True)), Fraction(0))
 
     return RangeLoss(low, high, tuple((a, b) for a, b in stretches), tuple(breakpoints), loss_at(low), loss_at(high))
 
@@ -286,7 +286,7 @@ def _column(domain: Any, entries: Sequence[Any], t: sympy.Symbol, low: Fraction,
         raise UndecidableError(f"a pipeline denominator, {common.as_expr()}, vanishes between e^ε = {low} and {high}")
     sign = 1 if value(common, low) > 0 else -1
     polys: dict[Any, Any] = {}
-    for n, d in zip(numerators, denominators):
+    for n, d in zip(numerators, denominators, strict=True):
         f = n * common.quo(d) * sign
         polys.setdefault(tuple(f.all_coeffs()), f)
     return common * sign, list(polys.values())

@@ -438,7 +438,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
         raise SpecError("[sweep] a range needs both from and to")
     eps_range = None
     if ends[0] is not None:
-        low, high = (_eps_exp(v, f"[sweep] {key}") for v, key in zip(ends, ("from", "to")))
+        low, high = (_eps_exp(v, f"[sweep] {key}") for v, key in zip(ends, ("from", "to"), strict=True))
         if not low < high:
             raise SpecError(f"[sweep] from = {quoted(ends[0])} must be below to = {quoted(ends[1])}")
         eps_range = (str(ends[0]), str(ends[1]))
@@ -667,7 +667,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
 
     if grid:
         curve = loss_curve(build, grid, prior, loss)
-        report["points"] = [{"eps_exp": e, "loss": text(v)} for e, v in zip(curve.eps_exp, curve.values)]
+        report["points"] = [{"eps_exp": e, "loss": text(v)} for e, v in zip(curve.eps_exp, curve.values, strict=True)]
         if curve.violation is not None:
             report["monotone"] = False
             low, high, gap = curve.violation
@@ -675,7 +675,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
         if spec.exact:
             candidate = _candidate(spec)
             pairs, started = len(grid) - 1, time.perf_counter()
-            for k, (low, high) in enumerate(zip(grid, grid[1:])):
+            for k, (low, high) in enumerate(zip(grid, grid[1:], strict=False)):
                 begun = time.perf_counter()
                 if deadline is not None and begun > deadline:
                     timed_out = f"the time limit of {time_limit:g} s was reached after {k} of {pairs} grid pairs"
@@ -712,7 +712,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
 
 def _analyst_refutation(prior: Prior, loss: Loss, curve: Any, low: Any, high: Any, gap: Any) -> Refinement:
     """The spec's analyst as the certificate that pipeline(high) does not refine pipeline(low)."""
-    values = dict(zip(curve.eps_exp, curve.values))
+    values = dict(zip(curve.eps_exp, curve.values, strict=True))
     return Refinement(False, prior=prior, loss=loss, uncertainty_a=values[high], uncertainty_b=values[low],
                       gap=gap, method="the spec's analyst")
 

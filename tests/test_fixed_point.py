@@ -431,7 +431,7 @@ def test_shared_denominator_remainder_is_rational_arithmetic_kept_reduced():
         q = flint.fmpq(int(rng.integers(1, 50)), int(rng.integers(1, 10**6))) / 10**6
         heights = [int(h) + n for h in rng.integers(-n + 1, n, size=len(reference))]
         remainder.subtract(q, heights, power)
-        reference = [r - q * power[h] for r, h in zip(reference, heights)]
+        reference = [r - q * power[h] for r, h in zip(reference, heights, strict=True)]
         assert list(remainder) == reference
         common = flint.fmpz(1)
         for r in reference:

@@ -44,7 +44,7 @@ def test_count_pipeline_equals_materialised(name, respondents):
     counted = {perturber.outputs[0]}
     lazy = count_pipeline(perturber, respondents, counted)
     materialised = perturber.power(respondents) @ count_query(perturber.power(respondents).outputs, counted)
-    for label, row in zip(materialised.secrets, materialised.rows()):
+    for label, row in zip(materialised.secrets, materialised.rows(), strict=True):
         assert lazy.rows()[lazy.secrets.index(_histogram(perturber.secrets, label))] == row
 
 
@@ -68,7 +68,7 @@ def test_sum_pipeline_equals_materialised(respondents):
     power = perturber.power(respondents)
     materialised = power @ sum_query(power.outputs)
     assert lazy.outputs == materialised.outputs
-    for label, row in zip(materialised.secrets, materialised.rows()):
+    for label, row in zip(materialised.secrets, materialised.rows(), strict=True):
         assert lazy.rows()[lazy.secrets.index(_histogram(perturber.secrets, label))] == row
 
 

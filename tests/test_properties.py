@@ -90,7 +90,7 @@ def test_abstract_channel_has_the_same_uncertainty(case):
 @given(channels())
 def test_float_conversion_is_close_and_explicit(a):
     floats = a.to_float()
-    assert all(abs(f - float(e)) <= 1e-15 for fr, er in zip(floats.rows(), a.rows()) for f, e in zip(fr, er))
+    assert all(abs(f - float(e)) <= 1e-15 for fr, er in zip(floats.rows(), a.rows(), strict=True) for f, e in zip(fr, er, strict=True))
 
 
 @given(st.floats(allow_nan=True, allow_infinity=True))

@@ -242,8 +242,8 @@ def _rank_deficient_pair(rng: random.Random, holds: bool) -> tuple[Channel, Chan
         return a, a @ w
     u = random_channel(rng, columns, w.shape[1], top=6)
     t = F(rng.randint(1, 6), 2)
-    mixed = [[(1 + t) * p - t * q for p, q in zip(r1, r2)] for r1, r2 in zip(w.rows(), u.rows())]
-    product = [[sum(x * m[z] for x, m in zip(row, mixed)) for z in range(w.shape[1])] for row in a.rows()]
+    mixed = [[(1 + t) * p - t * q for p, q in zip(r1, r2, strict=True)] for r1, r2 in zip(w.rows(), u.rows(), strict=True)]
+    product = [[sum(x * m[z] for x, m in zip(row, mixed, strict=True)) for z in range(w.shape[1])] for row in a.rows()]
     if any(v < 0 for row in product for v in row):
         return a, random_channel(rng, rows, w.shape[1], top=6)
     return a, Channel.from_rows(product)
@@ -379,8 +379,8 @@ def _row_space_pair(seed, rows, columns, rank):
     rng = random.Random(seed)
     a = random_channel(rng, rows, rank) @ random_channel(rng, rank, columns)
     aw, au = (a @ random_channel(rng, columns, columns)).rows(), (a @ random_channel(rng, columns, columns)).rows()
-    t = min(p / (q - p) for rp, rq in zip(aw, au) for p, q in zip(rp, rq) if q > p)
-    return a, Channel.from_rows([[(1 + t) * p - t * q for p, q in zip(rp, rq)] for rp, rq in zip(aw, au)])
+    t = min(p / (q - p) for rp, rq in zip(aw, au, strict=True) for p, q in zip(rp, rq, strict=True) if q > p)
+    return a, Channel.from_rows([[(1 + t) * p - t * q for p, q in zip(rp, rq, strict=True)] for rp, rq in zip(aw, au, strict=True)])
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

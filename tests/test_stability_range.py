@@ -50,7 +50,7 @@ def test_real_roots_agree_with_a_float_root_finder_and_separate_close_roots():
         p = sympy.Poly(coefficients, x)
         ours = [float(r.decimal(15)) for r in real_roots([p], F(-3), F(5))]
         theirs = sorted(r.real for r in np.roots(coefficients) if abs(r.imag) < 1e-7 and -3 < r.real < 5)
-        assert len(ours) == len(theirs) and all(abs(a - b) < 1e-6 for a, b in zip(ours, theirs)), coefficients
+        assert len(ours) == len(theirs) and all(abs(a - b) < 1e-6 for a, b in zip(ours, theirs, strict=True)), coefficients
     close = real_roots([sympy.Poly((x - F(1)) * (x - F(1) - F(1, 10**12)), x)], F(0), F(2))
     assert [r.point for r in close] == [F(1), F(1) + F(1, 10**12)]
 
@@ -115,7 +115,7 @@ def _agrees_with_a_dense_grid(seed: int, points: int = 25) -> None:
     assert curve.loss_low == losses[0] and curve.loss_high == losses[-1], seed
     stretches = [(a.bounds[0], b.bounds[1]) for a, b in curve.rising]
     inner = [(a.bounds[1], b.bounds[0]) for a, b in curve.rising]
-    for left, right, u, v in zip(grid, grid[1:], losses, losses[1:]):
+    for left, right, u, v in zip(grid, grid[1:], losses, losses[1:], strict=False):
         if v > u:
             assert any(a < right and left < b for a, b in stretches), (seed, left, right)
         if any(a <= left and right <= b for a, b in inner):

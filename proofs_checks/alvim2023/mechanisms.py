@@ -226,7 +226,7 @@ def _brute_force_counts(perturber: Channel, known: tuple[int, ...]) -> list[list
         counts = [Fraction(0)] * (len(people) + 1)
         for outputs in itertools.product(range(size), repeat=len(people)):
             probability = Fraction(1)
-            for row, y in zip(people, outputs):
+            for row, y in zip(people, outputs, strict=True):
                 probability *= row[y]
             counts[sum(1 for y in outputs if y == 0)] += probability
         result.append(counts)
@@ -309,7 +309,7 @@ def appf(sizes: tuple[int, ...] = (2, 3)) -> Outcome:
         base = DomainMatrix.from_Matrix(a * sympy.eye(size) + b * sympy.ones(size, size) / size).convert_to(field)
         power = kron(kron(base, base), base).to_Matrix()
         tuples = list(itertools.product(range(size), repeat=3))
-        formula = sympy.Matrix(size**3, size**3, lambda r, c: _formula27(a, b, size, tuples[r], tuples[c]))
+        formula = sympy.Matrix(size**3, size**3, lambda r, c: _formula27(a, b, size, tuples[r], tuples[c]))  # noqa: B023 (called at once)
         results[size] = {
             "formula (27) holds": sympy.expand(power - formula) == sympy.zeros(size**3, size**3),
             "printed display holds": sympy.expand(power - _iverson_power3(a, b, size, printed)) == sympy.zeros(size**3, size**3),
@@ -327,7 +327,7 @@ def appf(sizes: tuple[int, ...] = (2, 3)) -> Outcome:
 
 
 def _formula27(a: Any, b: Any, size: int, xs: tuple, ys: tuple) -> Any:
-    same = [int(x == y) for x, y in zip(xs, ys)]
+    same = [int(x == y) for x, y in zip(xs, ys, strict=True)]
     return (a**3 * int(all(same))
             + a**2 * b / size * sum(same[i] and same[j] for i, j in ((0, 1), (0, 2), (1, 2)))
             + a * b**2 / size**2 * sum(same)

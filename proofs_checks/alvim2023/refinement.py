@@ -88,7 +88,7 @@ def rr_family(values: range = range(2, 6), grid: tuple[str, ...] = RR_FAMILY_GRI
         for high, low in itertools.combinations(sorted((exact(g) for g in grid), reverse=True), 2):
             pairs += 1
             def p(e: Fraction) -> Fraction:
-                return (e - 1) / (e - 1 + count)
+                return (e - 1) / (e - 1 + count)  # noqa: B023 (called at once)
             q = p(low) / p(high)
             closed = Channel.from_rows([[q + (1 - q) / count if r == c else (1 - q) / count for c in range(count)]
                                         for r in range(count)])

@@ -309,7 +309,7 @@ def appc(sizes: tuple[int, ...] = (3, 4), powers: tuple[int, ...] = (2, 3), grid
             single = tightest_d_privacy(gd, lambda x, y: abs(x - y)).eps_exp
             found[f"{size} values, e^ε={e}, N=1"] = single
             for n in powers:
-                value = tightest_d_privacy(gd.power(n), lambda v, w: sum(abs(p - q) for p, q in zip(v, w))).eps_exp
+                value = tightest_d_privacy(gd.power(n), lambda v, w: sum(abs(p - q) for p, q in zip(v, w, strict=True))).eps_exp
                 found[f"{size} values, e^ε={e}, N={n}"] = value
                 if value != exact(e) or single != exact(e):
                     failures.append(f"{size} values, e^ε={e}, N={n}: {value}")
@@ -340,13 +340,13 @@ def fig3_ama(respondents: int = 20, bars: int = 3, grid: tuple[str, ...] = ("11/
     loss = argmax_accuracy(secrets)
     curve = loss_curve(lambda e: argmax_pipeline(truncated_geometric(respondents + 1, e), bars, secrets),
                        grid, uniform_prior(secrets), loss)
-    strictly = all(b < a for a, b in zip(curve.values, curve.values[1:]))
+    strictly = all(b < a for a, b in zip(curve.values, curve.values[1:], strict=False))
     return Outcome.decide(
         strictly and len(secrets) == 231 and printed_count != len(secrets), Status.ERRATUM,
         f"ama loss falls strictly over the grid ({float(curve.values[0]):.4f} → {float(curve.values[-1]):.4f}); 231 histograms, not 105",
         paper_says="a uniform distribution over the 105 = (21 × 20 / 2) possible histograms",
         truth=f"{len(secrets)} histograms of 20 votes in 3 bars (C(22, 2))",
-        curve={str(e): v for e, v in zip(curve.eps_exp, curve.values)},
+        curve={str(e): v for e, v in zip(curve.eps_exp, curve.values, strict=True)},
     )
 
 

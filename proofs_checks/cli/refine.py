@@ -26,12 +26,12 @@ def run(arguments: argparse.Namespace) -> int:
     print(f"A ⊑ B: {'holds' if result.holds else 'does not hold'} ({result.method}); certificate re-verified exactly")
     if result.holds:
         print("witness W with A·W = B (rows are A's outputs, columns B's outputs):")
-        for label, row in zip(a.outputs, document["witness"]):
+        for label, row in zip(a.outputs, document["witness"], strict=True):
             print(f"  {label}: " + ", ".join(row))
     else:
         print("prior: " + ", ".join(document["prior"]))
         print("loss (rows are secrets, columns are actions):")
-        for label, row in zip(a.secrets, document["loss"]):
+        for label, row in zip(a.secrets, document["loss"], strict=True):
             print(f"  {label}: " + ", ".join(row))
         print(f"U(prior, A) = {approximately(document['uncertainty_a'])}")
         print(f"  > U(prior, B) = {approximately(document['uncertainty_b'])}")

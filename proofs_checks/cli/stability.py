@@ -106,7 +106,7 @@ def run(arguments: argparse.Namespace) -> int:
         else:
             print(f"  the spec's analyst: loss {approximately(interval['loss_from'])} at {interval['from']}, "
                   f"{approximately(interval['loss_to'])} at {interval['to']}")
-            for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"]):
+            for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"], strict=True):
                 print(f"  the loss RISES on [{low}, {high}]  (exact ends: {exact_low}; {exact_high})")
             if not interval["rising"]:
                 print("  the loss never rises as e^ε grows")
