@@ -24,7 +24,8 @@ from typing import Any
 
 from polytopes.lp import SparseProgram, certified_minimum, exact_minimum
 from qifkit.channel import Channel
-from qifkit.errors import DistributionError, InternalError, LabelError, PrivacyParameterError, ShapeError
+from qifkit.count_objectives import objective_coefficients
+from qifkit.errors import InternalError, LabelError, PrivacyParameterError, ShapeError
 from qifkit.numbers import exact
 
 __all__ = [
@@ -161,12 +162,9 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
         raise LabelError(f"method must be 'exact' or 'cdd', got {method!r}")
     if p not in (0, 1, 2) or isinstance(p, bool):
         raise LabelError(f"p must be 0, 1 or 2 (L0, L1, L2), got {p!r}")
-    w = [Fraction(1, n + 1)] * (n + 1) if weights is None else [exact(v) for v in weights]
-    if len(w) != n + 1 or min(w) < 0 or sum(w) != 1:
-        raise DistributionError(f"weights must be n+1 = {n + 1} non-negative numbers summing to 1")
     size = (n + 1) ** 2
-    cost = {j: {j * (n + 1) + i: w[j] * abs(i - j) ** p for i in range(n + 1)
-                if i != j and abs(i - j) >= min_distance} for j in range(n + 1)}
+    coefficients = objective_coefficients(n, p, weights, min_distance)
+    cost = {j: {j * (n + 1) + i: c for i, c in enumerate(row) if c} for j, row in enumerate(coefficients)}
     program = design_program(n, alpha, properties, extra_variables=int(aggregate == "max"))
     objective = [Fraction(0)] * program.variables
     if aggregate == "sum":

@@ -17,7 +17,7 @@ from qifkit.errors import DistributionError, ShapeError
 from qifkit.matrices import NumberKind
 from qifkit.numbers import exact
 
-__all__ = ["objective_value", "l0_score"]
+__all__ = ["objective_coefficients", "objective_value", "l0_score"]
 
 
 def _square_size(mechanism: Channel) -> int:
@@ -27,6 +27,25 @@ def _square_size(mechanism: Channel) -> int:
     return rows - 1
 
 
+def objective_coefficients(n: int, p: int = 0, weights: Sequence[Any] | None = None,
+                           min_distance: int = 0) -> list[list[Fraction]]:
+    """The coefficient of Pr[i | j] in O_{p,⊕} (Cormode et al., Def. 3), input j by output i:
+    w_j·|i − j|^p where |i − j| ≥ max(min_distance, 1), else 0. For p = 0 the term counts a wrong
+    answer (1 when i ≠ j), as in the paper's reading of L0. The one home of the objective: the
+    design LP's cost (:func:`polytopes.constrained.optimal_mechanism`) and :func:`objective_value`.
+
+    Raises
+    ------
+    DistributionError
+        Weights that are not n + 1 non-negative numbers summing to 1 (default uniform 1/(n+1)).
+    """
+    w = [Fraction(1, n + 1)] * (n + 1) if weights is None else [exact(v) for v in weights]
+    if len(w) != n + 1 or sum(w) != 1 or min(w) < 0:
+        raise DistributionError(f"weights must be n+1 = {n + 1} non-negative numbers summing to 1")
+    return [[w[j] * abs(i - j) ** p if abs(i - j) >= max(min_distance, 1) else Fraction(0) for i in range(n + 1)]
+            for j in range(n + 1)]
+
+
 def objective_value(
     mechanism: Channel,
     p: int = 0,
@@ -34,26 +53,14 @@ def objective_value(
     aggregate: str = "sum",
     min_distance: int = 0,
 ) -> Any:
-    """O_{p,⊕}(P) = ⊕_j Σ_i w_j Pr[i | j] |i − j|^p over pairs with |i − j| ≥ min_distance.
-
-    For p = 0 the term |i − j|^0 counts a wrong answer (1 when i ≠ j, 0 when i = j), as in the
-    paper's reading of L0. Weights default to uniform 1/(n+1); `aggregate` is ``"sum"`` or ``"max"``.
-    """
+    """O_{p,⊕}(P) = ⊕_j Σ_i w_j Pr[i | j] |i − j|^p over pairs with |i − j| ≥ min_distance
+    (coefficients from :func:`objective_coefficients`); `aggregate` is ``"sum"`` or ``"max"``."""
     n = _square_size(mechanism)
-    w = [Fraction(1, n + 1)] * (n + 1) if weights is None else [exact(v) for v in weights]
-    if len(w) != n + 1 or sum(w) != 1 or min(w) < 0:
-        raise DistributionError(f"weights must be n+1 = {n + 1} non-negative numbers summing to 1")
     if aggregate not in ("sum", "max"):
         raise ShapeError(f"aggregate must be 'sum' or 'max', got {aggregate!r}")
-    rows = mechanism.rows()
-    per_input = []
-    for j, row in enumerate(rows):
-        total: Any = 0
-        for i, probability in enumerate(row):
-            distance = abs(i - j)
-            if distance >= min_distance and distance > 0:
-                total += w[j] * probability * distance**p
-        per_input.append(total)
+    coefficients = objective_coefficients(n, p, weights, min_distance)
+    per_input = [sum((c * probability for c, probability in zip(costs, row, strict=True) if c), start=0)
+                 for costs, row in zip(coefficients, mechanism.rows(), strict=True)]
     value = sum(per_input) if aggregate == "sum" else max(per_input)
     return sympy.cancel(value) if mechanism.kind is NumberKind.SYMBOLIC else value
 

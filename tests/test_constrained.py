@@ -168,3 +168,20 @@ def test_fig6_properties_by_the_papers_definitions():
             for name in ("WM", "EM", "UM"):
                 assert found[name]["CM"] and found[name]["WH"], (n, alpha, name)
             assert found["EM"]["F"] and found["UM"]["F"] and not found["GM"]["F"] and not found["WM"]["F"]
+
+
+def test_one_objective_for_the_lp_and_the_evaluation():
+    """Def. 3's coefficients, by hand at n = 2: w_j·|i − j|^p off the diagonal (p = 0 counts a wrong
+    answer), only where |i − j| ≥ d; the design LP's optimum, evaluated by objective_value, is its value."""
+    from fractions import Fraction as F
+
+    from qifkit.count_objectives import objective_coefficients, objective_value
+
+    third = F(1, 3)
+    assert objective_coefficients(2, p=1) == [[0, third, 2 * third], [third, 0, third], [2 * third, third, 0]]
+    assert objective_coefficients(2) == [[0, third, third], [third, 0, third], [third, third, 0]]  # L0
+    assert objective_coefficients(2, p=0, min_distance=2) == [[0, 0, third], [0, 0, 0], [third, 0, 0]]
+    assert objective_coefficients(2, p=2, weights=[1, 0, 0]) == [[0, 1, 4], [0, 0, 0], [0, 0, 0]]
+    for p, aggregate, d in ((1, "sum", 0), (2, "max", 0), (0, "sum", 2)):
+        value, mechanism = optimal_mechanism(3, "1/2", ["RM"], p=p, aggregate=aggregate, min_distance=d)
+        assert objective_value(mechanism, p, aggregate=aggregate, min_distance=d) == value
