@@ -25,8 +25,9 @@ from typing import Any
 from polytopes.lp import SparseProgram, certified_minimum, exact_minimum
 from qifkit.channel import Channel
 from qifkit.count_objectives import objective_coefficients
-from qifkit.errors import InternalError, LabelError, PrivacyParameterError, ShapeError
+from qifkit.errors import InternalError, LabelError
 from qifkit.numbers import exact
+from qifkit.validation import alpha_in_unit_interval, whole_number
 
 __all__ = [
     "PROPERTIES",
@@ -46,12 +47,7 @@ Constraint = tuple[dict[tuple[int, int], Fraction], Fraction, str]  # Σ c·M[j]
 
 
 def _check(n: Any, alpha: Any) -> tuple[int, Fraction]:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ShapeError(f"n must be a whole number >= 1, got {n!r}")
-    value = exact(alpha)
-    if not 0 < value < 1:
-        raise PrivacyParameterError(f"alpha = {value} is not in (0, 1)")
-    return n, value
+    return whole_number(n, 1, "n"), alpha_in_unit_interval(alpha)
 
 
 def _property_rows(n: int, name: str) -> tuple[list[Constraint], list[Constraint]]:

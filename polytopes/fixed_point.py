@@ -40,7 +40,8 @@ import numpy as np
 
 from qifkit.errors import CertificateError, DistributionError, LabelError, PrivacyParameterError, ShapeError
 from qifkit.numbers import exact as exact_number
-from qifkit.numbers import exact_eps_exp, reduced_fraction
+from qifkit.numbers import reduced_fraction
+from qifkit.validation import eps_exp_above_one
 
 __all__ = [
     "SELECTORS",
@@ -198,20 +199,13 @@ def _log_distribution(z: Sequence[Any]) -> np.ndarray:
     return np.array([_log_int(v.numerator) - _log_int(v.denominator) for v in _positive_distribution(z)])
 
 
-def _eps_exp(eps_exp: Any) -> Fraction:
-    value = exact_eps_exp(eps_exp)
-    if value <= 1:
-        raise PrivacyParameterError(f"e^ε = {value} must be > 1")
-    return value
-
-
 def _epsilon(eps_exp: Any) -> Any:
     """ε = log e^ε as a long double (for an exact e^ε, from its exact numerator and denominator)."""
     if isinstance(eps_exp, (float, np.floating)):
         if not math.isfinite(eps_exp) or eps_exp <= 1:
             raise PrivacyParameterError(f"e^ε = {eps_exp} must be a finite number > 1")
         return np.log(np.longdouble(eps_exp))
-    value = _eps_exp(eps_exp)
+    value = eps_exp_above_one(eps_exp)
     return _log_int(value.numerator) - _log_int(value.denominator)
 
 
@@ -307,7 +301,7 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
     """
     choose = _choose(selector)
     if exact:
-        return _heuristic_exact(_positive_distribution(z), _eps_exp(eps_exp), choose)
+        return _heuristic_exact(_positive_distribution(z), eps_exp_above_one(eps_exp), choose)
     log_z, eps = _log_distribution(z), _epsilon(eps_exp)
     if not _last_mass_below_rounding(log_z, selector):
         try:
@@ -317,7 +311,7 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
     exact_z = [Fraction(float(v)) if isinstance(v, (float, np.floating)) else exact_number(v) for v in z]
     total = sum(exact_z)
     e = Fraction(float(eps_exp)) if isinstance(eps_exp, (float, np.floating)) else eps_exp
-    return _heuristic_precise(log_z, eps, [v / total for v in exact_z], _eps_exp(e), choose)
+    return _heuristic_precise(log_z, eps, [v / total for v in exact_z], eps_exp_above_one(e), choose)
 
 
 def _last_mass_below_rounding(log_z: np.ndarray, selector: Selector) -> bool:
@@ -1003,7 +997,7 @@ def unfixed_optimum(eps_exp: Any, weights: Sequence[Sequence[Any]], *, exact: bo
     w = check_weights(weights) if exact else _check_weights_float(weights)
     n = len(w)
     if exact:
-        e = _eps_exp(eps_exp)
+        e = eps_exp_above_one(eps_exp)
         a = 1 / e
         amounts = [1 / (1 + a) if loc in (0, n - 1) else (1 - a) / (1 + a) for loc in range(n)]
         scale = lambda loc: [a ** abs(i - loc) for i in range(n)]  # noqa: E731
@@ -1052,7 +1046,7 @@ def verify_mechanism(matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequ
         raise ShapeError(f"a count mechanism is square: {n} rows of lengths {sorted({len(row) for row in rows})}")
     denominators = [math.lcm(*(v.denominator for v in column)) for column in zip(*rows, strict=True)]
     numerators = flint.fmpz_mat(n, n, [v.numerator * (d // v.denominator) for row in rows for v, d in zip(row, denominators, strict=True)])
-    return _verify_integer_columns(numerators, [flint.fmpz(d) for d in denominators], _eps_exp(eps_exp),
+    return _verify_integer_columns(numerators, [flint.fmpz(d) for d in denominators], eps_exp_above_one(eps_exp),
                                    None if z is None else [exact_number(v) for v in z])
 
 

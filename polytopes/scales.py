@@ -17,19 +17,13 @@ import itertools
 from fractions import Fraction
 from typing import Any
 
-from qifkit.errors import PrivacyParameterError, ShapeError
-from qifkit.numbers import exact_eps_exp
+from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = ["scales", "psi", "single_peaked", "scale_pattern"]
 
 
 def _check(n: Any, eps_exp: Any) -> tuple[int, Fraction]:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-        raise ShapeError(f"n must be a whole number >= 2, got {n!r}")
-    e = exact_eps_exp(eps_exp)
-    if e <= 1:
-        raise PrivacyParameterError(f"e^ε = {e} must be > 1 for ε-scales")
-    return n, e
+    return whole_number(n, 2, "n"), eps_exp_above_one(eps_exp)
 
 
 def scales(n: int, eps_exp: Any) -> list[tuple[Fraction, ...]]:

@@ -21,23 +21,11 @@ from typing import Any
 
 from polytopes.hrep import Polytope
 from polytopes.scales import psi, scales
-from qifkit.errors import DistributionError, PrivacyParameterError, ShapeError
-from qifkit.numbers import exact, exact_eps_exp
+from qifkit.errors import DistributionError, ShapeError
+from qifkit.numbers import exact
+from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = ["ldp_polytope", "row_column_symmetries", "count_polytope", "representation_polytope", "check_distribution"]
-
-
-def _size(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-        raise ShapeError(f"n must be a whole number >= 2, got {n!r}")
-    return n
-
-
-def _eps_exp(eps_exp: Any, allow_zero: bool) -> Fraction:
-    value = exact_eps_exp(eps_exp)
-    if value < 1 or (value == 1 and not allow_zero):
-        raise PrivacyParameterError(f"e^ε = {value} must be {'≥' if allow_zero else '>'} 1")
-    return value
 
 
 def row_column_symmetries(rows: int, columns: int) -> tuple[tuple[int, ...], ...]:
@@ -82,11 +70,11 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True, columns: int 
     >>> ldp_polytope(2, "2").shape
     (2, 2)
     """
-    size = _size(n)
+    size = whole_number(n, 2, "n")
     width = size if columns is None else columns
     if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= size:
         raise ShapeError(f"columns must be a whole number in 1..{size}, got {columns!r}")
-    e = _eps_exp(eps_exp, allow_zero=True)
+    e = eps_exp_above_one(eps_exp, allow_one=True)
     d = size * width
     index = lambda i, j: 1 + i * width + j  # noqa: E731  (column 0 is the constant)
     equalities = []
@@ -149,7 +137,7 @@ def count_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: 
     >>> count_polytope(3, "2").name, count_polytope(3, "2", fixed=True).name
     ('U', 'F')
     """
-    size, e = _size(n), _eps_exp(eps_exp, allow_zero=False)
+    size, e = whole_number(n, 2, "n"), eps_exp_above_one(eps_exp, allow_one=False)
     point = check_distribution(z, size)
     d = size * size
     cell = lambda i, j: i * size + j  # noqa: E731
@@ -169,7 +157,7 @@ def count_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: 
 def representation_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
     """R_U (``fixed=False``, Def. 18) or R_F (``fixed=True``, Def. 7): representation matrices B
     (rows: the 2^(n−1) scales in the order of :func:`polytopes.scales.scales`, columns: outputs)."""
-    size, e = _size(n), _eps_exp(eps_exp, allow_zero=False)
+    size, e = whole_number(n, 2, "n"), eps_exp_above_one(eps_exp, allow_one=False)
     point = check_distribution(z, size)
     matrix = psi(size, e)
     k = len(matrix[0])

@@ -27,7 +27,8 @@ from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
 from qifkit.errors import NotExactError, PrivacyParameterError, ShapeError
-from qifkit.numbers import exact, exact_eps_exp, parse_number
+from qifkit.numbers import exact
+from qifkit.validation import alpha_in_unit_interval, eps_exp_above_one, whole_number
 
 __all__ = [
     "privacy_alpha",
@@ -60,15 +61,7 @@ def privacy_alpha(eps_exp: Any = None, alpha: Any = None) -> tuple[Any, Any]:
         return field, (1 / symbol if alpha is None else symbol)
     if isinstance(given, sympy.Basic) and not given.is_Rational:
         raise NotExactError(f"privacy parameter {given} is neither a Symbol nor an exact rational")
-    if alpha is None:
-        value = exact_eps_exp(eps_exp)
-        if value <= 1:
-            raise PrivacyParameterError(f"e^ε = {value} is not above 1, so ε = ln({value}) is not > 0")
-        value = 1 / value
-    else:
-        value = parse_number(alpha) if isinstance(alpha, str) else exact(alpha)
-        if not 0 < value < 1:
-            raise PrivacyParameterError(f"alpha = e^-ε = {value} is not in (0, 1), so ε is not > 0")
+    value = 1 / eps_exp_above_one(eps_exp) if alpha is None else alpha_in_unit_interval(alpha)
     return QQ, QQ(value.numerator, value.denominator)
 
 
@@ -77,12 +70,6 @@ def _channel(domain: Any, rows: list[list[Any]], labels: Sequence[Hashable] | No
     shape = (len(rows), len(rows[0]))
     matrix = DomainMatrix(rows, shape, domain)
     return Channel._validated(matrix, labels, labels)
-
-
-def _size(count: Any, minimum: int, what: str) -> int:
-    if isinstance(count, bool) or not isinstance(count, int) or count < minimum:
-        raise ShapeError(f"{what} must be a whole number >= {minimum}, got {count!r}")
-    return count
 
 
 def randomized_response(
@@ -98,7 +85,7 @@ def randomized_response(
     >>> randomized_response(3, "2").rows()[0]
     [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]
     """
-    count = _size(values, 2, "randomized response values")
+    count = whole_number(values, 2, "randomized response values")
     domain, a = privacy_alpha(eps_exp, alpha)
     denominator = 1 + (count - 1) * a
     diagonal, other = 1 / denominator, a / denominator
@@ -120,7 +107,7 @@ def truncated_geometric(
     >>> truncated_geometric(3, alpha="1/2").rows()[1]
     [Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)]
     """
-    count = _size(values, 2, "geometric mechanism values")
+    count = whole_number(values, 2, "geometric mechanism values")
     domain, a = privacy_alpha(eps_exp, alpha)
     last = count - 1
 
@@ -140,7 +127,7 @@ def geometric_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -> Ch
     Returned with rows as inputs: row j is the distribution of the output given true count j.
     Fig. 3 (columns as inputs) has x = 1/(1+α) in the corners and y = (1−α)/(1+α) inside.
     """
-    return truncated_geometric(_size(n, 1, "GM size n") + 1, eps_exp, alpha=alpha)
+    return truncated_geometric(whole_number(n, 1, "GM size n") + 1, eps_exp, alpha=alpha)
 
 
 def explicit_fair_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -> Channel:
@@ -155,7 +142,7 @@ def explicit_fair_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -
     >>> explicit_fair_mechanism(4, "10/11").entry(2, 2)
     Fraction(121, 541)
     """
-    size = _size(n, 1, "EM size n")
+    size = whole_number(n, 1, "EM size n")
     domain, a = privacy_alpha(eps_exp, alpha)
 
     def power(i: int, j: int) -> int:
@@ -169,7 +156,7 @@ def explicit_fair_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -
 
 def uniform_mechanism(n: int) -> Channel:
     """Cormode et al.'s uniform mechanism UM (Def. 5): every count 0..n with probability 1/(n+1)."""
-    size = _size(n, 1, "UM size n")
+    size = whole_number(n, 1, "UM size n")
     share = QQ(1, size + 1)
     return _channel(QQ, [[share] * (size + 1) for _ in range(size + 1)], None)
 

@@ -1,0 +1,58 @@
+"""The one home of the size and privacy-parameter checks that every layer's entry points share.
+
+Each returns the checked value (an ``int``, or e^ε and α as exact ``Fraction``) or raises from the
+toolkit's exception tree with the value and why: a size that is not a whole number at least its
+minimum (:class:`~qifkit.errors.ShapeError`, also a ``ValueError``), and an e^ε not above 1 or an
+α outside (0, 1) (:class:`~qifkit.errors.PrivacyParameterError`): ε must be > 0.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from qifkit.errors import PrivacyParameterError, ShapeError
+from qifkit.numbers import exact, exact_eps_exp, parse_number
+
+__all__ = ["whole_number", "eps_exp_above_one", "alpha_in_unit_interval"]
+
+
+def whole_number(value: Any, minimum: int, what: str) -> int:
+    """`value` as a whole number ≥ `minimum` (``bool`` refused: True is not a size).
+
+    Examples
+    --------
+    >>> whole_number(3, 2, "n")
+    3
+    >>> whole_number(1, 2, "n")
+    Traceback (most recent call last):
+    ...
+    qifkit.errors.ShapeError: n must be a whole number >= 2, got 1
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ShapeError(f"{what} must be a whole number >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def eps_exp_above_one(value: Any, *, allow_one: bool = False) -> Fraction:
+    """e^ε, exact, from a number string, ``"ln(x)"`` or an exact number, refused unless > 1 (ε > 0;
+    ``allow_one`` admits e^ε = 1, the non-private limit some polytopes are defined at).
+
+    Examples
+    --------
+    >>> eps_exp_above_one("ln(2)")
+    Fraction(2, 1)
+    """
+    number = exact_eps_exp(value)
+    if number < 1 or (number == 1 and not allow_one):
+        raise PrivacyParameterError(f"e^ε = {number} must be {'≥' if allow_one else '>'} 1 (ε = ln({number}) "
+                                    f"is not {'≥' if allow_one else '>'} 0)")
+    return number
+
+
+def alpha_in_unit_interval(value: Any) -> Fraction:
+    """α = e^−ε, exact (a number string or an exact number), refused unless 0 < α < 1."""
+    number = parse_number(value) if isinstance(value, str) else exact(value)
+    if not 0 < number < 1:
+        raise PrivacyParameterError(f"alpha = e^-ε = {number} is not in (0, 1), so ε is not > 0")
+    return number

@@ -1,0 +1,50 @@
+"""The one home of size and privacy-parameter checks (qifkit.validation), and the entry points of
+every layer that go through it: the same refusal, naming the value and why."""
+
+from fractions import Fraction
+
+import pytest
+
+from polytopes.constrained import optimal_mechanism
+from polytopes.fixed_point import heuristic_constructor
+from polytopes.scales import scales
+from polytopes.spaces import count_polytope
+from qifkit import randomized_response, truncated_geometric
+from qifkit.errors import PrivacyParameterError, ShapeError
+from qifkit.validation import alpha_in_unit_interval, eps_exp_above_one, whole_number
+
+
+def test_the_checks_return_exact_values_and_name_what_they_refuse():
+    assert whole_number(5, 2, "n") == 5 and eps_exp_above_one("7/2") == Fraction(7, 2)
+    assert eps_exp_above_one(1, allow_one=True) == 1 and alpha_in_unit_interval("9/10") == Fraction(9, 10)
+    for bad in (True, 1, 2.0, "3", None):
+        with pytest.raises(ShapeError, match=f"n must be a whole number >= 2, got {bad!r}"):
+            whole_number(bad, 2, "n")
+    for bad, shown in (("1", "1"), ("ln(1)", "1"), (1, "1"), (0, "0"), (Fraction(1, 2), "1/2")):
+        with pytest.raises(PrivacyParameterError, match=rf"e\^ε = {shown} must be > 1"):
+            eps_exp_above_one(bad)
+    with pytest.raises(PrivacyParameterError, match=r"e\^ε = 1/2 must be ≥ 1"):
+        eps_exp_above_one(Fraction(1, 2), allow_one=True)
+    with pytest.raises(PrivacyParameterError, match="below 1"):  # text below 1: the parser says so first
+        eps_exp_above_one("1/2")
+    for bad in ("1", "0", "-1/2", "3/2"):
+        with pytest.raises(PrivacyParameterError, match=r"is not in \(0, 1\)"):
+            alpha_in_unit_interval(bad)
+
+
+@pytest.mark.parametrize("call", [
+    lambda e: randomized_response(3, e), lambda e: truncated_geometric(3, e), lambda e: count_polytope(3, e),
+    lambda e: scales(3, e), lambda e: heuristic_constructor(["1/2", "1/2"], e),
+])
+def test_every_layer_refuses_e_eps_one_the_same_way(call):
+    with pytest.raises(PrivacyParameterError, match=r"e\^ε = 1 must be > 1"):
+        call("1")
+
+
+def test_sizes_and_alpha_of_the_design_lp_go_through_the_same_checks():
+    with pytest.raises(ShapeError, match="n must be a whole number >= 1, got 0"):
+        optimal_mechanism(0, "1/2")
+    with pytest.raises(PrivacyParameterError, match=r"alpha = e\^-ε = 1 is not in \(0, 1\)"):
+        optimal_mechanism(2, "1")
+    with pytest.raises(ShapeError, match="must be a whole number >= 2, got True"):
+        count_polytope(True, "2")
