@@ -20,6 +20,8 @@ def test_the_checks_return_exact_values_and_name_what_they_refuse():
     for bad in (True, 1, 2.0, "3", None):
         with pytest.raises(ShapeError, match=f"n must be a whole number >= 2, got {bad!r}"):
             whole_number(bad, 2, "n")
+    with pytest.raises(ShapeError, match="got True"):  # True is an int equal to 1, not a size
+        whole_number(True, 1, "respondents")
     for bad, shown in (("1", "1"), ("ln(1)", "1"), (1, "1"), (0, "0"), (Fraction(1, 2), "1/2")):
         with pytest.raises(PrivacyParameterError, match=rf"e\^ε = {shown} must be > 1"):
             eps_exp_above_one(bad)
