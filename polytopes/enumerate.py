@@ -6,7 +6,6 @@ issue 15); these polytopes are highly degenerate, so only GMP rationals are used
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,9 +17,8 @@ import cdd.gmp
 
 from polytopes.hrep import Polytope, permuted
 from qifkit.errors import LabelError, PolytopeError
-from qifkit.files import atomic_write_text
 
-__all__ = ["Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "write_json"]
+__all__ = ["Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext"]
 
 
 @dataclass(frozen=True)
@@ -136,8 +134,3 @@ def to_ext(enumeration: Enumeration) -> str:
     lines += ["1 " + " ".join(str(v) for v in vertex.coordinates) for vertex in enumeration.vertices]
     lines.append("end")
     return "\n".join(lines) + "\n"
-
-
-def write_json(path: str, document: dict[str, Any]) -> None:
-    """Write a report atomically."""
-    atomic_write_text(path, json.dumps(document, indent=1) + "\n")

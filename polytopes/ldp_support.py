@@ -34,7 +34,7 @@ from polytopes.classify import _exact_solution, in_d_tilde
 from polytopes.enumerate import enumerate_vertices
 from polytopes.spaces import ldp_polytope
 from qifkit.errors import QifError
-from qifkit.files import atomic_write_text, read_json
+from qifkit.files import atomic_write_text, read_json, write_json
 from qifkit.numbers import exact_eps_exp, parse_number
 
 __all__ = ["ResumeMismatchError", "ldp_vertices_by_support", "full_support_vertices"]
@@ -159,7 +159,7 @@ def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
                 text = json.dumps([[[str(v) for v in row] for row in matrix] for matrix in sorted(block)])
                 atomic_write_text(block_file, text)
                 hashes[block_file.name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
-                atomic_write_text(store / _MANIFEST, json.dumps({"problem": problem, "blocks": hashes}, indent=1) + "\n")
+                write_json(store / _MANIFEST, {"problem": problem, "blocks": hashes}, indent=1)
             say(f"support {m}: {len(block)} vertices ({time.perf_counter() - start:.1f} s)")
         by_size[m] = len(block)
         vertices |= block

@@ -27,12 +27,18 @@ from qifkit.matrices import NumberKind
 from qifkit.numbers import MAX_NUMBER_TEXT, exact_str, parse_number, quoted
 
 __all__ = ["atomic_write_text", "atomic_write_bytes", "not_utf8", "read_channel_csv", "read_json", "read_table_csv",
-           "write_channel_csv"]
+           "write_channel_csv", "write_json"]
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write `text` (UTF-8) to `path` atomically (see :func:`atomic_write_bytes`)."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def write_json(path: str | os.PathLike[str], document: Any, indent: int | None = 2) -> None:
+    """Write `document` as JSON (UTF-8, non-ASCII kept, a final newline) to `path`, atomically: the
+    one JSON writer of the toolkit (reports, certificates, vertex lists, resume manifests)."""
+    atomic_write_text(path, json.dumps(document, indent=indent, ensure_ascii=False) + "\n")
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:

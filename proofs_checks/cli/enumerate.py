@@ -5,7 +5,6 @@ runs so that the other commands do not load the polytope layer."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -82,8 +81,7 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.ext:
         atomic_write_text(arguments.ext, to_ext(enumeration))
     if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count), indent=1) + "\n")
-        print(f"vertices written to {arguments.json}")
+        write_json(arguments.json, vertices_document(enumeration, orbit_count), "vertices", indent=1)
     return 0
 
 
@@ -131,8 +129,7 @@ def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> i
     if arguments.ext:
         atomic_write_text(arguments.ext, to_ext(enumeration))
     if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(vertices_document(enumeration, orbit_count)) + "\n")
-        print(f"vertices written to {arguments.json}")
+        write_json(arguments.json, vertices_document(enumeration, orbit_count), "vertices", indent=None)
     return 0
 
 

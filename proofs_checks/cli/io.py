@@ -4,7 +4,6 @@ enumerate (``--z``, ``--z-file``), and the check that an output path can be writ
 from __future__ import annotations
 
 import io
-import json
 import math
 import tempfile
 from fractions import Fraction
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from proofs_checks.cli.base import UsageError
+from qifkit import files
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.numbers import exact, exact_str, parse_number
@@ -120,11 +120,10 @@ def check_writable(path: str) -> None:
         raise UsageError(f"cannot write {path}: {error.strerror}") from None
 
 
-def write_json(path: str, document: Any, what: str) -> None:
-    """Write a command's JSON document atomically and say so."""
-    atomic_write_text(path, json.dumps(document, indent=2) + "\n")
-    if path != "-":
-        print(f"{what} written to {path}")
+def write_json(path: str, document: Any, what: str, indent: int | None = 2) -> None:
+    """Write a command's JSON document atomically (:func:`qifkit.files.write_json`) and say so."""
+    files.write_json(path, document, indent)
+    print(f"{what} written to {path}")
 
 
 def read_channel(path: str) -> Channel:

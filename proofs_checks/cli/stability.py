@@ -9,7 +9,6 @@ stable grid as one ``DIR/pair-K/`` of the same three files per consecutive pair,
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from fractions import Fraction
@@ -19,7 +18,7 @@ from typing import Any
 from proofs_checks.cli.base import EXIT_NEGATIVE, EXIT_OK, EXIT_UNDECIDED, UsageError, detail_printer, progress_printer
 from proofs_checks.cli.io import approximately, check_writable
 from qifkit.errors import MissingDependencyError
-from qifkit.files import atomic_write_text
+from qifkit.files import write_json
 from qifkit.refinement import certificate_document
 
 __all__ = ["run"]
@@ -42,13 +41,13 @@ def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]
         place.mkdir(exist_ok=True)
         certified.less_private.to_csv(place / "a.csv")
         certified.more_private.to_csv(place / "b.csv")
-        atomic_write_text(place / "cert.json", json.dumps(certificate_document(certified.certificate), indent=2) + "\n")
+        write_json(place / "cert.json", certificate_document(certified.certificate))
     every = report.get("range", {}).get("every_analyst", {})
     if every.get("proved"):
         proof = {"statement": f"count pipelines refine for every {report['range']['from']} ≤ e^ε' ≤ e^ε ≤ "
                               f"{report['range']['to']} (re-derived by qifkit.stability.count_refinement_on_range)",
                  **every}
-        atomic_write_text(folder / "range-proof.json", json.dumps(proof, indent=2, ensure_ascii=False) + "\n")
+        write_json(folder / "range-proof.json", proof)
         print(f"range proof written: {folder / 'range-proof.json'}")
     if certificates:
         where = folder if certificates[0].name == "instability" else folder / certificates[0].name
@@ -125,8 +124,7 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.plot:
         _plot_losses(arguments.plot, spec, report, Path(arguments.spec).name)
     if arguments.json:
-        atomic_write_text(arguments.json, json.dumps(_with_provenance(report, arguments.spec, spec), indent=2,
-                                                     ensure_ascii=False) + "\n")
+        write_json(arguments.json, _with_provenance(report, arguments.spec, spec))
         print(f"report written to {arguments.json}")
     return {True: EXIT_OK, False: EXIT_NEGATIVE, None: EXIT_UNDECIDED}[report["stable"]]
 
