@@ -3,18 +3,20 @@
 A spec names a perturber family, a population, a query, an analyst and a sweep of e^ε::
 
     [perturber]  family = "geometric"        # = Cormode et al.'s GM; "randomized_response",
-                                             # "explicit_fair" (Cormode et al.'s EM), "expression"
-                                             # or "file" (the user's own mechanism)
+                                             # "explicit_fair" (Cormode et al.'s EM), "exponential",
+                                             # "expression" or "file" (the user's own mechanism)
                  matrix = "mine.csv"         # family "expression": entries in t = e^ε, t/(t+2)
                  files = {"2" = "p2.csv"}    # family "file": a CSV per e^ε of the grid
+                 quality = "quality.csv"     # family "exponential": Q(value, report); sensitivity = "1"
                  values = 7                  # secrets 0..values-1
     [population] respondents = 4
                  known = [0, 1, 1]           # optional: values the analyst knows, or
                  known_counts = {"0" = 5000, "1" = 6709}  # how many known respondents hold each value
-    [query]      kind = "count"              # "count", "threshold", "sum" or "argmax"
-                 of = [0]                    # count, threshold: the perturbed values counted
+    [query]      kind = "count"              # "count", "threshold", "map", "sum" or "argmax"
+                 of = [0]                    # count, threshold, map: the perturbed values counted
                  at = 2                      # threshold: the release is whether the count is >= at
-    [analyst]    prior = "uniform"           # or "uniform_tuples", or a list of probabilities
+                 table = "bands.csv"         # map: rows count,label; the release is the count's label
+    [analyst]    prior = "uniform"           # or "uniform_tuples", a list of probabilities, "prior.csv"
                  loss = "linear"             # "bayes", "linear", "squared", "ama" or "loss.csv"
                  scale = 1000                # optional multiplier of the loss
     [sweep]      eps_exp = ["7/2", "351/100"]  # a grid of e^ε, and/or
@@ -68,7 +70,7 @@ from qifkit.measures import (
     squared_error,
     uniform_prior,
 )
-from qifkit.mechanisms import explicit_fair_mechanism, randomized_response, truncated_geometric
+from qifkit.mechanisms import explicit_fair_mechanism, exponential_mechanism, randomized_response, truncated_geometric
 from qifkit.numbers import exact_eps_exp, exact_str, parse_number, quoted
 from qifkit.pipelines import (
     argmax_pipeline,
@@ -99,9 +101,9 @@ MAX_EXPRESSION_VALUES = 20
 #: survey's 286 × 31 took about a minute to build alone). Larger ones skip it, and say so.
 RANGE_MAX_ENTRIES = 2000
 _KEYS = {
-    "perturber": {"family", "values", "files", "matrix"},
+    "perturber": {"family", "values", "files", "matrix", "quality", "sensitivity"},
     "population": {"respondents", "known", "known_counts"},
-    "query": {"kind", "of", "at"},
+    "query": {"kind", "of", "at", "table"},
     "analyst": {"prior", "loss", "scale"},
     "sweep": {"eps_exp", "from", "to", "exact"},
 }
@@ -136,6 +138,9 @@ class StabilitySpec:
     files: tuple[tuple[str, str], ...] = ()  # family "file": (e^ε, path of its perturber's CSV)
     matrix: str | None = None  # family "expression": the CSV of its entries as rational functions of t = e^ε
     at: int = 0  # a threshold query releases whether the count is at least `at`
+    quality: str | None = None  # family "exponential": the CSV of its quality Q(value, report)
+    sensitivity: Fraction = Fraction(1)  # family "exponential": the sensitivity s of Q
+    table: tuple[str, ...] = ()  # a map query: the label released for each count 0..respondents
 
 
 @dataclass(frozen=True)
@@ -324,10 +329,110 @@ def _family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
         assert spec.matrix is not None  # parse_spec requires it
         rows = _expression_rows(spec.matrix, spec.values)
         return lambda values, eps_exp: _expression_channel(rows, eps_exp)
+    if spec.family == "exponential":
+        assert spec.quality is not None  # parse_spec requires it
+        quality = _quality_rows(spec.quality, spec.values)
+        return lambda values, eps_exp: exponential_mechanism(quality, eps_exp, spec.sensitivity)
     if spec.family != "file":
         return _FAMILIES[spec.family]
     paths = {exact_eps_exp(value): path for value, path in spec.files}
     return lambda values, eps_exp: _file_channel(paths[exact_eps_exp(eps_exp)], values)
+
+
+def _exponential_quality(quality: Any, sensitivity: Any, family: str, values: int, grid: list[Any], eps_range: Any,
+                         query: Any, folder: Path) -> tuple[str | None, Fraction]:
+    """Family "exponential": McSherry and Talwar's mechanism (Cormode et al. eq. (2)) with the quality
+    Q(value, report) of a values × values CSV and sensitivity s (default 1): Pr[r | v] ∝
+    (e^ε)^(Q(v, r)/(2s)). Exact only where e^ε has the root the exponents need, so each e^ε of the
+    grid is tried here; a range is refused (the entries are not rational functions of e^ε)."""
+    if family != "exponential":
+        for key, value in (("quality", quality), ("sensitivity", sensitivity)):
+            if value is not None:
+                raise SpecError(f"[perturber] {key} is for family = \"exponential\", not {quoted(family)}")
+        return None, Fraction(1)
+    if not isinstance(quality, str):
+        raise SpecError('[perturber] quality must name a CSV of Q(value, report), e.g. quality = "quality.csv"')
+    if eps_range is not None:
+        raise SpecError("the exponential mechanism's entries are powers (e^ε)^(Q/2s), not rational functions of e^ε: "
+                        "use a grid (eps_exp = [...]), not from/to")
+    if query == "argmax":
+        raise SpecError("an exponential perturber perturbs the values; argmax perturbs bar heights: use count or sum")
+    scale = _number(1 if sensitivity is None else sensitivity, "[perturber] sensitivity")
+    if scale <= 0:
+        raise SpecError(f"[perturber] sensitivity must be positive, got {scale}")
+    path = str(folder / quality)
+    rows = _quality_rows(path, values)
+    for value in grid:
+        try:
+            exponential_mechanism(rows, _eps_exp(value, "[sweep] eps_exp value"), scale)
+        except QifError as error:
+            raise SpecError(f"the exponential perturber at e^ε = {quoted(value)}: {error}") from None
+    return path, scale
+
+
+def _quality_rows(path: str, values: int) -> list[list[Fraction]]:
+    try:
+        table, _, _ = read_table_csv(path)
+    except OSError as error:
+        raise SpecError(f"cannot read the quality {path}: {error.strerror}") from None
+    except QifError as error:
+        raise SpecError(str(error)) from None
+    if len(table) != values or any(len(row) != values for row in table):
+        raise SpecError(f"the quality {path} must be {values} × {values} (values = {values}), not "
+                        f"{len(table)} × {len(table[0])}")
+    return [[_number(cell, f"the quality {path}, row {i + 1}") for cell in row] for i, row in enumerate(table)]
+
+
+def _prior_file(path: str, secrets: int) -> list[str]:
+    """An analyst's prior from a CSV: one probability per secret (a column, or a row), in the order of
+    the secrets (the values 0..values-1 of the one unknown respondent, or the histograms of the
+    unknown respondents as ``qifkit.pipelines.histograms`` lists them)."""
+    try:
+        table, _, _ = read_table_csv(path)
+    except OSError as error:
+        raise SpecError(f"cannot read the prior {path}: {error.strerror}") from None
+    except QifError as error:
+        raise SpecError(str(error)) from None
+    cells = [row[0] for row in table] if all(len(row) == 1 for row in table) else table[0] if len(table) == 1 else None
+    if cells is None:
+        raise SpecError(f"the prior {path} must be one column (or one row) of probabilities")
+    if len(cells) != secrets:
+        raise SpecError(f"the prior {path} has {len(cells)} entries for {secrets} secrets")
+    return cells
+
+
+def _map_table(table: Any, query: Any, respondents: int, folder: Path) -> tuple[str, ...]:
+    """A map query: the count of the counted values, post-processed by the user's table, a CSV of
+    rows ``count,label`` for every count 0..respondents (a deterministic map, Alvim et al. Def. 13;
+    its labels are the releases, in the order they first appear)."""
+    if query != "map":
+        if table is not None:
+            raise SpecError(f"[query] table is for a map query, not {quoted(query)}")
+        return ()
+    if not isinstance(table, str):
+        raise SpecError('[query] table must name a CSV of count,label rows, e.g. table = "bands.csv"')
+    path = str(folder / table)
+    try:
+        with open(path, encoding="utf-8-sig") as stream:
+            lines = [line.strip() for line in stream if line.strip()]
+    except OSError as error:
+        raise SpecError(f"cannot read the map {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise SpecError(str(not_utf8(path, error))) from None
+    released: dict[int, str] = {}
+    for number, line in enumerate(lines, start=1):
+        cells = [cell.strip() for cell in line.split(",")]
+        if len(cells) != 2 or not (cells[0].isascii() and cells[0].isdigit()) or not cells[1]:
+            raise SpecError(f"{path}, line {number}: {quoted(line)} is not a row count,label")
+        count = int(cells[0])
+        if count in released:
+            raise SpecError(f"{path}, line {number}: the count {count} is mapped twice")
+        released[count] = cells[1]
+    missing = [count for count in range(respondents + 1) if count not in released]
+    if missing or len(released) != respondents + 1:
+        raise SpecError(f"{path} must map every count 0..{respondents} once" +
+                        (f"; {missing[0]} is missing" if missing else f"; it maps {max(released)}"))
+    return tuple(released[count] for count in range(respondents + 1))
 
 
 def _expanded_counts(counts: Any, values: int, respondents: int) -> list[int]:
@@ -368,9 +473,9 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
             raise SpecError(f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}")
     get = lambda table, key, default=None: document.get(table, {}).get(key, default)  # noqa: E731
     family = get("perturber", "family")
-    if family not in _FAMILIES and family not in ("file", "expression"):
+    if family not in _FAMILIES and family not in ("file", "expression", "exponential"):
         raise SpecError(f"unknown perturber family {quoted(family)}; use one of {', '.join(sorted(_FAMILIES))}, "
-                        "expression or file")
+                        "exponential, expression or file")
     values = _whole(get("perturber", "values"), "[perturber] values", 2)
     respondents = _whole(get("population", "respondents"), "[population] respondents", 1)
     known = get("population", "known", [])
@@ -387,8 +492,8 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if len(known) > respondents - 1:
         raise SpecError(f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown")
     query = get("query", "kind")
-    if query not in ("count", "threshold", "sum", "argmax"):
-        raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, sum or argmax")
+    if query not in ("count", "threshold", "map", "sum", "argmax"):
+        raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, map, sum or argmax")
     counted = get("query", "of", [])
     at = get("query", "at")
     if query == "threshold":
@@ -398,7 +503,8 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                             "constant")
     elif at is not None:
         raise SpecError(f"[query] at is for a threshold query, not {quoted(query)}")
-    if query in ("count", "threshold"):
+    released = _map_table(get("query", "table"), query, respondents, folder or Path("."))
+    if query in ("count", "threshold", "map"):
         if not isinstance(counted, list) or not counted:
             raise SpecError("[query] of must list the values a count query counts")
         for value in counted:
@@ -426,8 +532,11 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if scale <= 0:
         raise SpecError(f"[analyst] scale must be positive, got {scale}")
     prior = get("analyst", "prior", "uniform")
-    if not (prior in ("uniform", "uniform_tuples") or isinstance(prior, list)):
-        raise SpecError(f"[analyst] prior must be 'uniform', 'uniform_tuples' or a list, got {quoted(prior)}")
+    if isinstance(prior, str) and prior.endswith(".csv"):
+        prior = str((folder or Path(".")) / prior)
+    elif not (prior in ("uniform", "uniform_tuples") or isinstance(prior, list)):
+        raise SpecError(f"[analyst] prior must be 'uniform', 'uniform_tuples', a list or a CSV file (prior.csv), got "
+                        f"{quoted(prior)}")
     eps_list = get("sweep", "eps_exp", [])
     if not isinstance(eps_list, list):
         raise SpecError("[sweep] eps_exp must be a list of e^ε values")
@@ -452,9 +561,13 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     files = _perturber_files(get("perturber", "files"), family, values, eps_list, eps_range, query, folder or Path("."))
     matrix = _perturber_matrix(get("perturber", "matrix"), family, values, eps_list, eps_range, query,
                                folder or Path("."))
+    quality, sensitivity = _exponential_quality(get("perturber", "quality"), get("perturber", "sensitivity"),
+                                                family, values, eps_list, eps_range, query, folder or Path("."))
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
                          tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files,
-                         matrix, at or 0)
+                         matrix, at or 0, quality, sensitivity, released)
+    if isinstance(prior, str) and prior.endswith(".csv"):
+        _prior_file(prior, _secret_count(spec))  # read now, so that a bad file is refused before any work
     side = respondents + 1 if query == "argmax" else values
     if side > MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is {MAX_PERTURBER:,} "
@@ -521,6 +634,8 @@ def _secret_count(spec: StabilitySpec) -> int:
 def _output_count(spec: StabilitySpec) -> int:
     if spec.query == "threshold":
         return 2
+    if spec.query == "map":
+        return len(set(spec.table))
     if spec.query == "count":
         return spec.respondents + 1
     if spec.query == "sum":
@@ -543,6 +658,10 @@ def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
         if spec.query == "threshold":  # the count, post-processed to whether it reaches `at`
             counts = count_pipeline(perturber, spec.respondents, set(spec.counted), spec.known)
             return counts @ deterministic(lambda count: int(count >= spec.at), counts.outputs, (0, 1))
+        if spec.query == "map":  # the count, post-processed by the user's table
+            counts = count_pipeline(perturber, spec.respondents, set(spec.counted), spec.known)
+            labels = tuple(dict.fromkeys(spec.table))
+            return counts @ deterministic(lambda count: spec.table[count], counts.outputs, labels)
         if spec.query == "sum":
             return sum_pipeline(perturber, spec.respondents, spec.known)
         return argmax_pipeline(perturber, spec.values, histograms(spec.values, spec.respondents))
@@ -588,9 +707,13 @@ def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss
         weights = [1] * len(secrets) if not isinstance(secrets[0], tuple) else histogram_prior_weights(secrets)
         prior = Prior.from_values([Fraction(w, sum(weights)) for w in weights], secrets)
     else:
-        if len(spec.prior) != len(secrets):
-            raise SpecError(f"[analyst] prior has {len(spec.prior)} entries for {len(secrets)} secrets")
-        prior = Prior.from_values([_number(v, "[analyst] prior entry") for v in spec.prior], secrets)
+        entries = _prior_file(spec.prior, len(secrets)) if isinstance(spec.prior, str) else spec.prior
+        if len(entries) != len(secrets):
+            raise SpecError(f"[analyst] prior has {len(entries)} entries for {len(secrets)} secrets")
+        try:
+            prior = Prior.from_values([_number(v, "[analyst] prior entry") for v in entries], secrets)
+        except QifError as error:
+            raise SpecError(f"[analyst] prior: {error}") from None
     if spec.loss.endswith(".csv"):
         loss = _loss_table(spec.loss, spec.values)
     elif spec.loss == "bayes":

@@ -80,13 +80,7 @@ def run(arguments: argparse.Namespace) -> int:
     started = time.perf_counter()
     report, certificates = evaluate_spec(spec, progress=progress_printer(arguments, sys.stderr),
                                          time_limit=arguments.time_limit)
-    detail = detail_printer(arguments)
-    detail(f"evaluated in {time.perf_counter() - started:.2f} s ({report['arithmetic']}); {len(certificates)} "
-           "certificate(s) kept")
-    for certified in certificates:
-        detail(f"{certified.name}: {certified.less_private.shape[0]} secrets, pipelines of "
-               f"{certified.less_private.shape[1]} and {certified.more_private.shape[1]} outputs, by "
-               f"{certified.certificate.method}")
+    seconds = time.perf_counter() - started
     if report["points"]:
         print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
         for point in report["points"]:
@@ -119,6 +113,12 @@ def run(arguments: argparse.Namespace) -> int:
               f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
               + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
               + f" loses more with less privacy, by {approximately(instability['gap']) if spec.exact else instability['gap']}")
+    detail = detail_printer(arguments)
+    detail(f"evaluated in {seconds:.2f} s ({report['arithmetic']}); {len(certificates)} certificate(s) kept")
+    for certified in certificates:
+        detail(f"{certified.name}: {certified.less_private.shape[0]} secrets, pipelines of "
+               f"{certified.less_private.shape[1]} and {certified.more_private.shape[1]} outputs, by "
+               f"{certified.certificate.method}")
     if folder is not None:
         _write_certificates(folder, certificates, report)
     if arguments.plot:

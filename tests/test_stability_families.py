@@ -1,0 +1,115 @@
+"""Spec perturbers, queries and priors beyond the named ones (issue 15): the exponential mechanism with
+the user's quality, a count released through the user's map, a prior from a file. Each is checked
+against an independent route to the same pipeline (a named family, a threshold, a list prior)."""
+
+from fractions import Fraction
+
+import pytest
+
+from qifkit.stability_spec import SpecError, evaluate_spec, parse_spec
+
+
+def spec(folder, perturber, query=None, analyst=None, sweep=None, respondents=3, known=(0,)):
+    return parse_spec({
+        "perturber": perturber,
+        "population": {"respondents": respondents, "known": list(known)},
+        "query": query or {"kind": "count", "of": [0]},
+        "analyst": analyst or {"prior": "uniform", "loss": "bayes"},
+        "sweep": sweep or {"eps_exp": ["9", "81"]},
+    }, folder)
+
+
+def losses(report):
+    return [point["loss"] for point in report["points"]]
+
+
+def test_the_exponential_mechanism_of_a_quality_is_randomized_response_at_the_square_root(tmp_path):
+    """Q(v, r) = 0 on the diagonal and −1 off it, s = 1: Pr[r | v] ∝ (e^ε)^(Q/2), i.e. RR at √(e^ε)
+    (Cormode et al. eq. (2); on two values at e^ε = 9: 3/4 and 1/4, RR's diagonal at e^ε = 3)."""
+    (tmp_path / "quality.csv").write_text("0,-1\n-1,0\n")
+    exponential, _ = evaluate_spec(spec(tmp_path, {"family": "exponential", "values": 2, "quality": "quality.csv"}))
+    rr, _ = evaluate_spec(spec(tmp_path, {"family": "randomized_response", "values": 2},
+                               sweep={"eps_exp": ["3", "9"]}))
+    assert losses(exponential) == losses(rr) and exponential["stable"] is rr["stable"] is True
+    scaled, _ = evaluate_spec(spec(tmp_path, {"family": "exponential", "values": 2, "quality": "quality.csv",
+                                              "sensitivity": "1/2"}, sweep={"eps_exp": ["3", "9"]}))
+    assert losses(scaled) == losses(rr)  # s = 1/2 halves nothing: the exponent is Q/(2s) = Q
+
+
+@pytest.mark.parametrize("perturber, sweep, message", [
+    ({"values": 2, "quality": "quality.csv"}, {"eps_exp": ["2"]}, "irrational"),  # √2 is not exact
+    ({"values": 2, "quality": "quality.csv"}, {"from": "4", "to": "9"}, "use a grid"),
+    ({"values": 3, "quality": "quality.csv"}, {"eps_exp": ["4"]}, "must be 3 × 3"),
+    ({"values": 2, "quality": "quality.csv", "sensitivity": "0"}, {"eps_exp": ["4"]}, "sensitivity must be positive"),
+    ({"values": 2}, {"eps_exp": ["4"]}, "quality must name a CSV"),
+    ({"values": 2, "quality": "missing.csv"}, {"eps_exp": ["4"]}, "cannot read the quality"),
+])
+def test_exponential_perturbers_that_cannot_be_exact_or_do_not_fit_are_refused(tmp_path, perturber, sweep, message):
+    (tmp_path / "quality.csv").write_text("0,-1\n-1,0\n")
+    with pytest.raises(SpecError, match=message):
+        spec(tmp_path, {"family": "exponential", **perturber}, sweep=sweep)
+    with pytest.raises(SpecError, match="quality is for family"):
+        spec(tmp_path, {"family": "geometric", "values": 2, "quality": "quality.csv"})
+
+
+def test_a_map_of_the_count_releases_what_a_threshold_releases(tmp_path):
+    """The count of three respondents mapped to "few" below 2 and "many" from 2 is the threshold
+    query at 2 under other labels: the same losses and verdicts at every e^ε."""
+    (tmp_path / "bands.csv").write_text("0,few\n1,few\n2,many\n3,many\n")
+    geometric = {"family": "geometric", "values": 3}
+    sweep = {"eps_exp": ["3/2", "2", "3"]}
+    mapped, _ = evaluate_spec(spec(tmp_path, geometric, {"kind": "map", "of": [0], "table": "bands.csv"}, sweep=sweep))
+    threshold, _ = evaluate_spec(spec(tmp_path, geometric, {"kind": "threshold", "of": [0], "at": 2}, sweep=sweep))
+    assert losses(mapped) == losses(threshold) and mapped["stable"] == threshold["stable"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("0,few\n1,few\n2,many\n", "every count 0..3 once; 3 is missing"),
+    ("0,few\n1,few\n1,many\n2,a\n3,b\n", "mapped twice"),
+    ("0,few\n1\n2,a\n3,b\n", "line 2: '1' is not a row count,label"),
+    ("0,few\n-1,x\n", "is not a row count,label"),
+])
+def test_maps_that_are_not_a_function_of_every_count_are_refused(tmp_path, text, message):
+    (tmp_path / "bands.csv").write_text(text)
+    with pytest.raises(SpecError, match=message):
+        spec(tmp_path, {"family": "geometric", "values": 3}, {"kind": "map", "of": [0], "table": "bands.csv"})
+
+
+def test_a_prior_from_a_file_is_the_same_prior_as_a_list(tmp_path):
+    (tmp_path / "prior.csv").write_text("1/2\n1/3\n1/6\n")
+    listed, _ = evaluate_spec(spec(tmp_path, {"family": "geometric", "values": 3},
+                                   analyst={"prior": ["1/2", "1/3", "1/6"], "loss": "linear"}, respondents=1, known=()))
+    read, _ = evaluate_spec(spec(tmp_path, {"family": "geometric", "values": 3},
+                                 analyst={"prior": "prior.csv", "loss": "linear"}, respondents=1, known=()))
+    assert losses(read) == losses(listed) and Fraction(losses(read)[0]) > 0
+    (tmp_path / "row.csv").write_text("1/2,1/3,1/6\n")
+    row, _ = evaluate_spec(spec(tmp_path, {"family": "geometric", "values": 3},
+                                analyst={"prior": "row.csv", "loss": "linear"}, respondents=1, known=()))
+    assert losses(row) == losses(listed)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1/2\n1/2\n", "has 2 entries for 3 secrets"),
+    ("1/2\n1/2\n1/2\n", "sums to 3/2, not 1"),
+    ("1/2,1/4\n1/4,0\n", "one column"),
+])
+def test_prior_files_that_do_not_fit_the_secrets_are_refused(tmp_path, text, message):
+    (tmp_path / "prior.csv").write_text(text)
+    parsed = None
+    with pytest.raises(SpecError, match=message):
+        parsed = spec(tmp_path, {"family": "geometric", "values": 3}, analyst={"prior": "prior.csv", "loss": "bayes"},
+                      respondents=1, known=())
+        evaluate_spec(parsed)
+
+
+def test_the_exponential_example_is_unstable_with_a_certificate_that_verifies(tmp_path):
+    """examples/own_perturber/exponential.toml (exponential perturber, a map query, a prior file): exit 1,
+    and the certificate it writes passes the independent checker of ``qifkit verify``."""
+    from pathlib import Path
+
+    from proofs_checks.cli import main
+
+    example = Path(__file__).resolve().parent.parent / "examples" / "own_perturber" / "exponential.toml"
+    assert main(["stability", str(example), "-q", "--certificate", str(tmp_path / "cert")]) == 1
+    folder = tmp_path / "cert"
+    assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
