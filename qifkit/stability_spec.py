@@ -4,7 +4,8 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
 
     [perturber]  family = "geometric"        # = Cormode et al.'s GM; "randomized_response",
                                              # "explicit_fair" (Cormode et al.'s EM), "exponential",
-                                             # "expression" or "file" (the user's own mechanism)
+                                             # "expression" or "file" (the user's own mechanism);
+                                             # "fixed_point" (z = [...]) when lent by polytopes
                  matrix = "mine.csv"         # family "expression": entries in t = e^ε, t/(t+2)
                  files = {"2" = "p2.csv"}    # family "file": a CSV per e^ε of the grid
                  quality = "quality.csv"     # family "exponential": Q(value, report); sensitivity = "1"
@@ -85,7 +86,7 @@ from qifkit.real_roots import RealPoint, rational_between, sign_on
 from qifkit.refinement import MAX_WITNESS_ENTRIES, Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
 
-__all__ = ["SpecError", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "sampled_losses",
+__all__ = ["SpecError", "PerturberFamily", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "sampled_losses",
            "MAX_ROWS", "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES"]
 
 #: The largest secret space (rows) a spec may ask for.
@@ -120,6 +121,29 @@ class SpecError(QifError, ValueError):
 
 
 @dataclass(frozen=True)
+class PerturberFamily:
+    """A perturber family that an upper layer lends the spec (the layer rule keeps this module from
+    importing it), e.g. Kohli and Laskowski's fixed-point mechanisms from :mod:`polytopes`
+    (:func:`polytopes.fixed_point.fixed_point_family`, which ``qifkit stability`` lends).
+
+    Attributes
+    ----------
+    keys : frozenset of str
+        The [perturber] keys it reads besides ``family`` and ``values``.
+    make : callable
+        ``make(table, values, grid)`` gets the [perturber] table, the number of values and the
+        grid's e^ε (exact); it validates them (raising a :class:`~qifkit.errors.QifError` that
+        names the key) and returns ``build(eps_exp) -> Channel``, a values × values perturber.
+    description : str
+        What it is, for messages.
+    """
+
+    keys: frozenset[str]
+    make: Callable[[dict[str, Any], int, tuple[Fraction, ...]], Callable[[Any], Channel]]
+    description: str = ""
+
+
+@dataclass(frozen=True)
 class StabilitySpec:
     """A validated stability spec (see the module docstring)."""
 
@@ -141,6 +165,8 @@ class StabilitySpec:
     quality: str | None = None  # family "exponential": the CSV of its quality Q(value, report)
     sensitivity: Fraction = Fraction(1)  # family "exponential": the sensitivity s of Q
     table: tuple[str, ...] = ()  # a map query: the label released for each count 0..respondents
+    # a family lent by an upper layer (PerturberFamily): its build(e^ε), made when the spec was read
+    lent: Callable[[Any], Channel] | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -157,8 +183,9 @@ class Certified:
     certificate: Refinement
 
 
-def read_spec(path: str) -> StabilitySpec:
-    """Read and validate a TOML spec file (a perturber's files are found beside it)."""
+def read_spec(path: str, families: dict[str, PerturberFamily] | None = None) -> StabilitySpec:
+    """Read and validate a TOML spec file (a perturber's files are found beside it; `families` are
+    perturber families lent by an upper layer, see :class:`PerturberFamily`)."""
     try:
         with open(path, "rb") as stream:
             document = tomllib.load(stream)
@@ -168,7 +195,7 @@ def read_spec(path: str) -> StabilitySpec:
         raise SpecError(str(not_utf8(path, error))) from None
     except RecursionError:
         raise SpecError(f"{path}: nested too deep to read") from None
-    return parse_spec(document, Path(path).parent)
+    return parse_spec(document, Path(path).parent, families)
 
 
 def _check_private(channel: Channel, eps_exp: Fraction, what: str) -> None:
@@ -329,6 +356,9 @@ def _family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
         assert spec.matrix is not None  # parse_spec requires it
         rows = _expression_rows(spec.matrix, spec.values)
         return lambda values, eps_exp: _expression_channel(rows, eps_exp)
+    if spec.lent is not None:
+        build = spec.lent
+        return lambda values, eps_exp: build(eps_exp)
     if spec.family == "exponential":
         assert spec.quality is not None  # parse_spec requires it
         quality = _quality_rows(spec.quality, spec.values)
@@ -458,24 +488,32 @@ def _whole(value: Any, name: str, minimum: int) -> int:
     return value
 
 
-def parse_spec(document: dict[str, Any], folder: Path | None = None) -> StabilitySpec:
+def parse_spec(document: dict[str, Any], folder: Path | None = None,
+               families: dict[str, PerturberFamily] | None = None) -> StabilitySpec:
     """Validate a spec given as parsed TOML; every refusal names the key and the reason. A file
-    perturber's paths are relative to `folder` (the spec's folder; default the working folder)."""
+    perturber's paths are relative to `folder` (the spec's folder; default the working folder);
+    `families` are perturber families lent by an upper layer (:class:`PerturberFamily`)."""
+    families = families or {}
     unknown_tables = set(document) - set(_KEYS)
     if unknown_tables:
         raise SpecError(f"unknown table [{sorted(unknown_tables)[0]}]; the tables are {', '.join(sorted(_KEYS))}")
-    for table, allowed in _KEYS.items():
-        section = document.get(table, {})
-        if not isinstance(section, dict):
+    for table in _KEYS:
+        if not isinstance(document.get(table, {}), dict):
             raise SpecError(f"[{table}] must be a table")
-        extra = set(section) - allowed
+    family = document.get("perturber", {}).get("family")
+    lent_family = families.get(family) if isinstance(family, str) else None
+    if family not in _FAMILIES and family not in ("file", "expression", "exponential") and lent_family is None:
+        hint = (" (Kohli and Laskowski's mechanisms: `qifkit stability` lends it; from Python pass "
+                "families={\"fixed_point\": polytopes.fixed_point.fixed_point_family()})" if family == "fixed_point" else "")
+        raise SpecError(f"unknown perturber family {quoted(family)}; use one of "
+                        f"{', '.join(sorted([*_FAMILIES, *families]))}, exponential, expression or file{hint}")
+    family = str(family)
+    keys = {**_KEYS, "perturber": _KEYS["perturber"] | (lent_family.keys if lent_family else frozenset())}
+    for table, allowed in keys.items():
+        extra = set(document.get(table, {})) - allowed
         if extra:
             raise SpecError(f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}")
     get = lambda table, key, default=None: document.get(table, {}).get(key, default)  # noqa: E731
-    family = get("perturber", "family")
-    if family not in _FAMILIES and family not in ("file", "expression", "exponential"):
-        raise SpecError(f"unknown perturber family {quoted(family)}; use one of {', '.join(sorted(_FAMILIES))}, "
-                        "exponential, expression or file")
     values = _whole(get("perturber", "values"), "[perturber] values", 2)
     respondents = _whole(get("population", "respondents"), "[population] respondents", 1)
     known = get("population", "known", [])
@@ -563,9 +601,23 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                                folder or Path("."))
     quality, sensitivity = _exponential_quality(get("perturber", "quality"), get("perturber", "sensitivity"),
                                                 family, values, eps_list, eps_range, query, folder or Path("."))
+    lent = None
+    if lent_family is not None:
+        if eps_range is not None:
+            raise SpecError(f"a {family} perturber ({lent_family.description}) is built at the grid's e^ε only: "
+                            "use eps_exp = [...], not from/to")
+        if query == "argmax":
+            raise SpecError(f"a {family} perturber perturbs the values; argmax perturbs bar heights: use count or sum")
+        grid = tuple(_eps_exp(value, "[sweep] eps_exp value") for value in eps_list)
+        try:
+            lent = lent_family.make(document["perturber"], values, grid)
+        except SpecError:
+            raise
+        except QifError as error:
+            raise SpecError(f"[perturber] {family}: {error}") from None
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
                          tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files,
-                         matrix, at or 0, quality, sensitivity, released)
+                         matrix, at or 0, quality, sensitivity, released, lent)
     if isinstance(prior, str) and prior.endswith(".csv"):
         _prior_file(prior, _secret_count(spec))  # read now, so that a bad file is refused before any work
     side = respondents + 1 if query == "argmax" else values

@@ -214,6 +214,10 @@ def test_the_parsers_choices_are_those_of_their_homes():
 
     assert cli.PROPERTIES == PROPERTIES and cli.SELECTORS == SELECTORS
     assert cli.POLYTOPE_NAMES == tuple(sorted(cli_enumerate._POLYTOPES))
+    from polytopes.fixed_point import NAMED_FIXED_POINTS
+    from proofs_checks.cli.io import NAMED_FIXED_POINTS as PARSED
+
+    assert PARSED == NAMED_FIXED_POINTS
 
 
 def test_an_internal_error_is_one_line_and_exit_3_and_debug_shows_it(monkeypatch, capsys):

@@ -113,3 +113,56 @@ def test_the_exponential_example_is_unstable_with_a_certificate_that_verifies(tm
     assert main(["stability", str(example), "-q", "--certificate", str(tmp_path / "cert")]) == 1
     folder = tmp_path / "cert"
     assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
+
+
+def test_a_fixed_point_perturber_lent_by_polytopes(tmp_path):
+    """family = "fixed_point" (Kohli and Laskowski's Algorithm 1 with fixed point z), lent to the spec's
+    layer by polytopes: its perturber at each e^ε is the constructor's mechanism (rows the values,
+    z·T = z), so the one-respondent pipeline of a count of 0 is that mechanism's first column and
+    its complement; without the lending the family is unknown."""
+    from polytopes.fixed_point import fixed_point_family, heuristic_constructor
+
+    families = {"fixed_point": fixed_point_family()}
+    perturber = {"family": "fixed_point", "values": 3, "z": ["1/4", "1/2", "1/4"]}
+    parsed = parse_spec({"perturber": perturber, "population": {"respondents": 1},
+                         "query": {"kind": "count", "of": [0]}, "analyst": {"prior": "uniform", "loss": "bayes"},
+                         "sweep": {"eps_exp": ["2", "3"]}}, tmp_path, families)
+    report, certificates = evaluate_spec(parsed)
+    mechanism = heuristic_constructor(["1/4", "1/2", "1/4"], "2").matrix
+    z = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
+    assert [sum(z[i] * mechanism[i][j] for i in range(3)) for j in range(3)] == z  # the fixed point
+    hit = [mechanism[i][0] for i in range(3)]  # Pr[counted | value]; Bayes risk, uniform prior, 2 outputs
+    expected = 1 - sum(max(sum(Fraction(1, 3) * (h if y else 1 - h) for h, v in zip(hit, range(3), strict=True)
+                                  if v == x) for x in range(3)) for y in (0, 1))
+    assert Fraction(report["points"][0]["loss"]) == expected
+    assert report["stable"] in (True, False) and certificates
+    with pytest.raises(SpecError, match="unknown perturber family 'fixed_point'"):
+        parse_spec({"perturber": perturber, "population": {"respondents": 1}, "query": {"kind": "count", "of": [0]},
+                    "sweep": {"eps_exp": ["2"]}}, tmp_path)
+
+
+@pytest.mark.parametrize("perturber, sweep, message", [
+    ({"z": ["1/2", "1/2"]}, {"eps_exp": ["2"]}, "z has 2 entries for values = 3"),
+    ({"z": ["1/2", "1/4", "1/2"]}, {"eps_exp": ["2"]}, "fixed_point"),  # sums to 5/4
+    ({"z": "zipf"}, {"eps_exp": ["2"]}, "unknown fixed point 'zipf'"),
+    ({"z": "uniform", "selector": "best"}, {"eps_exp": ["2"]}, "selector 'best'"),
+    ({"z": "uniform"}, {"from": "2", "to": "3"}, "grid's e\\^ε only"),
+    ({"z": [0.25, 0.5, 0.25]}, {"eps_exp": ["2"]}, "z must be a list of probabilities"),
+])
+def test_fixed_point_perturbers_that_do_not_fit_are_refused(tmp_path, perturber, sweep, message):
+    from polytopes.fixed_point import fixed_point_family
+
+    with pytest.raises(SpecError, match=message):
+        parse_spec({"perturber": {"family": "fixed_point", "values": 3, **perturber}, "population": {"respondents": 2},
+                    "query": {"kind": "count", "of": [0]}, "sweep": sweep}, tmp_path,
+                   {"fixed_point": fixed_point_family()})
+
+
+def test_the_fixed_point_family_from_the_command_line(tmp_path):
+    from proofs_checks.cli import main
+
+    path = tmp_path / "spec.toml"
+    path.write_text('[perturber]\nfamily = "fixed_point"\nvalues = 3\nz = "binomial"\n[population]\nrespondents = 2\n'
+                    '[query]\nkind = "count"\nof = [1]\n[sweep]\neps_exp = ["2", "3", "5"]\n')
+    assert main(["stability", str(path), "-q", "--certificate", str(tmp_path / "c")]) in (0, 1)
+    assert (tmp_path / "c").is_dir() and any((tmp_path / "c").iterdir())

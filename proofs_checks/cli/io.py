@@ -4,7 +4,6 @@ enumerate (``--z``, ``--z-file``), and the check that an output path can be writ
 from __future__ import annotations
 
 import io
-import math
 import tempfile
 from fractions import Fraction
 from pathlib import Path
@@ -33,7 +32,7 @@ def comma_list(text: str, what: str) -> list[str]:
     return cells
 
 
-NAMED_FIXED_POINTS = ("uniform", "binomial")
+NAMED_FIXED_POINTS = ("uniform", "binomial")  # polytopes.fixed_point.NAMED_FIXED_POINTS (tested), kept light for the parser
 FLOAT_SUM_TOLERANCE = Fraction(1, 10**9)  # float mode: a z summing to 1 within this is renormalised (and said)
 
 
@@ -50,9 +49,9 @@ def fixed_point(text: str | None, path: str | None, n: int | None, *, renormalis
     if text in NAMED_FIXED_POINTS:
         if n is None or n < 2:
             raise UsageError(f"--z {text} needs --n N with N >= 2 values, got {n}")
-        if text == "uniform":
-            return [Fraction(1, n)] * n, ""
-        return [Fraction(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)], ""
+        from polytopes.fixed_point import named_fixed_point  # the commands that take a z load polytopes anyway
+
+        return named_fixed_point(text, n), ""
     if n is not None:
         raise UsageError(f"--n goes with a named fixed point ({', '.join(NAMED_FIXED_POINTS)}); z gives n itself")
     if text is not None:

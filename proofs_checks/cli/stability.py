@@ -57,9 +57,10 @@ def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]
 
 def run(arguments: argparse.Namespace) -> int:
     try:
+        from polytopes.fixed_point import fixed_point_family  # lent to the spec's layer, which sits below
         from qifkit.stability_spec import evaluate_spec, read_spec  # loaded by this command only
 
-        spec = read_spec(arguments.spec)
+        spec = read_spec(arguments.spec, families={"fixed_point": fixed_point_family()})
     except OSError as error:
         raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
     if arguments.json:
