@@ -26,7 +26,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -36,14 +36,16 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
-from qifkit.errors import LabelError, ShapeError
+from qifkit.errors import LabelError, NumberKindError, ShapeError
 from qifkit.lp import to_fmpq
 from qifkit.matrices import NumberKind, float_matrix
+from qifkit.measures import Loss, Prior
 from qifkit.numbers import reduced_fraction
 
 __all__ = [
     "histograms",
     "count_pipeline",
+    "count_uncertainty",
     "sum_pipeline",
     "argmax_pipeline",
     "histogram_prior_weights",
@@ -209,6 +211,91 @@ def count_pipeline(perturber: Channel, respondents: int, counted: Collection[Has
         hit = sum((row[j] for j in columns), _zero(algebra))
         factors[value] = algebra.poly([_one(algebra) - hit, hit])
     return _lumped(algebra, perturber, factors, respondents, known, respondents + 1, range(respondents + 1))
+
+
+def count_uncertainty(perturber: Channel, respondents: int, counted: Collection[Hashable], prior: Prior,
+                      loss: Loss, known: Sequence[Hashable] = (),
+                      release: Callable[[int], Hashable] | None = None) -> Fraction:
+    """U_ℓ(π, count_pipeline(...)·R) exactly, without forming the pipeline (Alvim et al. 2023, Def. 2
+    and App. A's generating functions): census-sized populations in seconds.
+
+    Every secret x (a value of the one unknown respondent, or a histogram of the unknown ones) has
+    the pipeline row base·P_x, where base = Π_known f_v and P_x = Π_v f_v^{x_v} are products of the
+    factors f_v = 1 − h_v + h_v·t (h_v: the chance that value v is reported as a counted value).
+    So the analyst's expected loss of action w at count y, E[w, y] = Σ_x π_x ℓ(x, w) [t^y] base·P_x,
+    is the coefficient of t^y in base·Q_w with Q_w = Σ_x π_x ℓ(x, w) P_x: one polynomial product per
+    action, on integers over one common denominator (FLINT). With `release` (a deterministic map
+    of the count, e.g. a threshold) the columns of one released label are summed first. Then
+    U = Σ_label min_w E[w, label].
+
+    Parameters
+    ----------
+    perturber, respondents, counted, known
+        As for :func:`count_pipeline`; the perturber exact.
+    prior, loss : Prior, Loss
+        Exact, on the pipeline's secrets (:func:`count_pipeline`'s order).
+    release : callable, optional
+        The label released for each count 0..N (default: the count itself).
+
+    Returns
+    -------
+    Fraction
+        Equal to ``posterior_uncertainty(prior, count_pipeline(...) @ R, loss)`` (tested).
+    """
+    _check_population(perturber, respondents, known)
+    if NumberKind.EXACT is not perturber.kind or prior.kind is not NumberKind.EXACT or loss.kind is not NumberKind.EXACT:
+        raise NumberKindError("count_uncertainty is exact: give an exact perturber, prior and loss")
+    columns = [j for j, y in enumerate(perturber.outputs) if y in counted]
+    if len(columns) != len(set(counted)):
+        raise LabelError(f"a counted value is not an output of the perturber: {sorted(map(repr, counted))}")
+    factor = {}
+    for value, row in zip(perturber.secrets, perturber.rows(), strict=True):
+        hit = to_fmpq(sum((row[j] for j in columns), Fraction(0)))
+        factor[value] = flint.fmpq_poly([1 - hit, hit])
+    base = flint.fmpq_poly([1])
+    for value, count in Counter(known).items():
+        base *= factor[value] ** count
+    unknown = respondents - len(known)
+    if unknown == 1:
+        secrets: list[Any] = list(perturber.secrets)
+        polys = [factor[v] for v in secrets]
+    else:
+        secrets = histograms(len(perturber.secrets), unknown)
+        polys = []
+        for histogram in secrets:
+            poly = flint.fmpq_poly([1])
+            for value, count in zip(perturber.secrets, histogram, strict=True):
+                if count:
+                    poly *= factor[value] ** count
+            polys.append(poly)
+    prior = prior._aligned(tuple(secrets))
+    if tuple(loss.secrets) != tuple(secrets):
+        raise LabelError("the loss's secrets are not the pipeline's secrets (in the same order)")
+    weights = [to_fmpq(p) for p in prior.probabilities()]
+    table = [[to_fmpq(v) for v in row] for row in loss.rows()]
+    expected = []
+    for w in range(len(loss.actions)):
+        q = flint.fmpq_poly([0])
+        for k, poly in enumerate(polys):
+            if weights[k] and table[k][w]:
+                q += poly * (weights[k] * table[k][w])
+        expected.append(base * q)
+    denominator = math.lcm(*(int(e.denom()) for e in expected))
+    length = respondents + 1
+    rows = []
+    for e in expected:
+        coefficients = (e.numer() * (denominator // int(e.denom()))).coeffs()
+        rows.append(coefficients + [flint.fmpz(0)] * (length - len(coefficients)))
+    if release is None:
+        best = [min(column) for column in zip(*rows, strict=True)]
+    else:
+        grouped: dict[Hashable, list[Any]] = {}
+        for y in range(length):
+            sums = grouped.setdefault(release(y), [flint.fmpz(0)] * len(rows))
+            for w, row in enumerate(rows):
+                sums[w] += row[y]
+        best = [min(sums) for sums in grouped.values()]
+    return Fraction(int(sum(best, flint.fmpz(0))), denominator)
 
 
 def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: int,

@@ -139,14 +139,17 @@ class LossCurve:
     violation: tuple[Any, Any, Any] | None
 
 
-def loss_curve(build: Callable[[Any], Channel], eps_grid: Sequence[Any], prior: Prior | Sequence[Any], loss: Loss) -> LossCurve:
+def loss_curve(build: Callable[[Any], Channel], eps_grid: Sequence[Any], prior: Prior | Sequence[Any], loss: Loss,
+               uncertainty: Callable[[Any], Any] | None = None) -> LossCurve:
     """U_ℓ(π, build(e^ε)) for every e^ε of `eps_grid` (sorted increasing), and its first rise.
 
     Exact when `build` gives exact channels; a float pipeline gives a float curve (reported as
-    such by its float values).
+    such by its float values). `uncertainty`, if given, is a faster route to the same value at an
+    e^ε that does not form the pipeline (e.g. :func:`qifkit.pipelines.count_uncertainty`).
     """
     grid = sorted(eps_grid, key=exact_eps_exp)
-    values = tuple(posterior_uncertainty(prior, build(e), loss) for e in grid)
+    values = tuple(posterior_uncertainty(prior, build(e), loss) if uncertainty is None else uncertainty(e)
+                   for e in grid)
     violation = next(((grid[i], grid[i + 1], values[i + 1] - values[i])
                       for i in range(len(grid) - 1) if values[i + 1] > values[i]), None)
     return LossCurve(tuple(grid), values, violation is None, violation)

@@ -136,10 +136,21 @@ def read_channel(path: str) -> Channel:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
 
 
+#: Exact numbers longer than this are shown by their decimal value and size in a terminal; the
+#: JSON report and the certificates keep every digit.
+SHOWN_DIGITS = 120
+
+
 def approximately(exact_text: str) -> str:
     """An exact number string with its decimal value beside it (the exact value decides); read
-    by :func:`qifkit.numbers.parse_number`, which takes numbers of any length."""
+    by :func:`qifkit.numbers.parse_number`, which takes numbers of any length. One longer than
+    :data:`SHOWN_DIGITS` characters (census-scale losses have tens of thousands of digits) is shown
+    as its decimal value and its size instead."""
     value = parse_number(exact_text)
+    if len(exact_text) > SHOWN_DIGITS:
+        numerator, denominator = exact_text.partition("/")[::2]
+        size = f"{len(numerator.lstrip('-')):,}" + (f" / {len(denominator):,}" if denominator else "")
+        return f"≈ {float(value):.10g}  (exact, {size} digits: in the JSON report)"
     return exact_text if value.denominator == 1 else f"{exact_text}  (≈ {float(value):.10g})"
 
 

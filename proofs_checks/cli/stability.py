@@ -95,7 +95,15 @@ def run(arguments: argparse.Namespace) -> int:
                   f"H = {every['hit']}, M = {every['miss']}: " + "; ".join(every["conditions"]) + ")")
         else:
             print(f"  every analyst: not proved ({every['reason']})")
-        if "rising" not in interval:
+        if "samples" in interval:  # census scale: sampled in floats, each rise re-decided exactly at its ends
+            print(f"  the spec's analyst: {interval['analyst']}")
+            for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"], strict=True):
+                print(f"  the loss RISES between the samples e^ε = {low} and {high}  (decided exactly: it is higher at "
+                      f"{exact_high} than at {exact_low})")
+            if not interval["rising"]:
+                print(f"  no rise confirmed ({interval['rises_not_confirmed']} float rise(s) not confirmed exactly); "
+                      "the loss is sampled, not proved monotone")
+        elif "rising" not in interval:
             print(f"  the spec's analyst: {interval['analyst']}")
         else:
             print(f"  the spec's analyst: loss {approximately(interval['loss_from'])} at {interval['from']}, "
@@ -114,6 +122,8 @@ def run(arguments: argparse.Namespace) -> int:
               f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
               + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
               + f" loses more with less privacy, by {approximately(instability['gap']) if spec.exact else instability['gap']}")
+        if "pipelines" in instability:
+            print(f"  the certificate's pipelines: {instability['pipelines']}")
     detail = detail_printer(arguments)
     detail(f"evaluated in {seconds:.2f} s ({report['arithmetic']}); {len(certificates)} certificate(s) kept")
     for certified in certificates:
