@@ -45,6 +45,7 @@ from qifkit.numbers import reduced_fraction
 __all__ = [
     "histograms",
     "count_pipeline",
+    "histogram_pipeline",
     "count_uncertainty",
     "sum_pipeline",
     "argmax_pipeline",
@@ -366,6 +367,42 @@ def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: 
         coefficients = [reduced_fraction(v) for v in poly.coeffs()]
         rows.append((coefficients + [Fraction(0)] * (respondents + 1))[:respondents + 1])
     return Channel.from_rows(rows, secrets=range(respondents + 1), outputs=range(respondents + 1))
+
+
+def histogram_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable] = ()) -> Channel:
+    """C^{⊗N}·H: the histogram of the N perturbed reports is released (how many reported each output),
+    Alvim et al.'s histogram pre-processor H applied after the perturber.
+
+    The multivariate generating function Π_i Σ_y C[v_i, y]·x_y is formed in one variable by
+    Kronecker substitution, x_y = t^((N+1)^y) (no carries: every count is at most N), with the
+    same lumping and known respondents as :func:`count_pipeline`; the coefficient of
+    t^(Σ_y h_y (N+1)^y) is the chance of the report histogram h.
+
+    Returns
+    -------
+    Channel
+        Outputs are the histograms of N reports over the perturber's outputs (tuples of counts in
+        :func:`histograms` order); secrets as in :func:`count_pipeline`.
+
+    Complexity: rows of length N·(N+1)^(K−1) + 1 for K outputs before the histograms are picked,
+    so meant for small K and N (a spec checks the size first).
+    """
+    _check_population(perturber, respondents, known)
+    width = len(perturber.outputs)
+    base = respondents + 1
+    algebra = _Algebra(perturber)
+    factors = {}
+    for value, row in zip(perturber.secrets, _rows(perturber), strict=True):
+        coefficients = [_zero(algebra)] * (base ** (width - 1) + 1)
+        for y, probability in enumerate(row):
+            coefficients[base**y] = probability
+        factors[value] = algebra.poly(coefficients)
+    length = respondents * base ** (width - 1) + 1
+    lumped = _lumped(algebra, perturber, factors, respondents, known, length, range(length))
+    outputs = histograms(width, respondents)
+    picked = [sum(count * base**y for y, count in enumerate(h)) for h in outputs]
+    rows = [[row[k] for k in picked] for row in _rows(lumped)]  # domain elements, or floats
+    return _channel_from_rows(algebra, rows, lumped.secrets, outputs)
 
 
 def sum_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable] = ()) -> Channel:

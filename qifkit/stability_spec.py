@@ -13,7 +13,7 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
     [population] respondents = 4
                  known = [0, 1, 1]           # optional: values the analyst knows, or
                  known_counts = {"0" = 5000, "1" = 6709}  # how many known respondents hold each value
-    [query]      kind = "count"              # "count", "threshold", "map", "sum" or "argmax"
+    [query]      kind = "count"              # "count", "threshold", "map", "sum", "histogram" or "argmax"
                  of = [0]                    # count, threshold, map: the perturbed values counted
                  at = 2                      # threshold: the release is whether the count is >= at
                  table = "bands.csv"         # map: rows count,label; the release is the count's label
@@ -78,6 +78,7 @@ from qifkit.pipelines import (
     count_pipeline,
     count_uncertainty,
     count_witness,
+    histogram_pipeline,
     histogram_prior_weights,
     histograms,
     sum_pipeline,
@@ -104,6 +105,9 @@ MAX_EXPRESSION_VALUES = 20
 #: each rise seen is re-decided exactly at its ends (:data:`RANGE_SAMPLES` points), unless every
 #: analyst is proved safe anyway.
 RANGE_MAX_ENTRIES = 2000
+#: The longest polynomial a histogram query is worked out on (N·(N+1)^(K−1) + 1 terms for N
+#: respondents over K values, :func:`qifkit.pipelines.histogram_pipeline`).
+HISTOGRAM_MAX_LENGTH = 200_000
 #: How many e^ε of a range a pipeline beyond :data:`RANGE_MAX_ENTRIES` is sampled at, in float64.
 RANGE_SAMPLES = 200
 #: The largest pipelines (secrets × outputs) an instability's certificate carries, for
@@ -539,8 +543,12 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None,
     if len(known) > respondents - 1:
         raise SpecError(f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown")
     query = get("query", "kind")
-    if query not in ("count", "threshold", "map", "sum", "argmax"):
-        raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, map, sum or argmax")
+    if query not in ("count", "threshold", "map", "sum", "histogram", "argmax"):
+        raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, map, sum, histogram or argmax")
+    if query == "histogram" and respondents * (respondents + 1) ** (values - 1) + 1 > HISTOGRAM_MAX_LENGTH:
+        raise SpecError(f"a histogram query of {respondents:,} respondents over {values} values is worked out on "
+                        f"polynomials of {respondents * (respondents + 1) ** (values - 1) + 1:,} terms; the limit is "
+                        f"{HISTOGRAM_MAX_LENGTH:,} (fewer respondents or values, or a count query)")
     counted = get("query", "of", [])
     at = get("query", "at")
     if query == "threshold":
@@ -701,6 +709,8 @@ def _output_count(spec: StabilitySpec) -> int:
         return spec.respondents + 1
     if spec.query == "sum":
         return (spec.values - 1) * spec.respondents + 1
+    if spec.query == "histogram":
+        return _bounded_comb(spec.respondents + spec.values - 1, spec.values - 1, MAX_ROWS)
     return spec.values
 
 
@@ -725,6 +735,8 @@ def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
             return counts @ deterministic(lambda count: spec.table[count], counts.outputs, labels)
         if spec.query == "sum":
             return sum_pipeline(perturber, spec.respondents, spec.known)
+        if spec.query == "histogram":
+            return histogram_pipeline(perturber, spec.respondents, spec.known)
         return argmax_pipeline(perturber, spec.values, histograms(spec.values, spec.respondents))
 
     return build

@@ -166,3 +166,25 @@ def test_the_fixed_point_family_from_the_command_line(tmp_path):
                     '[query]\nkind = "count"\nof = [1]\n[sweep]\neps_exp = ["2", "3", "5"]\n')
     assert main(["stability", str(path), "-q", "--certificate", str(tmp_path / "c")]) in (0, 1)
     assert (tmp_path / "c").is_dir() and any((tmp_path / "c").iterdir())
+
+
+def test_a_histogram_query_on_two_values_is_the_count_and_on_three_tells_more(tmp_path):
+    """The histogram of reports over two values is the count of one of them (the other is N minus it):
+    the same losses; over three values the count of 0 is a post-processing of the histogram, so the
+    histogram's Bayes loss is never larger (data-processing inequality), and smaller here."""
+    rr = {"family": "randomized_response", "values": 2}
+    sweep = {"eps_exp": ["3/2", "2", "3"]}
+    histogram, _ = evaluate_spec(spec(tmp_path, rr, {"kind": "histogram"}, sweep=sweep, respondents=3, known=(0,)))
+    count, _ = evaluate_spec(spec(tmp_path, rr, {"kind": "count", "of": [0]}, sweep=sweep, respondents=3, known=(0,)))
+    assert losses(histogram) == losses(count)
+    geometric = {"family": "geometric", "values": 3}
+    histogram, _ = evaluate_spec(spec(tmp_path, geometric, {"kind": "histogram"}, sweep=sweep, respondents=3, known=(1,)))
+    count, _ = evaluate_spec(spec(tmp_path, geometric, {"kind": "count", "of": [0]}, sweep=sweep, respondents=3,
+                                  known=(1,)))
+    pairs = list(zip(map(Fraction, losses(histogram)), map(Fraction, losses(count)), strict=True))
+    assert all(h <= c for h, c in pairs) and any(h < c for h, c in pairs)
+
+
+def test_a_histogram_query_too_large_to_work_out_is_refused(tmp_path):
+    with pytest.raises(SpecError, match="histogram query of 60 respondents over 4 values"):
+        spec(tmp_path, {"family": "geometric", "values": 4}, {"kind": "histogram"}, respondents=60, known=[0] * 59)
