@@ -9,6 +9,7 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
                  matrix = "mine.csv"         # family "expression": entries in t = e^ε, t/(t+2)
                  files = {"2" = "p2.csv"}    # family "file": a CSV per e^ε of the grid
                  quality = "quality.csv"     # family "exponential": Q(value, report); sensitivity = "1"
+                 before = "merge.csv"        # a pre-processor (named families): rows value,input
                  values = 7                  # secrets 0..values-1
     [population] respondents = 4
                  known = [0, 1, 1]           # optional: values the analyst knows, or
@@ -115,7 +116,7 @@ RANGE_SAMPLES = 200
 #: the report keeps the prior, loss and exact losses, and says that the pipelines were not formed.
 MAX_CERTIFIED_ENTRIES = 20_000
 _KEYS = {
-    "perturber": {"family", "values", "files", "matrix", "quality", "sensitivity"},
+    "perturber": {"family", "values", "files", "matrix", "quality", "sensitivity", "before"},
     "population": {"respondents", "known", "known_counts"},
     "query": {"kind", "of", "at", "table"},
     "analyst": {"prior", "loss", "scale"},
@@ -178,6 +179,7 @@ class StabilitySpec:
     quality: str | None = None  # family "exponential": the CSV of its quality Q(value, report)
     sensitivity: Fraction = Fraction(1)  # family "exponential": the sensitivity s of Q
     table: tuple[str, ...] = ()  # a map query: the label released for each count 0..respondents
+    before: tuple[int, ...] = ()  # a pre-processor: the perturber's input for each value 0..values-1
     # a family lent by an upper layer (PerturberFamily): its build(e^ε), made when the spec was read
     lent: Callable[[Any], Channel] | None = dataclasses.field(default=None, compare=False, repr=False)
 
@@ -364,7 +366,13 @@ def _expression_channel(rows: list[list[sympy.Expr]], eps_exp: Any) -> Channel:
 
 def _family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
     """The spec's perturber at a value of e^ε: a named family, the file given for that e^ε, or the
-    expression perturber at that e^ε."""
+    expression perturber at that e^ε; after the pre-processor when the spec has one (a named
+    family on the pre-processor's inputs, composed: D·C, Alvim et al.'s pre-processing)."""
+    if spec.before:
+        inputs = max(spec.before) + 1
+        before = deterministic(lambda value: spec.before[value], range(spec.values), range(inputs))
+        named = _FAMILIES[spec.family]
+        return lambda values, eps_exp: before @ named(inputs, eps_exp)
     if spec.family == "expression":
         assert spec.matrix is not None  # parse_spec requires it
         rows = _expression_rows(spec.matrix, spec.values)
@@ -444,6 +452,65 @@ def _prior_file(path: str, secrets: int) -> list[str]:
     return cells
 
 
+def _pre_processor(before: Any, family: str, values: int, query: Any, counted: list[Any],
+                   folder: Path) -> tuple[int, ...]:
+    """``[perturber] before = "coarsen.csv"``: a deterministic pre-processor, rows ``value,input`` for
+    every value 0..values-1, mapping each respondent's value onto the inputs 0..K-1 of a named
+    family built on K values (every input used): e.g. merging rare categories before randomized
+    response. Counted values (``of``) are then the perturber's outputs 0..K-1."""
+    if before is None:
+        return ()
+    if family not in _FAMILIES:
+        raise SpecError(f"[perturber] before goes with a named family ({', '.join(sorted(_FAMILIES))}), not "
+                        f"{quoted(family)}: give your own perturber its pre-processing directly")
+    if query == "argmax":
+        raise SpecError("[perturber] before pre-processes the values; argmax perturbs bar heights: use count or sum")
+    if not isinstance(before, str):
+        raise SpecError('[perturber] before must name a CSV of value,input rows, e.g. before = "coarsen.csv"')
+    path = str(folder / before)
+    rows = _pairs_csv(path, "pre-processor", values)
+    inputs = []
+    for value, text in enumerate(rows):
+        if not (text.isascii() and text.isdigit()):
+            raise SpecError(f"{path}: value {value} goes to {quoted(text)}, not a perturber input 0, 1, ...")
+        inputs.append(int(text))
+    missing = sorted(set(range(max(inputs) + 1)) - set(inputs))
+    if missing or max(inputs) < 1:
+        raise SpecError(f"{path}: the perturber's inputs must be 0..K-1 with K >= 2, each used"
+                        + (f"; {missing[0]} is not" if missing else ""))
+    for value in counted:
+        if isinstance(value, int) and not isinstance(value, bool) and value > max(inputs):
+            raise SpecError(f"counted value {value} is not an output of the perturber after {path} "
+                            f"(its outputs are 0..{max(inputs)})")
+    return tuple(inputs)
+
+
+def _pairs_csv(path: str, what: str, count: int) -> list[str]:
+    """The second cells of a CSV of ``key,value`` rows whose keys are 0..count-1, each once, in any
+    order (a map of the count, a pre-processor of the values), read without any evaluation."""
+    try:
+        with open(path, encoding="utf-8-sig") as stream:
+            lines = [line.strip() for line in stream if line.strip()]
+    except OSError as error:
+        raise SpecError(f"cannot read the {what} {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise SpecError(str(not_utf8(path, error))) from None
+    found: dict[int, str] = {}
+    for number, line in enumerate(lines, start=1):
+        cells = [cell.strip() for cell in line.split(",")]
+        if len(cells) != 2 or not (cells[0].isascii() and cells[0].isdigit()) or not cells[1]:
+            raise SpecError(f"{path}, line {number}: {quoted(line)} is not a row key,value")
+        key = int(cells[0])
+        if key in found:
+            raise SpecError(f"{path}, line {number}: {key} is mapped twice")
+        found[key] = cells[1]
+    missing = [key for key in range(count) if key not in found]
+    if missing or len(found) != count:
+        raise SpecError(f"{path} must map every one of 0..{count - 1} once"
+                        + (f"; {missing[0]} is missing" if missing else f"; it maps {max(found)}"))
+    return [found[key] for key in range(count)]
+
+
 def _map_table(table: Any, query: Any, respondents: int, folder: Path) -> tuple[str, ...]:
     """A map query: the count of the counted values, post-processed by the user's table, a CSV of
     rows ``count,label`` for every count 0..respondents (a deterministic map, Alvim et al. Def. 13;
@@ -454,28 +521,7 @@ def _map_table(table: Any, query: Any, respondents: int, folder: Path) -> tuple[
         return ()
     if not isinstance(table, str):
         raise SpecError('[query] table must name a CSV of count,label rows, e.g. table = "bands.csv"')
-    path = str(folder / table)
-    try:
-        with open(path, encoding="utf-8-sig") as stream:
-            lines = [line.strip() for line in stream if line.strip()]
-    except OSError as error:
-        raise SpecError(f"cannot read the map {path}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise SpecError(str(not_utf8(path, error))) from None
-    released: dict[int, str] = {}
-    for number, line in enumerate(lines, start=1):
-        cells = [cell.strip() for cell in line.split(",")]
-        if len(cells) != 2 or not (cells[0].isascii() and cells[0].isdigit()) or not cells[1]:
-            raise SpecError(f"{path}, line {number}: {quoted(line)} is not a row count,label")
-        count = int(cells[0])
-        if count in released:
-            raise SpecError(f"{path}, line {number}: the count {count} is mapped twice")
-        released[count] = cells[1]
-    missing = [count for count in range(respondents + 1) if count not in released]
-    if missing or len(released) != respondents + 1:
-        raise SpecError(f"{path} must map every count 0..{respondents} once" +
-                        (f"; {missing[0]} is missing" if missing else f"; it maps {max(released)}"))
-    return tuple(released[count] for count in range(respondents + 1))
+    return tuple(_pairs_csv(str(folder / table), "map", respondents + 1))
 
 
 def _expanded_counts(counts: Any, values: int, respondents: int) -> list[int]:
@@ -616,6 +662,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None,
     files = _perturber_files(get("perturber", "files"), family, values, eps_list, eps_range, query, folder or Path("."))
     matrix = _perturber_matrix(get("perturber", "matrix"), family, values, eps_list, eps_range, query,
                                folder or Path("."))
+    before = _pre_processor(get("perturber", "before"), family, values, query, counted, folder or Path("."))
     quality, sensitivity = _exponential_quality(get("perturber", "quality"), get("perturber", "sensitivity"),
                                                 family, values, eps_list, eps_range, query, folder or Path("."))
     lent = None
@@ -634,7 +681,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None,
             raise SpecError(f"[perturber] {family}: {error}") from None
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
                          tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files,
-                         matrix, at or 0, quality, sensitivity, released, lent)
+                         matrix, at or 0, quality, sensitivity, released, before, lent)
     if isinstance(prior, str) and prior.endswith(".csv"):
         _prior_file(prior, _secret_count(spec))  # read now, so that a bad file is refused before any work
     side = respondents + 1 if query == "argmax" else values

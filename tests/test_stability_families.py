@@ -64,10 +64,10 @@ def test_a_map_of_the_count_releases_what_a_threshold_releases(tmp_path):
 
 
 @pytest.mark.parametrize("text, message", [
-    ("0,few\n1,few\n2,many\n", "every count 0..3 once; 3 is missing"),
+    ("0,few\n1,few\n2,many\n", "every one of 0..3 once; 3 is missing"),
     ("0,few\n1,few\n1,many\n2,a\n3,b\n", "mapped twice"),
-    ("0,few\n1\n2,a\n3,b\n", "line 2: '1' is not a row count,label"),
-    ("0,few\n-1,x\n", "is not a row count,label"),
+    ("0,few\n1\n2,a\n3,b\n", "line 2: '1' is not a row key,value"),
+    ("0,few\n-1,x\n", "is not a row key,value"),
 ])
 def test_maps_that_are_not_a_function_of_every_count_are_refused(tmp_path, text, message):
     (tmp_path / "bands.csv").write_text(text)
@@ -188,3 +188,35 @@ def test_a_histogram_query_on_two_values_is_the_count_and_on_three_tells_more(tm
 def test_a_histogram_query_too_large_to_work_out_is_refused(tmp_path):
     with pytest.raises(SpecError, match="histogram query of 60 respondents over 4 values"):
         spec(tmp_path, {"family": "geometric", "values": 4}, {"kind": "histogram"}, respondents=60, known=[0] * 59)
+
+
+def test_a_pre_processor_merges_values_before_a_named_family(tmp_path):
+    """before = "merge.csv" sends values 1 and 2 to the perturber's input 1: the pipeline is
+    D·RR_2 on three values, so its losses are those of RR on two values with the respondents' values
+    merged the same way: a prior 1/2, 1/4, 1/4 on three values and the Bayes loss of guessing the
+    merged value equal RR on two values with prior 1/2, 1/2 (an independent route to the numbers)."""
+    (tmp_path / "merge.csv").write_text("0,0\n1,1\n2,1\n")
+    (tmp_path / "merged_loss.csv").write_text("0,1\n1,0\n1,0\n")  # guess 0 or "1 or 2"
+    merged, _ = evaluate_spec(spec(tmp_path, {"family": "randomized_response", "values": 3, "before": "merge.csv"},
+                                   analyst={"prior": ["1/2", "1/4", "1/4"], "loss": "merged_loss.csv"},
+                                   respondents=2, known=(2,), sweep={"eps_exp": ["2", "3"]}))
+    plain, _ = evaluate_spec(spec(tmp_path, {"family": "randomized_response", "values": 2},
+                                  analyst={"prior": ["1/2", "1/2"], "loss": "bayes"},
+                                  respondents=2, known=(1,), sweep={"eps_exp": ["2", "3"]}))
+    assert losses(merged) == losses(plain)
+
+
+@pytest.mark.parametrize("text, perturber, message", [
+    ("0,0\n1,1\n", {}, "every one of 0..2 once; 2 is missing"),
+    ("0,0\n1,2\n2,2\n", {}, "inputs must be 0..K-1 with K >= 2, each used; 1 is not"),
+    ("0,0\n1,0\n2,0\n", {}, "K >= 2"),
+    ("0,0\n1,x\n2,1\n", {}, "value 1 goes to 'x'"),
+    ("0,0\n1,1\n2,1\n", {"family": "exponential", "quality": "q.csv"}, "goes with a named family"),
+])
+def test_pre_processors_that_are_not_onto_the_perturbers_inputs_are_refused(tmp_path, text, perturber, message):
+    (tmp_path / "merge.csv").write_text(text)
+    with pytest.raises(SpecError, match=message):
+        spec(tmp_path, {"family": "geometric", "values": 3, "before": "merge.csv", **perturber})
+    (tmp_path / "ok.csv").write_text("0,0\n1,1\n2,1\n")
+    with pytest.raises(SpecError, match="counted value 2 is not an output of the perturber"):
+        spec(tmp_path, {"family": "geometric", "values": 3, "before": "ok.csv"}, {"kind": "count", "of": [2]})
