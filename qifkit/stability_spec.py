@@ -332,15 +332,21 @@ def _expression_rows(path: str, values: int) -> list[list[sympy.Expr]]:
     return rows
 
 
+def _spec_table(path: str, what: str) -> tuple[list[list[str]], list[str] | None, list[str] | None]:
+    """A CSV table a spec names (a loss, a quality, a prior), read by :func:`qifkit.files.read_table_csv`;
+    an unreadable or malformed file is a :class:`SpecError` naming it."""
+    try:
+        return read_table_csv(path)
+    except OSError as error:
+        raise SpecError(f"cannot read the {what} {path}: {error.strerror}") from None
+    except QifError as error:
+        raise SpecError(str(error)) from None
+
+
 def _loss_table(path: str, values: int) -> Loss:
     """An analyst's loss from a CSV: one row per value 0..values-1 of the unknown respondent, one
     column per action (a header of action names, and a first column 0..values-1, are optional)."""
-    try:
-        table, rows, actions = read_table_csv(path)
-    except OSError as error:
-        raise SpecError(f"cannot read the loss {path}: {error.strerror}") from None
-    except QifError as error:
-        raise SpecError(str(error)) from None
+    table, rows, actions = _spec_table(path, "loss")
     if len(table) != values:
         raise SpecError(f"the loss {path} has {len(table)} rows; the unknown respondent has {values} values")
     if rows is not None and rows != [str(value) for value in range(values)]:
@@ -422,12 +428,7 @@ def _exponential_quality(quality: Any, sensitivity: Any, family: str, values: in
 
 
 def _quality_rows(path: str, values: int) -> list[list[Fraction]]:
-    try:
-        table, _, _ = read_table_csv(path)
-    except OSError as error:
-        raise SpecError(f"cannot read the quality {path}: {error.strerror}") from None
-    except QifError as error:
-        raise SpecError(str(error)) from None
+    table, _, _ = _spec_table(path, "quality")
     if len(table) != values or any(len(row) != values for row in table):
         raise SpecError(f"the quality {path} must be {values} × {values} (values = {values}), not "
                         f"{len(table)} × {len(table[0])}")
@@ -438,12 +439,7 @@ def _prior_file(path: str, secrets: int) -> list[str]:
     """An analyst's prior from a CSV: one probability per secret (a column, or a row), in the order of
     the secrets (the values 0..values-1 of the one unknown respondent, or the histograms of the
     unknown respondents as ``qifkit.pipelines.histograms`` lists them)."""
-    try:
-        table, _, _ = read_table_csv(path)
-    except OSError as error:
-        raise SpecError(f"cannot read the prior {path}: {error.strerror}") from None
-    except QifError as error:
-        raise SpecError(str(error)) from None
+    table, _, _ = _spec_table(path, "prior")
     cells = [row[0] for row in table] if all(len(row) == 1 for row in table) else table[0] if len(table) == 1 else None
     if cells is None:
         raise SpecError(f"the prior {path} must be one column (or one row) of probabilities")
