@@ -5,7 +5,9 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
     [perturber]  family = "geometric"        # = Cormode et al.'s GM; "randomized_response",
                                              # "explicit_fair" (Cormode et al.'s EM), "exponential",
                                              # "expression" or "file" (the user's own mechanism);
-                                             # "fixed_point" (z = [...]) when lent by polytopes
+                                             # "uniform" (Cormode et al.'s UM); "fixed_point"
+                                             # (z = [...]) and "weakly_honest" (their WM) when
+                                             # lent by polytopes
                  matrix = "mine.csv"         # family "expression": entries in t = e^ε, t/(t+2)
                  files = {"2" = "p2.csv"}    # family "file": a CSV per e^ε of the grid
                  quality = "quality.csv"     # family "exponential": Q(value, report); sensitivity = "1"
@@ -72,7 +74,13 @@ from qifkit.measures import (
     squared_error,
     uniform_prior,
 )
-from qifkit.mechanisms import explicit_fair_mechanism, exponential_mechanism, randomized_response, truncated_geometric
+from qifkit.mechanisms import (
+    explicit_fair_mechanism,
+    exponential_mechanism,
+    randomized_response,
+    truncated_geometric,
+    uniform_mechanism,
+)
 from qifkit.numbers import exact_eps_exp, exact_str, parse_number, quoted
 from qifkit.pipelines import (
     argmax_pipeline,
@@ -127,6 +135,8 @@ _FAMILIES: dict[str, Callable[[int, Any], Channel]] = {
     "randomized_response": randomized_response,
     # Cormode et al.'s explicit fair mechanism EM on the values 0..values-1 (their n = values - 1)
     "explicit_fair": lambda values, eps_exp: explicit_fair_mechanism(values - 1, eps_exp=eps_exp),
+    # Cormode et al.'s uniform mechanism UM (Def. 5): the same at every e^ε, the baseline of no utility
+    "uniform": lambda values, eps_exp: uniform_mechanism(values - 1),
 }
 
 

@@ -220,3 +220,23 @@ def test_pre_processors_that_are_not_onto_the_perturbers_inputs_are_refused(tmp_
     (tmp_path / "ok.csv").write_text("0,0\n1,1\n2,1\n")
     with pytest.raises(SpecError, match="counted value 2 is not an output of the perturber"):
         spec(tmp_path, {"family": "geometric", "values": 3, "before": "ok.csv"}, {"kind": "count", "of": [2]})
+
+
+def test_cormodes_uniform_and_weakly_honest_mechanisms_as_perturbers(tmp_path):
+    """UM is the same at every e^ε: every pipeline equals the next (stable, flat loss, the prior's
+    Bayes risk 2/3 on three values). WM (lent by polytopes) is Cormode et al.'s symmetric L0-optimal
+    mechanism with WH, RM and CM, built by the certified LP at each e^ε: the spec's perturber is that
+    matrix (its count-of-0 pipeline for one respondent is its first column)."""
+    from polytopes.constrained import weakly_honest_family, weakly_honest_mechanism
+
+    uniform, _ = evaluate_spec(spec(tmp_path, {"family": "uniform", "values": 3}, respondents=1, known=(),
+                                    sweep={"eps_exp": ["2", "3", "5"]}))
+    assert losses(uniform) == ["2/3"] * 3 and uniform["stable"] is True
+    wm = parse_spec({"perturber": {"family": "weakly_honest", "values": 3}, "population": {"respondents": 1},
+                     "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2", "3"]}}, tmp_path,
+                    {"weakly_honest": weakly_honest_family()})
+    report, _ = evaluate_spec(wm)
+    mechanism = weakly_honest_mechanism(2, Fraction(1, 2)).rows()
+    hit = [row[0] for row in mechanism]  # Bayes risk under the uniform prior from the released bit
+    expected = 1 - sum(max(Fraction(1, 3) * (h if bit else 1 - h) for h in hit) for bit in (0, 1))
+    assert Fraction(report["points"][0]["loss"]) == expected

@@ -57,10 +57,12 @@ def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]
 
 def run(arguments: argparse.Namespace) -> int:
     try:
-        from polytopes.fixed_point import fixed_point_family  # lent to the spec's layer, which sits below
+        from polytopes.constrained import weakly_honest_family  # lent to the spec's layer, which sits below
+        from polytopes.fixed_point import fixed_point_family
         from qifkit.stability_spec import evaluate_spec, read_spec  # loaded by this command only
 
-        spec = read_spec(arguments.spec, families={"fixed_point": fixed_point_family()})
+        spec = read_spec(arguments.spec, families={"fixed_point": fixed_point_family(),
+                                                   "weakly_honest": weakly_honest_family()})
     except OSError as error:
         raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
     if arguments.json:
