@@ -31,12 +31,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PROPERTIES", "design_program", "optimal_mechanism", "properties_of", "property_violation", "recommend",
         "weakly_honest_mechanism",
     ),
-    "polytopes.enumerate": ("Enumeration", "Vertex", "enumerate_vertices",),
+    "polytopes.enumerate": ("Enumeration", "Vertex", "enumerate_vertices", "read_ext"),
     "polytopes.fixed_point": (
         "Construction", "count_error", "count_error_weights", "heuristic_constructor", "unfixed_optimum",
         "verify_mechanism",
     ),
-    "polytopes.hrep": ("Polytope",),
+    "polytopes.hrep": ("Polytope", "read_ine"),
     "polytopes.lp": ("SparseProgram", "certified_minimum", "exact_minimum", "float_minimum",),
     "polytopes.lrs": ("lrs_vertices",),
     "polytopes.normaliz": ("normaliz_vertices",),
@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         recommend,
         weakly_honest_mechanism,
     )
-    from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices
+    from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, read_ext
     from polytopes.fixed_point import (
         Construction,
         count_error,
@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         unfixed_optimum,
         verify_mechanism,
     )
-    from polytopes.hrep import Polytope
+    from polytopes.hrep import Polytope, read_ine
     from polytopes.lp import SparseProgram, certified_minimum, exact_minimum, float_minimum
     from polytopes.lrs import lrs_vertices
     from polytopes.normaliz import normaliz_vertices
@@ -78,6 +78,8 @@ __all__ = [
     "Enumeration",
     "PROPERTIES",
     "Polytope",
+    "read_ext",
+    "read_ine",
     "SparseProgram",
     "Vertex",
     "certified_minimum",

@@ -6,6 +6,7 @@ issue 15); these polytopes are highly degenerate, so only GMP rationals are used
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,10 +16,10 @@ from typing import Any
 import cdd
 import cdd.gmp
 
-from polytopes.hrep import Polytope, permuted
+from polytopes.hrep import Polytope, permuted, read_cdd
 from qifkit.errors import LabelError, PolytopeError
 
-__all__ = ["Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext"]
+__all__ = ["Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "read_ext"]
 
 
 @dataclass(frozen=True)
@@ -134,3 +135,24 @@ def to_ext(enumeration: Enumeration) -> str:
     lines += ["1 " + " ".join(str(v) for v in vertex.coordinates) for vertex in enumeration.vertices]
     lines.append("end")
     return "\n".join(lines) + "\n"
+
+
+def read_ext(source: str | os.PathLike[str]) -> tuple[tuple[Fraction, ...], ...]:
+    """The vertices of a cdd ``.ext`` file (as :func:`to_ext` writes it), exact, read by
+    :func:`polytopes.hrep.read_cdd`. A ray or line (a row starting with 0, or a linearity) is
+    refused: the toolkit's polytopes are bounded.
+
+    Raises
+    ------
+    FileFormatError
+        A malformed file (see :func:`~polytopes.hrep.read_cdd`).
+    PolytopeError
+        An H-representation, or a ray or line.
+    """
+    kind, rows, linearity, _ = read_cdd(source)
+    if kind != "V":
+        raise PolytopeError(f"{source} is an H-representation; read it with polytopes.hrep.read_ine")
+    for k, row in enumerate(rows):
+        if row[0] != 1 or k in linearity:
+            raise PolytopeError(f"{source}: row {k + 1} is a ray or a line (it starts with {row[0]}), not a vertex")
+    return tuple(row[1:] for row in rows)

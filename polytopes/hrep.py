@@ -12,6 +12,8 @@ References
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,7 +22,10 @@ from typing import TypeVar
 import cdd
 import cdd.gmp
 
-__all__ = ["Polytope", "permuted"]
+from qifkit.errors import FileFormatError, PolytopeError, QifError
+from qifkit.numbers import parse_number
+
+__all__ = ["Polytope", "permuted", "read_cdd", "read_ine"]
 
 T = TypeVar("T")
 
@@ -94,3 +99,115 @@ class Polytope:
         """Indices of the inequalities tight at `point`."""
         return frozenset(k for k, row in enumerate(self.inequalities)
                          if row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a) == 0)
+
+
+_HEADER = re.compile(r"^\*\s*(\S+)\s+n=\d+\s+e\^eps=(\S+)\s*$")  # the comment to_ine and to_ext write
+
+
+def read_cdd(source: str | os.PathLike[str]) -> tuple[str, tuple[tuple[Fraction, ...], ...], frozenset[int], str]:
+    """A cdd ``.ine`` or ``.ext`` file read exactly (Fukuda's format [1]_, as :meth:`Polytope.to_ine`
+    and :func:`polytopes.enumerate.to_ext` write it; comments ``*``, ``linearity k i_1 … i_k``,
+    ``begin``, ``m d rational|integer``, m rows, ``end``). Numbers are read by
+    :func:`qifkit.numbers.parse_number`, never evaluated.
+
+    Returns
+    -------
+    kind : {"H", "V"}
+    rows : tuple of tuple of Fraction
+    linearity : frozenset of int
+        The 0-based rows that are equalities (H) or lines (V).
+    header : str
+        The first comment line, or "".
+
+    Raises
+    ------
+    FileFormatError
+        A missing representation, ``begin`` or ``end``, a row count or row length that does not
+        match the ``m d`` line, or a malformed number, each naming its line.
+    """
+    try:
+        with open(source, encoding="utf-8") as stream:
+            lines = stream.read().splitlines()
+    except UnicodeDecodeError as error:
+        raise FileFormatError(f"{source}: not UTF-8 text ({error.reason})") from None
+    kind: str | None = None
+    linearity: frozenset[int] = frozenset()
+    header, rows = "", []
+    size: tuple[int, int] | None = None
+    reading, ended = False, False
+    for number, raw in enumerate(lines, start=1):
+        line = raw.strip()
+        where = f"{source}, line {number}"
+        if not line or ended:
+            continue
+        if line.startswith("*"):
+            header = header or line
+            continue
+        if not reading:
+            if line in ("H-representation", "V-representation"):
+                kind = line[0]
+            elif line.startswith("linearity"):
+                cells = line.split()[1:]
+                if not cells or not all(c.isdigit() for c in cells) or int(cells[0]) != len(cells) - 1:
+                    raise FileFormatError(f"{where}: {line!r} is not 'linearity k i_1 ... i_k'")
+                linearity = frozenset(int(c) - 1 for c in cells[1:])
+            elif line == "begin":
+                reading = True
+            else:
+                raise FileFormatError(f"{where}: {line[:40]!r} before 'begin'")
+            continue
+        if size is None:
+            cells = line.split()
+            if len(cells) != 3 or not cells[0].isdigit() or not cells[1].isdigit() or cells[2] not in ("rational", "integer"):
+                raise FileFormatError(f"{where}: {line[:40]!r} is not 'm d rational'")
+            size = (int(cells[0]), int(cells[1]))
+            continue
+        if line == "end":
+            ended = True
+            continue
+        cells = line.split()
+        if len(cells) != size[1]:
+            raise FileFormatError(f"{where}: {len(cells)} numbers, the 'm d' line says d = {size[1]}")
+        try:
+            rows.append(tuple(parse_number(cell) for cell in cells))
+        except QifError as error:
+            raise FileFormatError(f"{where}: {error}") from None
+    if kind is None or size is None or not ended:
+        missing = "'H-representation' or 'V-representation'" if kind is None else "'begin' and the 'm d' line" \
+            if size is None else "'end'"
+        raise FileFormatError(f"{source}: no {missing}")
+    if len(rows) != size[0]:
+        raise FileFormatError(f"{source}: {len(rows)} rows, the 'm d' line says m = {size[0]}")
+    if any(k >= len(rows) for k in linearity):
+        raise FileFormatError(f"{source}: linearity names row {max(linearity) + 1} of {len(rows)}")
+    return kind, tuple(rows), linearity, header
+
+
+def read_ine(source: str | os.PathLike[str], shape: tuple[int, int] | None = None) -> Polytope:
+    """A :class:`Polytope` from a cdd ``.ine`` file (:func:`read_cdd`): linearity rows are its
+    equalities, the others its inequalities. The name and e^ε come from the comment
+    :meth:`Polytope.to_ine` writes (else ``"read"`` and 0, unknown); the point's `shape` is given,
+    or (1, d). No symmetry group is read (the format has none).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from polytopes.spaces import ldp_polytope
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.ine"
+    >>> _ = path.write_text(ldp_polytope(2, "2").to_ine())
+    >>> read_ine(path, (2, 2)).inequalities == ldp_polytope(2, "2").inequalities
+    True
+    """
+    kind, rows, linearity, header = read_cdd(source)
+    if kind != "H":
+        raise PolytopeError(f"{source} is a V-representation; read it with polytopes.enumerate.read_ext")
+    width = len(rows[0]) - 1 if rows else 0
+    if shape is None:
+        shape = (1, width)
+    if shape[0] * shape[1] != width:
+        raise PolytopeError(f"{source} has {width} variables; a point of shape {shape} has {shape[0] * shape[1]}")
+    found = _HEADER.match(header)
+    name, eps_exp = (found.group(1), parse_number(found.group(2))) if found else ("read", Fraction(0))
+    equalities = tuple(row for k, row in enumerate(rows) if k in linearity)
+    inequalities = tuple(row for k, row in enumerate(rows) if k not in linearity)
+    return Polytope(name, shape, eps_exp, equalities, inequalities)
