@@ -244,7 +244,7 @@ def count_uncertainty(perturber: Channel, respondents: int, counted: Collection[
         Equal to ``posterior_uncertainty(prior, count_pipeline(...) @ R, loss)`` (tested).
     """
     _check_population(perturber, respondents, known)
-    if NumberKind.EXACT is not perturber.kind or prior.kind is not NumberKind.EXACT or loss.kind is not NumberKind.EXACT:
+    if any(item.kind is not NumberKind.EXACT for item in (perturber, prior, loss)):
         raise NumberKindError("count_uncertainty is exact: give an exact perturber, prior and loss")
     columns = [j for j, y in enumerate(perturber.outputs) if y in counted]
     if len(columns) != len(set(counted)):

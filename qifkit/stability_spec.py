@@ -767,8 +767,19 @@ def _output_count(spec: StabilitySpec) -> int:
     return spec.values
 
 
+def _release(spec: StabilitySpec) -> Callable[[Any], Any] | None:
+    """What a count-based query releases of the count: itself (None), whether it reaches `at`
+    (threshold), or the user's label for it (map)."""
+    if spec.query == "threshold":
+        return lambda count: int(count >= spec.at)
+    if spec.query == "map":
+        return lambda count: spec.table[count]
+    return None
+
+
 def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
     family = _family(spec)
+    release = _release(spec)
 
     def build(eps_exp: Any) -> Channel:
         if spec.query == "argmax":
@@ -777,15 +788,12 @@ def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
             perturber = family(spec.values, eps_exp)
         if not spec.exact:
             perturber = perturber.to_float()
-        if spec.query == "count":
-            return count_pipeline(perturber, spec.respondents, set(spec.counted), spec.known)
-        if spec.query == "threshold":  # the count, post-processed to whether it reaches `at`
+        if spec.query in ("count", "threshold", "map"):
             counts = count_pipeline(perturber, spec.respondents, set(spec.counted), spec.known)
-            return counts @ deterministic(lambda count: int(count >= spec.at), counts.outputs, (0, 1))
-        if spec.query == "map":  # the count, post-processed by the user's table
-            counts = count_pipeline(perturber, spec.respondents, set(spec.counted), spec.known)
-            labels = tuple(dict.fromkeys(spec.table))
-            return counts @ deterministic(lambda count: spec.table[count], counts.outputs, labels)
+            if release is None:
+                return counts
+            labels = tuple(dict.fromkeys(release(count) for count in counts.outputs))
+            return counts @ deterministic(release, counts.outputs, labels)
         if spec.query == "sum":
             return sum_pipeline(perturber, spec.respondents, spec.known)
         if spec.query == "histogram":
@@ -874,9 +882,7 @@ def _exact_loss(spec: StabilitySpec, prior: Prior, loss: Loss, build: Callable[[
     else from the built pipeline."""
     if spec.query not in ("count", "threshold", "map") or not spec.exact:
         return lambda eps_exp: posterior_uncertainty(prior, build(eps_exp), loss)
-    family = _family(spec)
-    release = {"count": None, "threshold": lambda count: int(count >= spec.at),
-               "map": lambda count: spec.table[count]}[spec.query]
+    family, release = _family(spec), _release(spec)
     return lambda eps_exp: count_uncertainty(family(spec.values, eps_exp), spec.respondents, set(spec.counted), prior,
                                              loss, spec.known, release)
 
@@ -1048,8 +1054,9 @@ def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, lo
                    exact_loss: Callable[[Any], Any], refuted: Callable[..., None], entries: int) -> None:
     """The spec's analyst on a range too large for a symbolic build (census scale): the loss in
     float64 at :data:`RANGE_SAMPLES` rational e^ε spread evenly in ε = ln e^ε (a search), then each
-    stretch where the floats rise re-decided exactly at its two sampled ends: a rise confirmed there
-    is a certified instability (the exact losses at two e^ε), whatever the floats said between.
+    stretch where the floats rise re-decided exactly at two sampled e^ε (its first step, the cheapest
+    numbers, else its ends): a rise confirmed there is a certified instability (the exact losses at
+    two e^ε), whatever the floats said between.
     The rising stretches are reported between sampled points, not with exact ends, and a range on
     which no rise is confirmed is not proved monotone (only sampled)."""
     low, high = (exact_eps_exp(v) for v in spec.eps_range)  # type: ignore[union-attr]
