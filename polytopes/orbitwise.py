@@ -9,8 +9,9 @@ has a neighbour of an unseen orbit, every orbit has been found: completeness is 
 not an extra step. The total is Σ |G| / |Stab(v)| (orbit–stabiliser), without listing the orbits.
 
 Canonical forms: for the row × column permutations of an n×m matrix (the local-DP polytope D,
-Holohan et al. Thm. 3), the least of the m! column permutations with rows sorted (row
-permutations are absorbed by sorting); for other groups (the reversal of U, F, R_U, R_F), the
+Holohan et al. Thm. 3), the least matrix with rows sorted (row permutations are absorbed by
+sorting) over the column orders that sort the columns by their multisets of entries, an invariant
+of row permutations (all m! orders only when every column has the same multiset); for other groups (the reversal of U, F, R_U, R_F), the
 least image over the group's elements.
 """
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -95,9 +96,19 @@ class _RowColumnForms:
         width = self.columns
         return tuple(sorted(tuple(entries[i * width + j] for j in order) for i in range(self.rows)))
 
+    def _candidate_orders(self, entries: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        """The column orders that sort the columns by their multisets of entries (an invariant of
+        row permutations), trying every order only within columns of equal multisets."""
+        width = self.columns
+        invariant = [tuple(sorted(entries[i * width + j] for i in range(self.rows))) for j in range(width)]
+        ranked = sorted(range(width), key=invariant.__getitem__)
+        ties = [list(group) for _, group in itertools.groupby(ranked, key=invariant.__getitem__)]
+        for choice in itertools.product(*(itertools.permutations(tie) for tie in ties)):
+            yield tuple(j for part in choice for j in part)
+
     def canonical(self, point: Point) -> Key:
         denominator, entries = _integers(point)
-        best = min(self._sorted(entries, order) for order in self.column_orders)
+        best = min(self._sorted(entries, order) for order in self._candidate_orders(entries))
         return denominator, tuple(v for row in best for v in row)
 
     def orbit_size(self, key: Key) -> int:

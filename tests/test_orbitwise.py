@@ -52,6 +52,32 @@ def test_the_canonical_form_is_the_same_on_the_whole_orbit(name):
             assert forms.canonical(tuple(image)) == key
 
 
+def test_row_column_forms_separate_exactly_the_orbits_of_matrices_with_tied_columns():
+    """Canonical forms of small 4×3 matrices of 0, 1, 2 (many columns with equal multisets, where
+    the forms must try the tied column orders): equal exactly when one matrix is a row × column
+    permutation of the other, decided by listing the orbit by brute force."""
+    import itertools
+    from fractions import Fraction
+
+    rows, columns = 4, 3
+    forms = _forms(ldp_polytope(rows, "2", columns=columns))
+    rng = random.Random(11)
+    samples = [tuple(Fraction(rng.choice((0, 1, 1, 2))) for _ in range(rows * columns)) for _ in range(60)]
+
+    def orbit(point):
+        grid = [point[i * columns:(i + 1) * columns] for i in range(rows)]
+        return {tuple(grid[i][j] for i in row_order for j in column_order)
+                for row_order in itertools.permutations(range(rows))
+                for column_order in itertools.permutations(range(columns))}
+
+    orbits_of = {point: orbit(point) for point in samples}
+    keys = {point: forms.canonical(point) for point in samples}
+    for point in samples:
+        assert all(forms.canonical(image) == keys[point] for image in orbits_of[point])
+    for first, second in itertools.combinations(samples, 2):
+        assert (keys[first] == keys[second]) == (second in orbits_of[first])
+
+
 def test_enumerate_orbits_from_the_command_line(tmp_path, capsys):
     out = tmp_path / "orbits.json"
     assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--json", str(out)]) == 0
