@@ -19,7 +19,7 @@ import cdd.gmp
 from polytopes.hrep import Polytope, permuted, read_cdd
 from qifkit.errors import LabelError, PolytopeError
 
-__all__ = ["Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "read_ext"]
+__all__ = ["orientation", "Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "read_ext"]
 
 
 @dataclass(frozen=True)
@@ -112,14 +112,27 @@ def orbits(vertices: Sequence[Vertex], symmetries: Sequence[Sequence[int]]) -> l
     return list(groups.values())
 
 
+def orientation(polytope: Polytope) -> str:
+    """How a vertex's coordinates lay out its matrix, said in every JSON document of vertices."""
+    rows, columns = polytope.shape
+    if polytope.name in ("RU", "RF"):
+        return (f"row-major {rows}×{columns} matrix B: entry u*{columns} + j is the weight of ε-scale u in column j "
+                "of the mechanism T = Ψ·B (Kohli and Laskowski, Def. 7 and 18)")
+    return (f"row-major {rows}×{columns} matrix: entry i*{columns} + j is the probability of output j on input "
+            "(true value) i; each row sums to 1")
+
+
 def vertices_document(enumeration: Enumeration, orbit_count: int | None = None) -> dict[str, Any]:
-    """The JSON report: polytope, n, eps_exp, z, count, orbits, vertices (row-major strings), seconds."""
+    """The JSON report: polytope, n, eps_exp, z, shape, orientation, count, orbits, vertices (row-major
+    strings), seconds."""
     polytope = enumeration.polytope
     return {
         "polytope": polytope.name,
         "n": polytope.shape[0],
         "eps_exp": str(polytope.eps_exp),
         "z": None if polytope.z is None else [str(v) for v in polytope.z],
+        "shape": list(polytope.shape),
+        "orientation": orientation(polytope),
         "count": len(enumeration.vertices),
         "orbits": orbit_count,
         "vertices": [[str(v) for v in vertex.coordinates] for vertex in enumeration.vertices],

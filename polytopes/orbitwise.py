@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from polytopes.adjacency import group_elements, neighbours
 from polytopes.hrep import Polytope, permuted
@@ -148,8 +149,17 @@ def _first_vertex(polytope: Polytope) -> Point:
     return tuple(exact_minimum(polytope, objective).point)
 
 
+def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str) -> tuple[int, frozenset[Key]]:
+    """The number of neighbours of an orbit representative and their canonical forms: one
+    independent unit of work (a task on a Dask worker, or a step of the serial walk)."""
+    forms = _forms(polytope)
+    around = neighbours(polytope, _point(representative), cone_method)  # raises unless it is a vertex
+    return len(around), frozenset(forms.canonical(point) for point in around)
+
+
 def enumerate_orbits(polytope: Polytope, start: Point | None = None,
-                     progress: Callable[[str], None] | None = None, cone_method: str = "cdd") -> OrbitEnumeration:
+                     progress: Callable[[str], None] | None = None, cone_method: str = "cdd",
+                     client: Any = None) -> OrbitEnumeration:
     """One representative per orbit of the vertices of `polytope`, complete by adjacency closure.
 
     Parameters
@@ -162,6 +172,10 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
         Called with a line after each representative.
     cone_method : {"cdd", "normaliz"}
         Who finds the edges at a vertex (:func:`polytopes.adjacency.edge_directions`).
+    client : distributed.Client, optional
+        Run each representative's neighbourhood as a Dask task (:func:`qifkit.cluster.dask_client`),
+        keyed by the polytope and the representative's canonical form, most tight constraints (the
+        largest tangent cones) first; a task run twice is merged once. By default, in this process.
 
     Returns
     -------
@@ -172,18 +186,53 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     forms = _forms(polytope)
     first = forms.canonical(start if start is not None else _first_vertex(polytope))
     found = {first: forms.orbit_size(first)}
-    queue = [first]
     computed = 0
-    while queue:
-        representative = queue.pop()
-        around = neighbours(polytope, _point(representative), cone_method)  # raises unless it is a vertex
-        computed += len(around)
-        for point in around:
-            form = forms.canonical(point)
-            if form not in found:
-                found[form] = forms.orbit_size(form)
-                queue.append(form)
+
+    def merge(around: frozenset[Key]) -> list[Key]:
+        new = [form for form in sorted(around) if form not in found]
+        for form in new:
+            found[form] = forms.orbit_size(form)
+        return new
+
+    def say(waiting: int) -> None:
         if progress:
-            progress(f"{len(found)} orbits found, {len(queue)} to visit ({time.perf_counter() - begin:.1f} s)")
+            progress(f"{len(found)} orbits found, {waiting} to visit ({time.perf_counter() - begin:.1f} s)")
+
+    if client is None:
+        queue = [first]
+        while queue:
+            count, around = _neighbour_forms(polytope, queue.pop(), cone_method)
+            computed += count
+            queue.extend(merge(around))
+            say(len(queue))
+    else:
+        computed = _walk_on_dask(client, polytope, first, cone_method, merge, say)
     orbits = tuple(Orbit(_point(form), size) for form, size in found.items())
     return OrbitEnumeration(polytope, orbits, forms.order, computed, time.perf_counter() - begin)
+
+
+def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str,
+                  merge: Callable[[frozenset[Key]], list[Key]], say: Callable[[int], None]) -> int:
+    """The adjacency walk with every representative's neighbourhood a Dask task; returns the
+    number of neighbours computed."""
+    from distributed import as_completed
+
+    from qifkit.cluster import task_key
+
+    problem = task_key("polytope", polytope.name, polytope.inequalities, polytope.equalities, polytope.symmetries,
+                       cone_method)
+    shared = client.scatter(polytope, broadcast=True, hash=False)
+
+    def submit(form: Key) -> Any:
+        return client.submit(_neighbour_forms, shared, form, cone_method, key=task_key("orbit-neighbours", problem, form),
+                             priority=len(polytope.tight(_point(form))))
+
+    running = as_completed([submit(first)])
+    computed = 0
+    for future in running:
+        count, around = future.result()
+        computed += count
+        for form in merge(around):
+            running.add(submit(form))
+        say(running.count())
+    return computed

@@ -25,6 +25,7 @@ __all__ = [
     "FileFormatError",
     "PolytopeError",
     "MissingDependencyError",
+    "ClusterError",
     "InternalError",
 ]
 
@@ -92,6 +93,11 @@ class PolytopeError(QifError, ValueError):
 
 class MissingDependencyError(QifError, ImportError):
     """An optional package (PyNormaliz, pplpy) is needed for what was asked and is not installed."""
+
+
+class ClusterError(QifError, ConnectionError):
+    """A Dask scheduler cannot be reached at the address given, has no workers, or its workers run
+    another version of qifkit."""
 
 
 class InternalError(QifError, RuntimeError):

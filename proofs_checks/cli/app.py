@@ -94,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
                             "Normaliz's exact algorithms; orbits: one vertex per orbit by adjacency decomposition, "
                             "complete by construction (LDP n = 5 in about 25 s)")
     enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
+    enumerate_.add_argument("--workers", type=int, metavar="K",
+                            help="orbits: run the representatives' neighbourhoods on a local Dask cluster of K worker "
+                            "processes (default: one per core for n >= 5; 1 = in this process)")
+    enumerate_.add_argument("--scheduler", metavar="ADDRESS",
+                            help="orbits: run them on the Dask scheduler at ADDRESS (tcp://HOST:8786) instead")
     enumerate_.set_defaults(module="enumerate")
     _add_design_commands(commands)
     for name, command in commands.choices.items():
@@ -122,9 +127,11 @@ _GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
     "stability": ("Gate a privacy pipeline: does a more private perturber always give a less useful pipeline?",
                   ("qifkit stability examples/survey_rr.toml --certificate certs/ --json report.json",
                    "qifkit stability examples/appd1_range.toml --time-limit 600")),
-    "enumerate": ("Enumerate the vertices of a DP mechanism polytope exactly (cddlib, lrs or Normaliz).",
+    "enumerate": ("Enumerate the vertices of a DP mechanism polytope exactly (cddlib, lrs or Normaliz), or one "
+                  "vertex per orbit (on Dask for n >= 5).",
                   ("qifkit enumerate LDP --n 4 --eps-exp 2 --orbits",
-                   "qifkit enumerate F --n 4 --eps-exp 3/2 --z binomial --json vertices.json")),
+                   "qifkit enumerate F --n 4 --eps-exp 3/2 --z binomial --json vertices.json",
+                   "qifkit enumerate LDP --n 5 --eps-exp 2 --method orbits --scheduler tcp://HOST:8786")),
     "construct": ("Build a count mechanism with a fixed point z (Kohli and Laskowski), verified.",
                   ("qifkit construct --z uniform --n 100 --eps-exp 2",
                    "qifkit construct --z binomial --n 2000 --eps-exp 5 --float --out T.npy")),

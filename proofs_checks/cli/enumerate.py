@@ -10,7 +10,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, orbits, to_ext, vertices_document
+from polytopes.enumerate import (
+    Enumeration,
+    Vertex,
+    enumerate_vertices,
+    orbits,
+    orientation,
+    to_ext,
+    vertices_document,
+)
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
@@ -60,6 +68,8 @@ def run(arguments: argparse.Namespace) -> int:
                               f"coordinates, a symmetry group of {len(polytope.symmetries)} generators")
     if arguments.method == "orbits":
         return _enumerate_orbits(arguments, polytope)
+    if arguments.workers is not None or arguments.scheduler is not None:
+        raise UsageError("--workers and --scheduler spread the work of --method orbits; this enumeration is not split")
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)
     if arguments.resume:
@@ -85,6 +95,12 @@ def run(arguments: argparse.Namespace) -> int:
     return 0
 
 
+def _tight_ine_rows(polytope: Any, vertex: Any) -> list[int]:
+    """The rows of the polytope's .ine file (1-based, equations first, as ``--ine`` writes it) of the
+    inequalities tight at `vertex`."""
+    return [len(polytope.equalities) + k + 1 for k in sorted(polytope.tight(vertex))]
+
+
 def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     """``--method orbits``: one vertex per orbit (polytopes.orbitwise), with orbit sizes."""
     from polytopes.normaliz import normaliz_available
@@ -93,10 +109,24 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     if arguments.ext or arguments.resume:
         raise UsageError("--method orbits lists one vertex per orbit: --ext and --resume need every vertex "
                          "(use --method cdd, or LDP's --resume)")
+    if arguments.workers is not None and arguments.workers < 1:
+        raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes >= 1")
+    if arguments.workers is not None and arguments.scheduler is not None:
+        raise UsageError("--workers sizes a local cluster; a cluster at --scheduler has its own workers: give one")
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
-    result = enumerate_orbits(polytope, progress=progress_printer(arguments, sys.stderr),
-                              cone_method="normaliz" if normaliz_available() else "cdd")
+    cone_method = "normaliz" if normaliz_available() else "cdd"
+    progress = progress_printer(arguments, sys.stderr)
+    workers = arguments.workers if arguments.workers is not None else (None if arguments.n >= 5 else 1)
+    if workers == 1 and arguments.scheduler is None:
+        result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method)
+    else:
+        from qifkit.cluster import dask_client
+
+        with dask_client(arguments.scheduler, workers) as client:
+            detail_printer(arguments)(f"on Dask: {len(client.scheduler_info()['workers'])} workers at "
+                                      f"{client.scheduler.address}")
+            result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, client=client)
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
           f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
           f"decomposition: complete, {result.neighbours} neighbours checked)")
@@ -107,8 +137,11 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
         document = {"polytope": polytope.name, "n": arguments.n, "eps_exp": str(polytope.eps_exp),
                     "z": None if polytope.z is None else [str(v) for v in polytope.z], "count": result.count,
                     "orbits": len(result.orbits), "group_order": result.group_order,
-                    "representatives": [{"size": orbit.size, "vertex": [str(v) for v in orbit.representative]}
-                                        for orbit in result.orbits],
+                    "shape": list(polytope.shape), "orientation": orientation(polytope),
+                    "representatives": [{"id": number, "size": orbit.size,
+                                         "vertex": [str(v) for v in orbit.representative],
+                                         "tight_ine_rows": _tight_ine_rows(polytope, orbit.representative)}
+                                        for number, orbit in enumerate(result.orbits, start=1)],
                     "neighbours_checked": result.neighbours, "seconds": round(result.seconds, 4)}
         write_json(arguments.json, document, "orbit representatives")
     return EXIT_OK

@@ -1,0 +1,61 @@
+"""Benchmark: orbit-wise enumeration of ex(D) at n = 5 on Dask, 2 local workers against 1.
+
+For each e^ε: the walk in this process (the baseline of the README's orbit table; Normaliz may
+use a second thread here), then on a local Dask cluster of 1 and of 2 single-threaded worker
+processes (started before the clock runs: the start-up is its own column), each repeated. The
+speedup is the best time on 1 worker over the best on 2. Every run must give 164,825 vertices in
+47 orbits, or the benchmark stops.
+
+Run: ``.venv/bin/python benchmarks/bench_scaleout.py [--values 3/2,2,3] [--repeat 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from polytopes.normaliz import normaliz_available
+from polytopes.orbitwise import enumerate_orbits
+from polytopes.spaces import ldp_polytope
+from qifkit.cluster import dask_client
+
+
+def _warm() -> None:
+    import polytopes.orbitwise  # noqa: F401  (workers import the polytope layer before the clock runs)
+
+
+def timed_walk(polytope, cone_method: str, client=None) -> float:
+    start = time.perf_counter()
+    result = enumerate_orbits(polytope, cone_method=cone_method, client=client)
+    seconds = time.perf_counter() - start
+    if (result.count, len(result.orbits)) != (164825, 47):
+        raise SystemExit(f"wrong answer: {result.count} vertices in {len(result.orbits)} orbits")
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--values", default="2", help="values of e^ε, comma-separated (default 2)")
+    parser.add_argument("--repeat", type=int, default=2, help="runs of each configuration (the best is reported)")
+    arguments = parser.parse_args()
+    cones = "normaliz" if normaliz_available() else "cdd"
+    print(f"ex(D), n = 5, tangent cones by {cones}; best of {arguments.repeat}")
+    print(f"{'e^ε':>5} {'in-process s':>13} {'start 1 s':>10} {'1 worker s':>11} {'start 2 s':>10} {'2 workers s':>12} "
+          f"{'speedup':>8}")
+    for value in arguments.values.split(","):
+        polytope = ldp_polytope(5, value)
+        serial = min(timed_walk(polytope, cones) for _ in range(arguments.repeat))
+        row = []
+        for workers in (1, 2):
+            start = time.perf_counter()
+            with dask_client(workers=workers) as client:
+                client.run(_warm)
+                started = time.perf_counter() - start
+                best = min(timed_walk(polytope, cones, client) for _ in range(arguments.repeat))
+            row.append((started, best))
+        print(f"{value:>5} {serial:>13.2f} {row[0][0]:>10.2f} {row[0][1]:>11.2f} {row[1][0]:>10.2f} {row[1][1]:>12.2f} "
+              f"{row[0][1] / row[1][1]:>7.2f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""Scale-out on Dask: independent units of exact work on a local cluster or a real one.
+
+The toolkit schedules nothing itself. Work that splits into independent, deterministic tasks
+(the neighbourhoods of orbit representatives in :func:`polytopes.orbitwise.enumerate_orbits`)
+is submitted to a ``distributed.Client``: by default a ``LocalCluster`` of one single-threaded
+worker process per core of this machine, or the scheduler at an address (``tcp://host:8786``)
+for a cluster of several machines. Tasks carry keys derived from their exact inputs, so a task
+resubmitted, or re-run by Dask after a worker died, is the same task and its result is merged once.
+
+Running on several machines (each with qifkit installed at the same version)::
+
+    dask scheduler                                  # on one machine: prints tcp://HOST:8786
+    dask worker tcp://HOST:8786 --nthreads 1        # on each machine, once per core
+    qifkit enumerate LDP --n 5 --eps-exp 2 --method orbits --scheduler tcp://HOST:8786
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from qifkit.errors import ClusterError, MissingDependencyError, ShapeError
+
+__all__ = ["dask_client", "task_key", "CONNECT_SECONDS"]
+
+CONNECT_SECONDS = 10
+"""How long to wait for a scheduler at an address before giving up."""
+
+_ADDRESS = re.compile(r"(tcp|tls|inproc|ucx)://[A-Za-z0-9_.\-\[\]:]+")
+
+
+def _version() -> str:
+    """qifkit's version where this runs (called on each worker to refuse a mixed cluster)."""
+    from qifkit import __version__
+
+    return __version__
+
+
+def task_key(kind: str, *parts: Any) -> str:
+    """A Dask key for a deterministic task: `kind` and the SHA-256 of the reprs of its exact inputs."""
+    digest = hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()[:32]
+    return f"{kind}-{digest}"
+
+
+@contextmanager
+def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
+    """A ``distributed.Client``: on the scheduler at `scheduler`, or on a new local cluster.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        A running scheduler's address, e.g. ``"tcp://10.0.0.5:8786"``.
+    workers : int, optional
+        Worker processes of the local cluster (one thread each); by default one per core.
+
+    Raises
+    ------
+    ClusterError
+        If the scheduler cannot be reached within :data:`CONNECT_SECONDS`, has no workers, or a
+        worker runs another version of qifkit.
+    MissingDependencyError
+        If ``distributed`` is not installed.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise MissingDependencyError("scale-out needs Dask: pip install 'distributed>=2024.1'") from None
+    if scheduler is not None and not _ADDRESS.fullmatch(scheduler):
+        raise ClusterError(f"scheduler address {scheduler!r} is not of the form tcp://HOST:PORT")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ShapeError(f"workers must be a whole number >= 1, got {workers!r}")
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        try:
+            with Client(cluster) as client:
+                yield client
+        finally:
+            cluster.close()
+        return
+    try:
+        client = Client(scheduler, timeout=CONNECT_SECONDS)
+    except (OSError, TimeoutError) as error:
+        raise ClusterError(f"no Dask scheduler answered at {scheduler} within {CONNECT_SECONDS} s ({error})") from None
+    with client:
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_SECONDS)
+        except TimeoutError:
+            raise ClusterError(f"the scheduler at {scheduler} has no workers") from None
+        ours = _version()
+        try:
+            versions = client.run(_version)
+        except Exception as error:  # anything a worker raises while unpickling or running it
+            raise ClusterError(f"the workers at {scheduler} cannot run qifkit ({error!r})") from None
+        theirs = {worker: version for worker, version in versions.items() if version != ours}
+        if theirs:
+            raise ClusterError(f"workers run another qifkit version than this one ({ours}): {theirs}")
+        yield client

@@ -1,0 +1,134 @@
+"""Scale-out on Dask (qifkit.cluster): orbit-wise enumeration on worker processes gives exactly the
+orbits of the serial walk, also when a worker dies mid-run; the README's several-machine recipe
+(``dask scheduler`` / ``dask worker`` / ``--scheduler``) run as written on this machine; bad
+addresses, worker counts and mixed versions refused."""
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from polytopes.orbitwise import enumerate_orbits  # noqa: E402
+from polytopes.spaces import count_polytope, ldp_polytope  # noqa: E402
+from proofs_checks.cli import main  # noqa: E402
+from qifkit import cluster  # noqa: E402
+from qifkit.cluster import dask_client  # noqa: E402
+from qifkit.errors import ClusterError, ShapeError  # noqa: E402
+
+CASES = {
+    "D n=4 e=2": lambda: ldp_polytope(4, "2"),
+    "U n=3 e=2 (the reversal)": lambda: count_polytope(3, "2"),
+}
+
+
+@pytest.fixture(scope="module")
+def client():
+    with dask_client(workers=2) as running:
+        yield running
+
+
+def _orbits(result):
+    return sorted((orbit.representative, orbit.size) for orbit in result.orbits)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_orbits_on_two_worker_processes_are_those_of_the_serial_walk(client, name):
+    polytope = CASES[name]()
+    serial = enumerate_orbits(polytope)
+    spread = enumerate_orbits(polytope, client=client)
+    assert _orbits(spread) == _orbits(serial)
+    assert spread.neighbours == serial.neighbours and spread.count == serial.count
+    assert len(client.scheduler_info()["workers"]) == 2
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(client):
+    """The first progress line kills one worker process (Dask's restart: the nanny kills it and
+    starts another); Dask re-runs its tasks elsewhere (same keys), and the orbits, their sizes and the neighbours counted are those of the serial walk."""
+    polytope = ldp_polytope(4, "3/2")
+    serial = enumerate_orbits(polytope)
+    killed = []
+
+    def kill_one(line):
+        if not killed:
+            victim = sorted(client.scheduler_info()["workers"])[0]
+            killed.append(victim)
+            client.restart_workers([victim])  # its nanny kills the process and starts a new one
+
+    spread = enumerate_orbits(polytope, client=client, progress=kill_one)
+    assert _orbits(spread) == _orbits(serial) and spread.neighbours == serial.neighbours
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the other tests
+    assert killed and killed[0] not in client.scheduler_info()["workers"]  # it did die (and came back elsewhere)
+
+
+def test_the_several_machine_recipe_runs_as_written(tmp_path):
+    """README: ``dask scheduler`` on one machine, ``dask worker ADDRESS --nthreads 1`` on each, then
+    ``qifkit enumerate ... --method orbits --scheduler ADDRESS``; here all three on this machine."""
+    dask = Path(sys.executable).parent / "dask"
+    address_file = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen([str(dask), "scheduler", "--port", "0", "--no-dashboard",
+                                  "--scheduler-file", str(address_file)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = None
+    try:
+        deadline = time.monotonic() + 60
+        while not address_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        import json
+
+        address = json.loads(address_file.read_text())["address"]
+        worker = subprocess.Popen([str(dask), "worker", address, "--nthreads", "1", "--nworkers", "2", "--no-dashboard"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        run = subprocess.run([sys.executable, "-m", "proofs_checks.cli", "enumerate", "LDP", "--n", "4", "--eps-exp", "2",
+                              "--method", "orbits", "--scheduler", address, "-v"],
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        assert "904 vertices in 10 orbits under a group of order 576" in run.stdout
+        assert "on Dask:" in run.stdout and address in run.stdout
+    finally:
+        for process in (worker, scheduler):
+            if process is not None:
+                process.terminate()
+                process.wait(timeout=30)
+
+
+def test_workers_of_another_version_are_refused(client, monkeypatch):
+    import qifkit
+
+    address = client.scheduler.address
+    monkeypatch.setattr(qifkit, "__version__", "0.0.0-not-the-workers")
+    with pytest.raises(ClusterError, match="another qifkit version"):
+        with dask_client(address):
+            pass
+
+
+def test_bad_addresses_and_worker_counts_are_refused(monkeypatch):
+    with pytest.raises(ClusterError, match="not of the form"):
+        with dask_client("http://example.org"):
+            pass
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
+    with pytest.raises(ClusterError, match="no Dask scheduler answered at tcp://127.0.0.1:9"):
+        with dask_client("tcp://127.0.0.1:9"):
+            pass
+    for workers in (0, -2, True, 1.5):
+        with pytest.raises(ShapeError, match="workers"):
+            with dask_client(workers=workers):
+                pass
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--workers", "0"], "--workers 0"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:9"], "give one"),
+    (["--scheduler", "ftp://x"], "not of the form"),
+])
+def test_the_command_line_refuses_bad_cluster_options(capsys, options, message):
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--method", "orbits", *options]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cluster_options_are_for_the_orbit_walk_only(capsys):
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--workers", "2"]) == 2
+    assert "--method orbits" in capsys.readouterr().err
