@@ -16,7 +16,7 @@ from typing import Any
 import cdd
 import cdd.gmp
 
-from polytopes.hrep import Polytope, permuted, read_cdd
+from polytopes.hrep import Polytope, integer_key, permuted, read_cdd
 from qifkit.errors import LabelError, PolytopeError
 
 __all__ = ["orientation", "Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "read_ext"]
@@ -91,7 +91,8 @@ def orbits(vertices: Sequence[Vertex], symmetries: Sequence[Sequence[int]]) -> l
     A generator maps a point x to y with y[g[k]] = x[k]. The vertex set must be complete (closed
     under the group); a missing image raises, since then it was not.
     """
-    position = {v.coordinates: k for k, v in enumerate(vertices)}
+    keys = [integer_key(v.coordinates) for v in vertices]
+    position = {key: k for k, key in enumerate(keys)}
     parent = list(range(len(vertices)))
 
     def find(k: int) -> int:
@@ -100,9 +101,9 @@ def orbits(vertices: Sequence[Vertex], symmetries: Sequence[Sequence[int]]) -> l
             k = parent[k]
         return k
 
-    for k, vertex in enumerate(vertices):
+    for k, (denominator, numerators) in enumerate(keys):
         for generator in symmetries:
-            other = position.get(permuted(vertex.coordinates, generator))
+            other = position.get((denominator, permuted(numerators, generator)))
             if other is None:
                 raise PolytopeError("the vertex set is not closed under the symmetry group")
             parent[find(k)] = find(other)

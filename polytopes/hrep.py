@@ -12,6 +12,7 @@ References
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -25,9 +26,26 @@ import cdd.gmp
 from qifkit.errors import FileFormatError, PolytopeError, QifError
 from qifkit.numbers import parse_number
 
-__all__ = ["Polytope", "permuted", "read_cdd", "read_ine"]
+__all__ = ["Polytope", "IntegerKey", "integer_key", "key_point", "permuted", "read_cdd", "read_ine"]
 
 T = TypeVar("T")
+
+
+IntegerKey = tuple[int, tuple[int, ...]]
+"""A rational point as (least common denominator, numerators): equal exactly when the points are
+equal, hashed and compared many times faster than tuples of Fractions, and kept by permutations."""
+
+
+def integer_key(point: Sequence[Fraction]) -> IntegerKey:
+    """The point over its least common denominator (see :data:`IntegerKey`)."""
+    denominator = math.lcm(*(v.denominator for v in point))
+    return denominator, tuple(v.numerator * (denominator // v.denominator) for v in point)
+
+
+def key_point(key: IntegerKey) -> tuple[Fraction, ...]:
+    """The point an :data:`IntegerKey` stands for."""
+    denominator, numerators = key
+    return tuple(Fraction(v, denominator) for v in numerators)
 
 
 def permuted(values: Sequence[T], permutation: Sequence[int]) -> tuple[T, ...]:

@@ -3,12 +3,12 @@
 Every vertex A of D has a set S = γ(A) of non-zero columns. Fixing the other columns to zero
 gives a face of D, the n×|S| local-DP polytope, and A is a vertex of that face with no zero
 column. So ex(D) is the union, over m = 1..n−1 and the C(n, m) column sets, of the vertices
-without zero columns of the n×m polytope (enumerated exactly by cddlib), embedded; and, for
+without zero columns of the n×m polytope (enumerated exactly by Normaliz, or cddlib), embedded; and, for
 m = n, of the vertices with no zero column, which are exactly D̃ ∩ {|γ| = n} (Holohan et al.,
 Cor. 5: rank n and no loose entry). Those are built from their definition: Ã has rows in
 {1, e^ε}^n (with both values in every column), m solves Ã·m = 1 with m > 0; candidates are the
 multisets of n row patterns (rows can be permuted freely), screened in floats and confirmed
-exactly, then spread over all row orders.
+exactly (once per multiset: D̃ is closed under row permutations), then spread over all row orders.
 
 Each block is written atomically to a folder when one is given, and read back on a later run with
 the same n and e^ε, so a killed run resumes. The folder describes itself: ``manifest.json`` holds
@@ -65,18 +65,17 @@ def full_support_vertices(n: int, eps_exp: Any) -> set[Matrix]:
         minima = _exact_solution(rows, n)
         if minima is None or min(minima) <= 0:
             continue
-        base = [tuple(rows[i][j] * minima[j] for j in range(n)) for i in range(n)]
-        for order in set(itertools.permutations(base)):
-            if in_d_tilde(order, e):
-                found.add(tuple(order))
+        base = tuple(tuple(rows[i][j] * minima[j] for j in range(n)) for i in range(n))
+        if in_d_tilde(base, e):  # membership of D̃ is invariant under row permutations (Thm. 3), so test once
+            found.update(itertools.permutations(base))
     return found
 
 
-def _face_vertices(n: int, m: int, eps_exp: Any) -> set[Matrix]:
-    """Vertices of the n×m LDP polytope with no zero column."""
+def _face_vertices(n: int, m: int, eps_exp: Any, method: str) -> set[Matrix]:
+    """Vertices of the n×m LDP polytope with no zero column, enumerated by `method`."""
     polytope = ldp_polytope(n, eps_exp, nonnegativity=False, columns=m)
     result = set()
-    for vertex in enumerate_vertices(polytope).vertices:
+    for vertex in enumerate_vertices(polytope, method).vertices:
         matrix = vertex.matrix((n, m))
         if all(any(row[j] for row in matrix) for j in range(m)):
             result.add(tuple(tuple(row) for row in matrix))
@@ -132,11 +131,22 @@ def _read_block(path: Path, hashes: dict[str, str], n: int, say: Callable[[str],
 
 
 def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
-                            progress: Callable[[str], None] | None = None) -> tuple[set[Matrix], dict[int, int]]:
+                            progress: Callable[[str], None] | None = None,
+                            face_method: str | None = None) -> tuple[set[Matrix], dict[int, int]]:
     """ex(D) for n values, block by block (see the module docstring).
+
+    Parameters
+    ----------
+    face_method : {"normaliz", "cdd", "lrs"}, optional
+        Who enumerates the n×m faces (:func:`polytopes.enumerate.enumerate_vertices`); by default
+        Normaliz where PyNormaliz is installed (the 5×4 face: 4 s against cddlib's 100 s), else cddlib.
 
     Returns the vertices and, for each support size m, the number of vertices with |γ| = m.
     """
+    if face_method is None:
+        from polytopes.normaliz import normaliz_available
+
+        face_method = "normaliz" if normaliz_available() else "cdd"
     e = exact_eps_exp(eps_exp)
     say = progress or (lambda text: None)
     store = Path(folder) if folder else None
@@ -154,7 +164,7 @@ def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
         if block is not None:
             say(f"support {m}: {len(block)} vertices read from {block_file}")
         else:
-            block = full_support_vertices(n, e) if m == n else _embed(_face_vertices(n, m, e), n, m)
+            block = full_support_vertices(n, e) if m == n else _embed(_face_vertices(n, m, e, face_method), n, m)
             if store is not None and block_file is not None:
                 text = json.dumps([[[str(v) for v in row] for row in matrix] for matrix in sorted(block)])
                 atomic_write_text(block_file, text)

@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from polytopes.adjacency import group_elements, neighbours
-from polytopes.hrep import Polytope, permuted
+from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permuted
 from polytopes.lp import exact_minimum
 from polytopes.spaces import row_column_symmetries
 
@@ -71,18 +71,7 @@ class OrbitEnumeration:
         return sum(orbit.size for orbit in self.orbits)
 
 
-Key = tuple[int, tuple[int, ...]]  # (common denominator, numerators): Fractions compare slowly
-
-
-def _integers(point: Point) -> Key:
-    """The point over its least common denominator, which points of one orbit share."""
-    denominator = math.lcm(*(v.denominator for v in point))
-    return denominator, tuple(v.numerator * (denominator // v.denominator) for v in point)
-
-
-def _point(key: Key) -> Point:
-    denominator, numerators = key
-    return tuple(Fraction(v, denominator) for v in numerators)
+Key = IntegerKey  # Fractions compare slowly
 
 
 class _RowColumnForms:
@@ -108,7 +97,7 @@ class _RowColumnForms:
             yield tuple(j for part in choice for j in part)
 
     def canonical(self, point: Point) -> Key:
-        denominator, entries = _integers(point)
+        denominator, entries = integer_key(point)
         best = min(self._sorted(entries, order) for order in self._candidate_orders(entries))
         return denominator, tuple(v for row in best for v in row)
 
@@ -128,7 +117,7 @@ class _ElementForms:
         self.order = len(self.elements)
 
     def canonical(self, point: Point) -> Key:
-        denominator, entries = _integers(point)
+        denominator, entries = integer_key(point)
         return denominator, min(permuted(entries, g) for g in self.elements)
 
     def orbit_size(self, key: Key) -> int:
@@ -153,7 +142,7 @@ def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str) 
     """The number of neighbours of an orbit representative and their canonical forms: one
     independent unit of work (a task on a Dask worker, or a step of the serial walk)."""
     forms = _forms(polytope)
-    around = neighbours(polytope, _point(representative), cone_method)  # raises unless it is a vertex
+    around = neighbours(polytope, key_point(representative), cone_method)  # raises unless it is a vertex
     return len(around), frozenset(forms.canonical(point) for point in around)
 
 
@@ -207,7 +196,7 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
             say(len(queue))
     else:
         computed = _walk_on_dask(client, polytope, first, cone_method, merge, say)
-    orbits = tuple(Orbit(_point(form), size) for form, size in found.items())
+    orbits = tuple(Orbit(key_point(form), size) for form, size in found.items())
     return OrbitEnumeration(polytope, orbits, forms.order, computed, time.perf_counter() - begin)
 
 
@@ -225,7 +214,7 @@ def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str,
 
     def submit(form: Key) -> Any:
         return client.submit(_neighbour_forms, shared, form, cone_method, key=task_key("orbit-neighbours", problem, form),
-                             priority=len(polytope.tight(_point(form))))
+                             priority=len(polytope.tight(key_point(form))))
 
     running = as_completed([submit(first)])
     computed = 0

@@ -129,12 +129,12 @@ def ldp_n5(eps_exp: str = "2") -> Outcome:
     Statement: at e^ε = 2, ex(D) for n = 5 is computed completely: its size, its orbits under row ×
     column permutations and the table of (|γ|, |λ|); it contains the paper's n = 5 example.
     Method: by support (polytopes.ldp_support): vertices with zero columns are vertices of faces,
-    the 5×m LDP polytopes (m ≤ 4), enumerated exactly by cddlib and embedded in every column
-    set; vertices without zero columns are D̃ ∩ {|γ| = 5} (Holohan et al. Cor. 5), built exactly
+    the 5×m LDP polytopes (m ≤ 4), enumerated exactly by Normaliz (cddlib without it) and embedded
+    in every column set; vertices without zero columns are D̃ ∩ {|γ| = 5} (Holohan et al. Cor. 5), built exactly
     from the definition. Completeness by a second, independent argument (polytopes.adjacency): the
     list is closed under the 14,400 row × column permutations (orbits), each orbit's representative
     is a vertex (tight rank 25) whose neighbours, found from the extreme rays of its tangent cone
-    and an exact ratio test, are all in the list; a polytope's graph is connected, so no vertex is
+    (by cddlib: another program than the faces') and an exact ratio test, are all in the list; a polytope's graph is connected, so no vertex is
     missing. The orbit–stabiliser count Σ |G|/|Stab| must give the list's size.
     Assumptions: e^ε = 2 only; the full-support block rests on Cor. 5 (proved in the paper), and the
     completeness argument does not.
@@ -146,15 +146,16 @@ def ldp_n5(eps_exp: str = "2") -> Outcome:
     from polytopes.spaces import ldp_polytope
 
     vertices, by_size = ldp_vertices_by_support(5, eps_exp)
-    ordered = sorted(vertices)
-    table: dict[str, int] = {}
-    for matrix in ordered:
-        key = f"|γ|={len(gamma(matrix))}, |λ|={len(loose_entries(matrix, eps_exp))}"
-        table[key] = table.get(key, 0) + 1
     polytope = ldp_polytope(5, eps_exp)
-    flat = [tuple(v for row in m for v in row) for m in ordered]
+    flat = [tuple(v for row in m for v in row) for m in vertices]
     groups = orbits([Vertex(point, frozenset()) for point in flat], polytope.symmetries)
-    closure = adjacency_closure(polytope, flat, [min(v.coordinates for v in group) for group in groups])
+    representatives = [min(v.coordinates for v in group) for group in groups]
+    table: dict[str, int] = {}
+    for point, group in zip(representatives, groups, strict=True):  # |γ| and |λ| are the same on an orbit
+        matrix = [point[5 * i:5 * i + 5] for i in range(5)]
+        key = f"|γ|={len(gamma(matrix))}, |λ|={len(loose_entries(matrix, eps_exp))}"
+        table[key] = table.get(key, 0) + len(group)
+    closure = adjacency_closure(polytope, flat, representatives)
     complete = closure.missing is None and closure.orbit_stabiliser_total == len(vertices)
     e = Fraction(eps_exp)
     raw = [[1, 1, 2 * e, 1, 0], [e, 1, 2, e, 0], [e, e, 2, 1, 0], [1, e, 2, e, 0], [1, 1, 1 + e, e, 0]]

@@ -463,7 +463,7 @@ def test_ldp_n5_fails_without_the_face_vertices(monkeypatch):
     from polytopes import ldp_support
 
     monkeypatch.setattr(ldp_support, "ldp_vertices_by_support",
-                        lambda n, e, folder=None, progress=None: ({m for m in _N5_STUB}, {5: len(_N5_STUB)}))
+                        lambda n, e, folder=None, progress=None, face_method=None: ({m for m in _N5_STUB}, {5: len(_N5_STUB)}))
     outcome = beyond.ldp_n5()
     assert outcome.status is Status.FAILED
     assert outcome.evidence["contains_paper_example"] is False
@@ -567,7 +567,7 @@ def test_ldp_n4_all_eps_confirms_and_fails_when_a_loose_vertex_exists():
 
 # ------------------------------------------------------------------ every check to a pass
 # The checks of the polytope papers and beyond that no test above runs to a pass (mutation tests
-# alone are satisfied by a check that always fails). beyond.ldp-n5 takes about 6 minutes: marked
+# alone are satisfied by a check that always fails). beyond.ldp-n5 takes about a minute: marked
 # slow, and run by the README's test command (CI) with the other slow tests.
 POLYTOPE_PASS = {
     **{claim_id: Status.CONFIRMED for claim_id in (

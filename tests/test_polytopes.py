@@ -123,12 +123,12 @@ def test_enumerate_command_writes_json(tmp_path):
     assert len(document["vertices"][0]) == 9
 
 
-@pytest.mark.parametrize("n", [3, 4])
-def test_support_decomposition_equals_direct_enumeration(n):
-    """The n = 5 method (faces by cdd, full support by Cor. 5) reproduces cdd's ex(D) at n = 3, 4."""
+@pytest.mark.parametrize("n, faces", [(3, "cdd"), (4, "cdd"), (4, "normaliz")])
+def test_support_decomposition_equals_direct_enumeration(n, faces):
+    """The n = 5 method (faces by cdd or Normaliz, full support by Cor. 5) reproduces cdd's ex(D) at n = 3, 4."""
     from polytopes.ldp_support import ldp_vertices_by_support
 
-    vertices, by_size = ldp_vertices_by_support(n, "3")
+    vertices, by_size = ldp_vertices_by_support(n, "3", face_method=faces)
     direct = {tuple(tuple(r) for r in v.matrix((n, n))) for v in enumerate_vertices(ldp_polytope(n, "3")).vertices}
     assert vertices == direct and sum(by_size.values()) == len(direct)
 

@@ -151,7 +151,8 @@ def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> i
     """D for larger n: block by block over column supports, resumable (polytopes.ldp_support)."""
     start = time.perf_counter()
     vertices, by_size = ldp_vertices_by_support(arguments.n, arguments.eps_exp, arguments.resume,
-                                                progress=progress_printer(arguments, sys.stdout))
+                                                progress=progress_printer(arguments, sys.stdout),
+                                                face_method=arguments.method)
     ordered = sorted(vertices)
     flat = [Vertex(tuple(v for row in m for v in row), frozenset()) for m in ordered]
     orbit_count = len(orbits(flat, polytope.symmetries)) if arguments.orbits else None
