@@ -10,16 +10,15 @@ Cor. 5: rank n and no loose entry). Those are built from their definition: Ã ha
 multisets of n row patterns (rows can be permuted freely), screened in floats and confirmed
 exactly (once per multiset: D̃ is closed under row permutations), then spread over all row orders.
 
-Each block is written atomically to a folder when one is given, and read back on a later run with
-the same n and e^ε, so a killed run resumes. The folder describes itself: ``manifest.json`` holds
-the problem and the SHA-256 of every block file written. A folder from another problem is refused;
-a block file the manifest does not list (foreign, or from before its manifest), one whose hash
-does not match, or one that does not parse is recomputed and said so, never trusted.
+Each block is written atomically to a folder when one is given (:class:`polytopes.resume.ResumeFolder`:
+a manifest of the problem and of every block's SHA-256), and read back on a later run with the same n
+and e^ε, so a killed run resumes. A folder from another problem is refused; a block file the manifest
+does not list, one whose hash does not match, or one that does not parse is recomputed and said so,
+never trusted.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import time
@@ -32,18 +31,15 @@ import numpy as np
 
 from polytopes.classify import _exact_solution, in_d_tilde
 from polytopes.enumerate import enumerate_vertices
+from polytopes.resume import ResumeFolder
 from polytopes.spaces import ldp_polytope
 from qifkit.errors import QifError
-from qifkit.files import atomic_write_text, read_json, write_json
+from qifkit.files import read_json
 from qifkit.numbers import exact_eps_exp, parse_number
 
-__all__ = ["ResumeMismatchError", "ldp_vertices_by_support", "full_support_vertices"]
+__all__ = ["ldp_vertices_by_support", "full_support_vertices"]
 
 Matrix = tuple[tuple[Fraction, ...], ...]
-
-
-class ResumeMismatchError(QifError, ValueError):
-    """A resume folder belongs to a different problem."""
 
 
 def full_support_vertices(n: int, eps_exp: Any) -> set[Matrix]:
@@ -90,35 +86,8 @@ def _embed(block: set[Matrix], n: int, m: int) -> set[Matrix]:
     return result
 
 
-_MANIFEST = "manifest.json"
-
-
-def _read_manifest(store: Path, problem: dict[str, Any]) -> dict[str, str]:
-    """The block hashes of a resume folder's manifest; refuse a folder of another problem."""
-    path = store / _MANIFEST
-    if not path.exists():
-        return {}
-    try:
-        manifest = read_json(path)
-        recorded, hashes = manifest["problem"], manifest["blocks"]
-    except (ValueError, KeyError, TypeError) as error:
-        raise ResumeMismatchError(f"{path} is not a manifest of this tool ({error}); give an empty folder") from None
-    if recorded != problem:
-        raise ResumeMismatchError(f"{store} holds a different problem: {json.dumps(recorded)}")
-    if not isinstance(hashes, dict):
-        raise ResumeMismatchError(f"{path}: 'blocks' is not a table of file hashes")
-    return dict(hashes)
-
-
-def _read_block(path: Path, hashes: dict[str, str], n: int, say: Callable[[str], None]) -> set[Matrix] | None:
-    """A block file's vertices if the manifest lists it with this content's hash and it parses as
-    n×n matrices of exact numbers; None (recompute) otherwise."""
-    if not path.exists():
-        return None
-    data = path.read_bytes()
-    if hashes.get(path.name) != hashlib.sha256(data).hexdigest():
-        say(f"{path}: not the block the manifest lists (foreign or changed); recomputed")
-        return None
+def _parse_block(data: bytes, path: Path, n: int, say: Callable[[str], None]) -> set[Matrix] | None:
+    """A block file's vertices if it parses as n×n matrices of exact numbers; None (recompute) otherwise."""
     try:
         block = {tuple(tuple(parse_number(v) for v in row) for row in matrix) for matrix in read_json(data)}
     except (ValueError, TypeError, QifError):
@@ -149,27 +118,21 @@ def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
         face_method = "normaliz" if normaliz_available() else "cdd"
     e = exact_eps_exp(eps_exp)
     say = progress or (lambda text: None)
-    store = Path(folder) if folder else None
     problem = {"polytope": "LDP", "n": n, "eps_exp": str(e), "method": "by support"}
-    hashes: dict[str, str] = {}
-    if store is not None:
-        store.mkdir(parents=True, exist_ok=True)
-        hashes = _read_manifest(store, problem)
+    store = ResumeFolder(folder, problem, say) if folder else None
     vertices: set[Matrix] = set()
     by_size: dict[int, int] = {}
     for m in range(1, n + 1):
-        block_file = store / f"support-{m}.json" if store is not None else None
+        name = f"support-{m}.json"
         start = time.perf_counter()
-        block = _read_block(block_file, hashes, n, say) if block_file is not None else None
-        if block is not None:
-            say(f"support {m}: {len(block)} vertices read from {block_file}")
+        data = store.read(name) if store is not None else None
+        block = _parse_block(data, store.path / name, n, say) if store is not None and data is not None else None
+        if store is not None and block is not None:
+            say(f"support {m}: {len(block)} vertices read from {store.path / name}")
         else:
             block = full_support_vertices(n, e) if m == n else _embed(_face_vertices(n, m, e, face_method), n, m)
-            if store is not None and block_file is not None:
-                text = json.dumps([[[str(v) for v in row] for row in matrix] for matrix in sorted(block)])
-                atomic_write_text(block_file, text)
-                hashes[block_file.name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
-                write_json(store / _MANIFEST, {"problem": problem, "blocks": hashes}, indent=1)
+            if store is not None:
+                store.write(name, json.dumps([[[str(v) for v in row] for row in matrix] for matrix in sorted(block)]))
             say(f"support {m}: {len(block)} vertices ({time.perf_counter() - start:.1f} s)")
         by_size[m] = len(block)
         vertices |= block

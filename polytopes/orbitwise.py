@@ -17,10 +17,13 @@ least image over the group's elements.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -28,7 +31,10 @@ from typing import Any
 from polytopes.adjacency import group_elements, neighbours
 from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permuted
 from polytopes.lp import exact_minimum
+from polytopes.resume import ResumeFolder
 from polytopes.spaces import row_column_symmetries
+from qifkit.errors import ClusterError
+from qifkit.files import read_json
 
 __all__ = ["Orbit", "OrbitEnumeration", "enumerate_orbits"]
 
@@ -138,17 +144,77 @@ def _first_vertex(polytope: Polytope) -> Point:
     return tuple(exact_minimum(polytope, objective).point)
 
 
-def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str) -> tuple[int, frozenset[Key]]:
+RESUBMISSIONS = 5
+"""How often a neighbourhood task that Dask cancelled (its worker lost) is submitted before giving up."""
+
+Neighbourhood = tuple[Key, int, frozenset[Key]]  # a representative, its neighbours' number and canonical forms
+
+
+def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str) -> Neighbourhood:
     """The number of neighbours of an orbit representative and their canonical forms: one
     independent unit of work (a task on a Dask worker, or a step of the serial walk)."""
     forms = _forms(polytope)
     around = neighbours(polytope, key_point(representative), cone_method)  # raises unless it is a vertex
-    return len(around), frozenset(forms.canonical(point) for point in around)
+    return representative, len(around), frozenset(forms.canonical(point) for point in around)
+
+
+class _Store:
+    """The neighbourhoods already computed, kept in a resume folder (:class:`polytopes.resume.ResumeFolder`),
+    one file per representative named by a digest of its canonical form."""
+
+    def __init__(self, polytope: Polytope, folder: str | None, say: Callable[[str], None]) -> None:
+        self.dimension = polytope.dimension_of_space
+        self.folder = None
+        if folder is not None:
+            h_representation = hashlib.sha256(polytope.to_ine().encode("utf-8")).hexdigest()
+            problem = {"polytope": polytope.name, "shape": list(polytope.shape), "eps_exp": str(polytope.eps_exp),
+                       "method": "orbits", "h_representation_sha256": h_representation}
+            self.folder = ResumeFolder(folder, problem, say)
+        self.say = say
+
+    @staticmethod
+    def _name(form: Key) -> str:
+        return f"orbit-{hashlib.sha256(repr(form).encode('utf-8')).hexdigest()[:32]}.json"
+
+    def _key(self, value: Any) -> Key:
+        denominator, numerators = value
+        if (not isinstance(denominator, int) or isinstance(denominator, bool) or denominator < 1
+                or not isinstance(numerators, list) or len(numerators) != self.dimension
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in numerators)):
+            raise ValueError("not a point over a common denominator")
+        return denominator, tuple(numerators)
+
+    def recall(self, form: Key) -> Neighbourhood | None:
+        """The stored neighbourhood of `form`, if the folder vouches for one that parses."""
+        if self.folder is None:
+            return None
+        name = self._name(form)
+        data = self.folder.read(name)
+        if data is None:
+            return None
+        try:
+            document = read_json(data)
+            if self._key(document["representative"]) != form:
+                raise ValueError("another representative")
+            count = document["neighbours"]
+            if not isinstance(count, int) or count < 0:
+                raise ValueError("a bad number of neighbours")
+            return form, count, frozenset(self._key(value) for value in document["forms"])
+        except (ValueError, KeyError, TypeError) as error:
+            self.say(f"{self.folder.path / name}: does not parse ({error}); recomputed")
+            return None
+
+    def keep(self, result: Neighbourhood) -> None:
+        if self.folder is not None:
+            form, count, around = result
+            document = {"representative": [form[0], list(form[1])], "neighbours": count,
+                        "forms": [[d, list(v)] for d, v in sorted(around)]}
+            self.folder.write(self._name(form), json.dumps(document))
 
 
 def enumerate_orbits(polytope: Polytope, start: Point | None = None,
                      progress: Callable[[str], None] | None = None, cone_method: str = "cdd",
-                     client: Any = None) -> OrbitEnumeration:
+                     client: Any = None, folder: str | None = None) -> OrbitEnumeration:
     """One representative per orbit of the vertices of `polytope`, complete by adjacency closure.
 
     Parameters
@@ -165,6 +231,10 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
         Run each representative's neighbourhood as a Dask task (:func:`qifkit.cluster.dask_client`),
         keyed by the polytope and the representative's canonical form, most tight constraints (the
         largest tangent cones) first; a task run twice is merged once. By default, in this process.
+    folder : str, optional
+        A resume folder: each representative's neighbourhood (its canonical forms) is written there
+        atomically as it is found, and read back instead of recomputed by a later run of the same
+        polytope, so a killed walk goes on where it stopped (:class:`polytopes.resume.ResumeFolder`).
 
     Returns
     -------
@@ -173,12 +243,15 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     """
     begin = time.perf_counter()
     forms = _forms(polytope)
+    store = _Store(polytope, folder, progress or (lambda text: None))
     first = forms.canonical(start if start is not None else _first_vertex(polytope))
     found = {first: forms.orbit_size(first)}
     computed = 0
 
-    def merge(around: frozenset[Key]) -> list[Key]:
-        new = [form for form in sorted(around) if form not in found]
+    def merge(result: Neighbourhood) -> list[Key]:
+        nonlocal computed
+        computed += result[1]
+        new = [form for form in sorted(result[2]) if form not in found]
         for form in new:
             found[form] = forms.orbit_size(form)
         return new
@@ -190,38 +263,61 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     if client is None:
         queue = [first]
         while queue:
-            count, around = _neighbour_forms(polytope, queue.pop(), cone_method)
-            computed += count
-            queue.extend(merge(around))
+            form = queue.pop()
+            result = store.recall(form)
+            if result is None:
+                result = _neighbour_forms(polytope, form, cone_method)
+                store.keep(result)
+            queue.extend(merge(result))
             say(len(queue))
     else:
-        computed = _walk_on_dask(client, polytope, first, cone_method, merge, say)
+        _walk_on_dask(client, polytope, first, cone_method, store, merge, say)
     orbits = tuple(Orbit(key_point(form), size) for form, size in found.items())
     return OrbitEnumeration(polytope, orbits, forms.order, computed, time.perf_counter() - begin)
 
 
-def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str,
-                  merge: Callable[[frozenset[Key]], list[Key]], say: Callable[[int], None]) -> int:
-    """The adjacency walk with every representative's neighbourhood a Dask task; returns the
-    number of neighbours computed."""
+def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str, store: _Store,
+                  merge: Callable[[Neighbourhood], list[Key]], say: Callable[[int], None]) -> None:
+    """The adjacency walk with every representative's neighbourhood not in `store` a Dask task."""
     from distributed import as_completed
 
     from qifkit.cluster import task_key
 
     problem = task_key("polytope", polytope.name, polytope.inequalities, polytope.equalities, polytope.symmetries,
                        cone_method)
-    shared = client.scatter(polytope, broadcast=True, hash=False)
+    running = as_completed()
+    recalled: list[Neighbourhood] = []
+    submitted: dict[str, tuple[Key, int]] = {}  # task key: the representative, its submission
 
-    def submit(form: Key) -> Any:
-        return client.submit(_neighbour_forms, shared, form, cone_method, key=task_key("orbit-neighbours", problem, form),
-                             priority=len(polytope.tight(key_point(form))))
+    def submit(form: Key, tries: int = 1) -> None:
+        if tries > RESUBMISSIONS:
+            raise ClusterError(f"the neighbourhood task of {key_point(form)} was lost {RESUBMISSIONS} times; "
+                               "is the cluster healthy?")
+        key = task_key("orbit-neighbours", problem, form, tries)  # a lost key is not reused: Dask forgets it
+        submitted[key] = (form, tries)
+        running.add(client.submit(_neighbour_forms, polytope, form, cone_method, key=key,  # by value: tens of kB
+                                  priority=len(polytope.tight(key_point(form)))))
 
-    running = as_completed([submit(first)])
-    computed = 0
-    for future in running:
-        count, around = future.result()
-        computed += count
-        for form in merge(around):
-            running.add(submit(form))
-        say(running.count())
-    return computed
+    def dispatch(form: Key) -> None:
+        result = store.recall(form)
+        if result is not None:
+            recalled.append(result)
+        else:
+            submit(form)
+
+    dispatch(first)
+    while recalled or not running.is_empty():
+        if recalled:
+            result = recalled.pop()
+        else:
+            future = next(running)
+            try:
+                result = future.result()
+            except CancelledError:  # its worker died and Dask dropped the key: the same task again
+                form, tries = submitted[future.key]
+                submit(form, tries + 1)
+                continue
+            store.keep(result)
+        for form in merge(result):
+            dispatch(form)
+        say(running.count() + len(recalled))

@@ -75,7 +75,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         raise ShapeError(f"workers must be a whole number >= 1, got {workers!r}")
     if scheduler is None:
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=":0")  # any free port: clusters side by side never collide
         try:
             with Client(cluster) as client:
                 yield client

@@ -132,3 +132,23 @@ def test_the_command_line_refuses_bad_cluster_options(capsys, options, message):
 def test_cluster_options_are_for_the_orbit_walk_only(capsys):
     assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--workers", "2"]) == 2
     assert "--method orbits" in capsys.readouterr().err
+
+
+def test_a_walk_on_dask_keeps_its_neighbourhoods_for_a_resumed_run(client, tmp_path, monkeypatch):
+    """The walk on workers writes each neighbourhood to the resume folder; a later run (here in
+    this process, with tangent cones forbidden) reads them all back and gives the same orbits."""
+    from polytopes import orbitwise
+
+    polytope = ldp_polytope(4, "2")
+    spread = enumerate_orbits(polytope, client=client, folder=str(tmp_path))
+    assert len(list(tmp_path.glob("orbit-*.json"))) == len(spread.orbits)
+
+    def no_cones(*args, **kwargs):
+        raise AssertionError("a tangent cone was computed")
+
+    monkeypatch.setattr(orbitwise, "neighbours", no_cones)
+    again = enumerate_orbits(polytope, folder=str(tmp_path))
+    assert _orbits(again) == _orbits(spread) and again.neighbours == spread.neighbours
+    monkeypatch.setattr(client, "submit", no_cones)  # nothing is submitted: every neighbourhood is read back
+    resumed_on_dask = enumerate_orbits(polytope, client=client, folder=str(tmp_path))
+    assert _orbits(resumed_on_dask) == _orbits(spread)

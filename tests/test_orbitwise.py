@@ -85,3 +85,60 @@ def test_enumerate_orbits_from_the_command_line(tmp_path, capsys):
     document = json.loads(out.read_text())
     assert document["count"] == 904 and sum(r["size"] for r in document["representatives"]) == 904
     assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--ext", str(tmp_path / "x")]) == 2
+
+
+# ------------------------------------------------------------------ resuming the walk
+def _no_cones(*args, **kwargs):
+    raise AssertionError("a tangent cone was computed")
+
+
+def test_a_resumed_walk_reads_every_neighbourhood_back(tmp_path, monkeypatch):
+    from polytopes import orbitwise
+
+    polytope, folder = ldp_polytope(4, "2"), tmp_path / "walk"
+    first = enumerate_orbits(polytope, folder=str(folder))
+    assert len(list(folder.glob("orbit-*.json"))) == len(first.orbits) == 10
+    monkeypatch.setattr(orbitwise, "neighbours", _no_cones)  # the second run may only read
+    again = enumerate_orbits(polytope, folder=str(folder))
+    assert [(o.representative, o.size) for o in again.orbits] == [(o.representative, o.size) for o in first.orbits]
+    assert again.neighbours == first.neighbours
+
+
+def test_a_walk_killed_half_way_recomputes_only_what_is_missing_or_untrusted(tmp_path, monkeypatch):
+    from polytopes import orbitwise
+    from polytopes.resume import ResumeFolder
+
+    polytope, folder = ldp_polytope(4, "3/2"), tmp_path / "walk"
+    first = enumerate_orbits(polytope, folder=str(folder))
+    files = sorted(folder.glob("orbit-*.json"))
+    files[0].unlink()  # never written (the kill came first)
+    files[1].write_text(files[1].read_text().replace('"neighbours": ', '"neighbours": 1'))  # changed by hand
+    store = ResumeFolder(folder, json.loads((folder / "manifest.json").read_text())["problem"])
+    store.write(files[2].name, '{"representative": [1, [1, 2]], "neighbours": 3, "forms": []}')  # listed, wrong
+    computed, lines = [], []
+    original = orbitwise.neighbours
+    monkeypatch.setattr(orbitwise, "neighbours", lambda *a: computed.append(1) or original(*a))
+    again = enumerate_orbits(polytope, folder=str(folder), progress=lines.append)
+    assert len(computed) == 3
+    assert any("not the block the manifest lists" in line for line in lines)
+    assert any("does not parse" in line for line in lines)
+    assert sorted((o.representative, o.size) for o in again.orbits) == sorted((o.representative, o.size)
+                                                                            for o in first.orbits)
+    assert again.neighbours == first.neighbours
+
+
+def test_a_walk_refuses_the_folder_of_another_polytope(tmp_path):
+    from polytopes.resume import ResumeMismatchError
+
+    enumerate_orbits(ldp_polytope(3, "2"), folder=str(tmp_path))
+    with pytest.raises(ResumeMismatchError, match="different problem"):
+        enumerate_orbits(ldp_polytope(3, "3"), folder=str(tmp_path))
+
+
+def test_resume_from_the_command_line(tmp_path, capsys):
+    folder = tmp_path / "walk"
+    command = ["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--resume", str(folder)]
+    assert main(command) == 0 and main(command) == 0
+    assert capsys.readouterr().out.count("904 vertices in 10 orbits") == 2
+    assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "3", "--method", "orbits", "--resume", str(folder)]) == 2
+    assert "different problem" in capsys.readouterr().err

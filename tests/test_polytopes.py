@@ -134,7 +134,8 @@ def test_support_decomposition_equals_direct_enumeration(n, faces):
 
 
 def test_resume_reuses_blocks_and_refuses_another_problem(tmp_path, capsys):
-    from polytopes.ldp_support import ResumeMismatchError, ldp_vertices_by_support
+    from polytopes.ldp_support import ldp_vertices_by_support
+    from polytopes.resume import ResumeMismatchError
 
     folder = tmp_path / "run"
     first, _ = ldp_vertices_by_support(3, "2", str(folder))
@@ -150,7 +151,8 @@ def test_resume_reuses_blocks_and_refuses_another_problem(tmp_path, capsys):
 
 
 def test_resume_never_trusts_a_block_its_manifest_does_not_vouch_for(tmp_path):
-    from polytopes.ldp_support import ResumeMismatchError, ldp_vertices_by_support
+    from polytopes.ldp_support import ldp_vertices_by_support
+    from polytopes.resume import ResumeMismatchError
 
     folder = tmp_path / "run"
     at_two, _ = ldp_vertices_by_support(3, "2", str(folder))

@@ -93,7 +93,8 @@ def _parser() -> argparse.ArgumentParser:
                             help="vertex enumerator (default: lrs for RU and RF when installed, else cdd); normaliz: "
                             "Normaliz's exact algorithms; orbits: one vertex per orbit by adjacency decomposition, "
                             "complete by construction (LDP n = 5 in about 25 s)")
-    enumerate_.add_argument("--resume", metavar="DIR", help="LDP: keep finished blocks in DIR and reuse them (resumable)")
+    enumerate_.add_argument("--resume", metavar="DIR", help="keep finished units (LDP's support blocks, the orbit walk's "
+                            "neighbourhoods) in DIR and reuse them: a killed run goes on")
     enumerate_.add_argument("--workers", type=int, metavar="K",
                             help="orbits: run the representatives' neighbourhoods on a local Dask cluster of K worker "
                             "processes (default: one per core for n >= 5; 1 = in this process)")

@@ -73,7 +73,7 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)
     if arguments.resume:
-        raise UsageError("--resume is for the long LDP runs (n >= 5); this enumeration is one cdd call")
+        raise UsageError("--resume is for the long runs (LDP with n >= 5, --method orbits); this enumeration is one call")
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
     method = arguments.method or ("lrs" if arguments.polytope in ("RU", "RF") and lrs_available() else "cdd")
@@ -106,9 +106,9 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     from polytopes.normaliz import normaliz_available
     from polytopes.orbitwise import enumerate_orbits
 
-    if arguments.ext or arguments.resume:
-        raise UsageError("--method orbits lists one vertex per orbit: --ext and --resume need every vertex "
-                         "(use --method cdd, or LDP's --resume)")
+    if arguments.ext:
+        raise UsageError("--method orbits lists one vertex per orbit: --ext needs every vertex (use --method cdd, "
+                         "normaliz or lrs)")
     if arguments.workers is not None and arguments.workers < 1:
         raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes >= 1")
     if arguments.workers is not None and arguments.scheduler is not None:
@@ -119,14 +119,15 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     progress = progress_printer(arguments, sys.stderr)
     workers = arguments.workers if arguments.workers is not None else (None if arguments.n >= 5 else 1)
     if workers == 1 and arguments.scheduler is None:
-        result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method)
+        result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, folder=arguments.resume)
     else:
         from qifkit.cluster import dask_client
 
         with dask_client(arguments.scheduler, workers) as client:
             detail_printer(arguments)(f"on Dask: {len(client.scheduler_info()['workers'])} workers at "
                                       f"{client.scheduler.address}")
-            result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, client=client)
+            result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, client=client,
+                                      folder=arguments.resume)
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
           f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
           f"decomposition: complete, {result.neighbours} neighbours checked)")
