@@ -11,8 +11,11 @@ not an extra step. The total is Σ |G| / |Stab(v)| (orbit–stabiliser), without
 Canonical forms: for the row × column permutations of an n×m matrix (the local-DP polytope D,
 Holohan et al. Thm. 3), the least matrix with rows sorted (row permutations are absorbed by
 sorting) over the column orders that sort the columns by their multisets of entries, an invariant
-of row permutations (all m! orders only when every column has the same multiset); for other groups (the reversal of U, F, R_U, R_F), the
-least image over the group's elements.
+of row permutations (all m! orders only when every column has the same multiset); for other
+groups (the reversal of U, F, R_U, R_F), the least image over the group's elements.
+
+The walk runs in this process or on Dask (one task per representative, :mod:`qifkit.cluster`), and
+keeps what it found in a resume folder when given one (:mod:`polytopes.resume`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permute
 from polytopes.lp import exact_minimum
 from polytopes.resume import ResumeFolder
 from polytopes.spaces import row_column_symmetries
+from qifkit.cluster import task_key
 from qifkit.errors import ClusterError
 from qifkit.files import read_json
 
@@ -174,7 +178,7 @@ class _Store:
 
     @staticmethod
     def _name(form: Key) -> str:
-        return f"orbit-{hashlib.sha256(repr(form).encode('utf-8')).hexdigest()[:32]}.json"
+        return f"{task_key('orbit', form)}.json"
 
     def _key(self, value: Any) -> Key:
         denominator, numerators = value
@@ -280,8 +284,6 @@ def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str,
                   merge: Callable[[Neighbourhood], list[Key]], say: Callable[[int], None]) -> None:
     """The adjacency walk with every representative's neighbourhood not in `store` a Dask task."""
     from distributed import as_completed
-
-    from qifkit.cluster import task_key
 
     problem = task_key("polytope", polytope.name, polytope.inequalities, polytope.equalities, polytope.symmetries,
                        cone_method)
