@@ -152,3 +152,27 @@ def test_a_walk_on_dask_keeps_its_neighbourhoods_for_a_resumed_run(client, tmp_p
     monkeypatch.setattr(client, "submit", no_cones)  # nothing is submitted: every neighbourhood is read back
     resumed_on_dask = enumerate_orbits(polytope, client=client, folder=str(tmp_path))
     assert _orbits(resumed_on_dask) == _orbits(spread)
+
+
+def test_checks_on_the_cluster_report_what_they_report_in_process(client, tmp_path, capsys):
+    """``qifkit check --scheduler``: the same statuses and summaries as the in-process run, the
+    reports in the registry's order whatever order the workers finish in."""
+    chosen = ["holohan17.lemma1", "holohan17.thm2", "cormode18.lemma3", "alvim23.thm24"]
+    here, there = tmp_path / "here.json", tmp_path / "there.json"
+    assert main(["check", "--only", *chosen, "--json", str(here), "-q"]) == 0
+    assert main(["check", "--only", *chosen, "--json", str(there), "-q", "--scheduler", client.scheduler.address]) == 0
+    import json
+
+    def statuses(path):
+        return [(c["id"], c["status"], c["summary"]) for c in json.loads(path.read_text())["checks"]]
+
+    assert statuses(there) == statuses(here)
+    assert [entry[0] for entry in statuses(there)] == sorted(chosen)
+    assert "4 checks: " in capsys.readouterr().out
+
+
+def test_check_refuses_bad_cluster_options(capsys):
+    assert main(["check", "--only", "holohan17.lemma1", "--workers", "0"]) == 2
+    assert "--workers 0" in capsys.readouterr().err
+    assert main(["check", "--only", "holohan17.lemma1", "--workers", "2", "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert "give one" in capsys.readouterr().err

@@ -54,6 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--list", action="store_true", help="list every registered id with its source")
     check.add_argument("--markdown", metavar="FILE", help="write a browsable report, errata first (atomically)")
     check.add_argument("--full", action="store_true", help="run the long variants (wider grids, larger n)")
+    check.add_argument("--workers", type=int, metavar="K",
+                       help="run the checks side by side on a local Dask cluster of K worker processes")
+    check.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the checks on the Dask scheduler at ADDRESS (tcp://HOST:8786)")
     check.set_defaults(module="check")
     refine = commands.add_parser("refine", help="decide A ⊑ B exactly, with a certificate")
     refine.add_argument("a", metavar="A.csv", help="channel A (one row per secret, exact numbers)")

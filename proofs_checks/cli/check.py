@@ -7,11 +7,11 @@ from __future__ import annotations
 import argparse
 import difflib
 import fnmatch
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from proofs_checks.cli.base import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, UsageError, detail_printer
 from proofs_checks.cli.io import check_writable
-from proofs_checks.registry import Check, Result, Status, registry, run_check
+from proofs_checks.registry import Check, Outcome, Result, Status, registry, run_check, run_check_by_id
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 from qifkit.files import atomic_write_text
 
@@ -29,6 +29,32 @@ def _select(checks: dict[str, Check], patterns: Sequence[str] | None) -> list[Ch
     return chosen
 
 
+def _run_on_dask(selected: list[Check], arguments: argparse.Namespace, finished: Callable[[Result], None]) -> None:
+    """Each check a Dask task (:mod:`qifkit.cluster`), in the registry's order, reported as it
+    finishes; a check whose task is lost with its worker is a failed check, named so."""
+    from distributed import as_completed
+
+    from qifkit.cluster import dask_client, task_key
+
+    with dask_client(arguments.scheduler, arguments.workers) as client:
+        detail_printer(arguments)(f"on Dask: {len(client.scheduler_info()['workers'])} workers at "
+                                  f"{client.scheduler.address}")
+        futures = {client.submit(run_check_by_id, check.id, arguments.full, priority=-k,
+                                 key=task_key("check", check.id, arguments.full)): check
+                   for k, check in enumerate(selected)}
+        try:
+            for future in as_completed(futures):
+                check = futures[future]
+                try:
+                    outcome, seconds = future.result()
+                except Exception as error:  # the task itself was lost (a worker died); the run goes on
+                    outcome, seconds = Outcome(Status.FAILED, f"FAILED: lost on the cluster: {error!r}",
+                                               {"error": repr(error)}), 0.0
+                finished(Result(check, outcome, seconds))
+        finally:
+            client.cancel(list(futures))
+
+
 def run(arguments: argparse.Namespace) -> int:
     checks = registry()
     if arguments.list:
@@ -40,20 +66,33 @@ def run(arguments: argparse.Namespace) -> int:
     for path in (arguments.json, arguments.markdown):
         if path:
             check_writable(path)
+    if arguments.workers is not None and arguments.workers < 1:
+        raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes >= 1")
+    if arguments.workers is not None and arguments.scheduler is not None:
+        raise UsageError("--workers sizes a local cluster; a cluster at --scheduler has its own workers: give one")
     results: list[Result] = []
+
+    def finished(result: Result) -> None:
+        results.append(result)
+        if not arguments.quiet:
+            print(progress_line(len(results), len(selected), result), flush=True)
+        detail(f"{result.check.source}: {result.check.method}")
+        if result.outcome.evidence:
+            detail("evidence: " + ", ".join(sorted(result.outcome.evidence)))
+
     interrupted = False
     try:
-        for index, check in enumerate(selected, start=1):
-            result = run_check(check, full=arguments.full)
-            results.append(result)
-            if not arguments.quiet:
-                print(progress_line(index, len(selected), result), flush=True)
-            detail(f"{check.source}: {check.method}")
-            if result.outcome.evidence:
-                detail("evidence: " + ", ".join(sorted(result.outcome.evidence)))
+        if arguments.workers is None and arguments.scheduler is None:
+            for check in selected:
+                finished(run_check(check, full=arguments.full))
+        else:
+            _run_on_dask(selected, arguments, finished)
     except KeyboardInterrupt:
         interrupted = True
-    not_run = [check.id for check in selected[len(results):]]
+    order = {check.id: k for k, check in enumerate(selected)}
+    results.sort(key=lambda result: order[result.check.id])  # the reports list checks in the registry's order
+    done = {result.check.id for result in results}
+    not_run = [check.id for check in selected if check.id not in done]
     print(summary_line(results, len(not_run)))
     if arguments.json:
         atomic_write_text(arguments.json, report_document(results, not_run))
