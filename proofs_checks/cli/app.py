@@ -54,10 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--list", action="store_true", help="list every registered id with its source")
     check.add_argument("--markdown", metavar="FILE", help="write a browsable report, errata first (atomically)")
     check.add_argument("--full", action="store_true", help="run the long variants (wider grids, larger n)")
-    check.add_argument("--workers", type=int, metavar="K",
-                       help="run the checks side by side on a local Dask cluster of K worker processes")
-    check.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run the checks on the Dask scheduler at ADDRESS (tcp://HOST:8786)")
+    _add_cluster_options(check, "run the checks side by side", "")
     check.set_defaults(module="check")
     refine = commands.add_parser("refine", help="decide A ⊑ B exactly, with a certificate")
     refine.add_argument("a", metavar="A.csv", help="channel A (one row per secret, exact numbers)")
@@ -99,11 +96,8 @@ def _parser() -> argparse.ArgumentParser:
                             "complete by construction (LDP n = 5 in about 25 s)")
     enumerate_.add_argument("--resume", metavar="DIR", help="keep finished units (LDP's support blocks, the orbit walk's "
                             "neighbourhoods) in DIR and reuse them: a killed run goes on")
-    enumerate_.add_argument("--workers", type=int, metavar="K",
-                            help="orbits: run the representatives' neighbourhoods on a local Dask cluster of K worker "
-                            "processes (default: one per core for n >= 5; 1 = in this process)")
-    enumerate_.add_argument("--scheduler", metavar="ADDRESS",
-                            help="orbits: run them on the Dask scheduler at ADDRESS (tcp://HOST:8786) instead")
+    _add_cluster_options(enumerate_, "orbits: run the representatives' neighbourhoods",
+                         " (default: one per core for n >= 5; 1 = in this process)")
     enumerate_.set_defaults(module="enumerate")
     _add_design_commands(commands)
     for name, command in commands.choices.items():
@@ -145,6 +139,14 @@ _GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
                 "qifkit design --n 5 --alpha 1/2 --mechanism gm",
                 "qifkit design --max-count 4 --eps-exp 11/10 --props F --out em.csv")),
 }
+
+
+def _add_cluster_options(command: argparse.ArgumentParser, what: str, default: str) -> None:
+    """``--workers K`` and ``--scheduler ADDRESS``: where a command spreads its work on Dask (qifkit.cluster)."""
+    command.add_argument("--workers", type=int, metavar="K",
+                         help=f"{what} on a local Dask cluster of K worker processes{default}")
+    command.add_argument("--scheduler", metavar="ADDRESS",
+                         help=f"{what} on the Dask scheduler at ADDRESS (tcp://HOST:8786) instead")
 
 
 def _add_design_commands(commands: Any) -> None:

@@ -34,3 +34,12 @@ def detail_printer(arguments: argparse.Namespace) -> Callable[[str], None]:
     if not arguments.verbose:
         return lambda line: None
     return lambda line: print(f"  · {line}", flush=True)
+
+
+def check_cluster_options(arguments: Any) -> None:
+    """Refuse ``--workers`` below 1, and ``--workers`` beside ``--scheduler`` (a running cluster has
+    its own workers): the options of the commands that spread work on Dask (``check``, ``enumerate``)."""
+    if arguments.workers is not None and arguments.workers < 1:
+        raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes >= 1")
+    if arguments.workers is not None and arguments.scheduler is not None:
+        raise UsageError("--workers sizes a local cluster; a cluster at --scheduler has its own workers: give one")

@@ -9,7 +9,14 @@ import difflib
 import fnmatch
 from collections.abc import Callable, Sequence
 
-from proofs_checks.cli.base import EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_OK, UsageError, detail_printer
+from proofs_checks.cli.base import (
+    EXIT_INTERRUPTED,
+    EXIT_NEGATIVE,
+    EXIT_OK,
+    UsageError,
+    check_cluster_options,
+    detail_printer,
+)
 from proofs_checks.cli.io import check_writable
 from proofs_checks.registry import Check, Outcome, Result, Status, registry, run_check, run_check_by_id
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
@@ -66,10 +73,7 @@ def run(arguments: argparse.Namespace) -> int:
     for path in (arguments.json, arguments.markdown):
         if path:
             check_writable(path)
-    if arguments.workers is not None and arguments.workers < 1:
-        raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes >= 1")
-    if arguments.workers is not None and arguments.scheduler is not None:
-        raise UsageError("--workers sizes a local cluster; a cluster at --scheduler has its own workers: give one")
+    check_cluster_options(arguments)
     results: list[Result] = []
 
     def finished(result: Result) -> None:

@@ -22,7 +22,7 @@ from polytopes.enumerate import (
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
-from proofs_checks.cli.base import EXIT_OK, UsageError, detail_printer, progress_printer
+from proofs_checks.cli.base import EXIT_OK, UsageError, check_cluster_options, detail_printer, progress_printer
 from proofs_checks.cli.io import NAMED_FIXED_POINTS, check_writable, fixed_point, write_json
 from qifkit.files import atomic_write_text
 
@@ -109,10 +109,7 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     if arguments.ext:
         raise UsageError("--method orbits lists one vertex per orbit: --ext needs every vertex (use --method cdd, "
                          "normaliz or lrs)")
-    if arguments.workers is not None and arguments.workers < 1:
-        raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes >= 1")
-    if arguments.workers is not None and arguments.scheduler is not None:
-        raise UsageError("--workers sizes a local cluster; a cluster at --scheduler has its own workers: give one")
+    check_cluster_options(arguments)
     if arguments.ine:
         atomic_write_text(arguments.ine, polytope.to_ine())
     cone_method = "normaliz" if normaliz_available() else "cdd"
