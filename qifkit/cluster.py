@@ -7,9 +7,10 @@ worker process per core of this machine, or the scheduler at an address (``tcp:/
 for a cluster of several machines. Tasks carry keys derived from their exact inputs, so a task
 resubmitted, or re-run by Dask after a worker died, is the same task and its result is merged once.
 
-Running on several machines (each with qifkit installed at the same version)::
+Running on several machines (each with qifkit installed at the same version; see
+:data:`WORKER_TTL_NOTE` for the scheduler's setting)::
 
-    dask scheduler                                  # on one machine: prints tcp://HOST:8786
+    DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL=None dask scheduler   # on one machine: prints tcp://HOST:8786
     dask worker tcp://HOST:8786 --nthreads 1        # on each machine, once per core
     qifkit enumerate LDP --n 5 --eps-exp 2 --method orbits --scheduler tcp://HOST:8786
 """
@@ -25,12 +26,19 @@ from typing import Any
 
 from qifkit.errors import ClusterError, MissingDependencyError, ShapeError
 
-__all__ = ["dask_client", "task_key", "CONNECT_SECONDS"]
+__all__ = ["dask_client", "task_key", "CONNECT_SECONDS", "WORKER_TTL_NOTE"]
 
 CONNECT_SECONDS = 10
 """How long to wait for a scheduler at an address before giving up."""
 
 _ADDRESS = re.compile(r"(tcp|tls|inproc|ucx)://[A-Za-z0-9_.\-\[\]:]+")
+
+
+WORKER_TTL_NOTE = (
+    "A tangent cone or a vertex enumeration runs in C (Normaliz, cddlib) and holds the GIL for minutes, "
+    "so its worker cannot send heartbeats; a scheduler that restarts silent workers (Dask's worker-ttl, "
+    "5 minutes by default) would kill every long task again and again. The local cluster turns that off; "
+    "start a scheduler of your own with DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL=None.")
 
 
 def _version() -> str:
@@ -74,8 +82,11 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise ShapeError(f"workers must be a whole number >= 1, got {workers!r}")
     if scheduler is None:
-        cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               dashboard_address=":0")  # any free port: clusters side by side never collide
+        import dask
+
+        with dask.config.set({"distributed.scheduler.worker-ttl": None}):  # see WORKER_TTL_NOTE
+            cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
+                                   dashboard_address=":0")  # any free port: clusters side by side never collide
         try:
             with Client(cluster) as client:
                 yield client
