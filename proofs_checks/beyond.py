@@ -129,13 +129,14 @@ def ldp_n5(eps_exp: str = "2") -> Outcome:
     Statement: at e^ε = 2, ex(D) for n = 5 is computed completely: its size, its orbits under row ×
     column permutations and the table of (|γ|, |λ|); it contains the paper's n = 5 example.
     Method: by support (polytopes.ldp_support): vertices with zero columns are vertices of faces,
-    the 5×m LDP polytopes (m ≤ 4), enumerated exactly by Normaliz (cddlib without it) and embedded
-    in every column set; vertices without zero columns are D̃ ∩ {|γ| = 5} (Holohan et al. Cor. 5), built exactly
-    from the definition. Completeness by a second, independent argument (polytopes.adjacency): the
-    list is closed under the 14,400 row × column permutations (orbits), each orbit's representative
-    is a vertex (tight rank 25) whose neighbours, found from the extreme rays of its tangent cone
-    (by cddlib: another program than the faces') and an exact ratio test, are all in the list; a polytope's graph is connected, so no vertex is
-    missing. The orbit–stabiliser count Σ |G|/|Stab| must give the list's size.
+    the 5×m LDP polytopes (m ≤ 4), enumerated exactly by Normaliz (cddlib without it) and
+    embedded in every column set; vertices without zero columns are D̃ ∩ {|γ| = 5} (Holohan et
+    al. Cor. 5), built exactly from the definition. Completeness by a second, independent
+    argument (polytopes.adjacency): the list is closed under the 14,400 row × column
+    permutations (orbits), each orbit's representative is a vertex (tight rank 25) whose
+    neighbours, found from the extreme rays of its tangent cone (by cddlib: another program than
+    the faces') and an exact ratio test, are all in the list; a polytope's graph is connected, so
+    no vertex is missing. The orbit–stabiliser count Σ |G|/|Stab| must give the list's size.
     Assumptions: e^ε = 2 only; the full-support block rests on Cor. 5 (proved in the paper), and the
     completeness argument does not.
     """

@@ -93,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--method", choices=("cdd", "lrs", "normaliz", "orbits"),
                             help="vertex enumerator (default: lrs for RU and RF when installed, else cdd); normaliz: "
                             "Normaliz's exact algorithms; orbits: one vertex per orbit by adjacency decomposition, "
-                            "complete by construction (LDP n = 5 in about 25 s)")
+                            "complete by construction (LDP n = 5 in about 15 s)")
     enumerate_.add_argument("--resume", metavar="DIR", help="keep finished units (LDP's support blocks, the orbit walk's "
                             "neighbourhoods) in DIR and reuse them: a killed run goes on")
     _add_cluster_options(enumerate_, "orbits: run the representatives' neighbourhoods",

@@ -1,16 +1,18 @@
 """What every command shares and the parser needs without loading a numeric layer: the usage
-error, the exit statuses and the progress printers of ``-q`` and ``-v``."""
+error, the exit statuses, the progress printers of ``-q`` and ``-v``, and the Dask options
+(``--workers``, ``--scheduler``) of the commands that spread their work."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from qifkit.errors import QifError
 
 __all__ = ["UsageError", "EXIT_OK", "EXIT_NEGATIVE", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_UNDECIDED",
-           "EXIT_INTERRUPTED", "progress_printer", "detail_printer"]
+           "EXIT_INTERRUPTED", "progress_printer", "detail_printer", "check_cluster_options", "dask_session"]
 
 
 class UsageError(QifError, ValueError):
@@ -43,3 +45,15 @@ def check_cluster_options(arguments: Any) -> None:
         raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes >= 1")
     if arguments.workers is not None and arguments.scheduler is not None:
         raise UsageError("--workers sizes a local cluster; a cluster at --scheduler has its own workers: give one")
+
+
+@contextmanager
+def dask_session(arguments: argparse.Namespace, workers: int | None) -> Iterator[Any]:
+    """The Dask client of ``--scheduler`` or of a local cluster of `workers` processes
+    (:func:`qifkit.cluster.dask_client`), said in a ``-v`` line."""
+    from qifkit.cluster import dask_client
+
+    with dask_client(arguments.scheduler, workers) as client:
+        detail_printer(arguments)(f"on Dask: {len(client.scheduler_info()['workers'])} workers at "
+                                  f"{client.scheduler.address}")
+        yield client

@@ -15,6 +15,7 @@ from proofs_checks.cli.base import (
     EXIT_OK,
     UsageError,
     check_cluster_options,
+    dask_session,
     detail_printer,
 )
 from proofs_checks.cli.io import check_writable
@@ -41,11 +42,9 @@ def _run_on_dask(selected: list[Check], arguments: argparse.Namespace, finished:
     finishes; a check whose task is lost with its worker is a failed check, named so."""
     from distributed import as_completed
 
-    from qifkit.cluster import dask_client, task_key
+    from qifkit.cluster import task_key
 
-    with dask_client(arguments.scheduler, arguments.workers) as client:
-        detail_printer(arguments)(f"on Dask: {len(client.scheduler_info()['workers'])} workers at "
-                                  f"{client.scheduler.address}")
+    with dask_session(arguments, arguments.workers) as client:
         futures = {client.submit(run_check_by_id, check.id, arguments.full, priority=-k,
                                  key=task_key("check", check.id, arguments.full)): check
                    for k, check in enumerate(selected)}

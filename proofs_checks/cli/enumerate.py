@@ -22,7 +22,14 @@ from polytopes.enumerate import (
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
-from proofs_checks.cli.base import EXIT_OK, UsageError, check_cluster_options, detail_printer, progress_printer
+from proofs_checks.cli.base import (
+    EXIT_OK,
+    UsageError,
+    check_cluster_options,
+    dask_session,
+    detail_printer,
+    progress_printer,
+)
 from proofs_checks.cli.io import NAMED_FIXED_POINTS, check_writable, fixed_point, write_json
 from qifkit.files import atomic_write_text
 
@@ -118,11 +125,7 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     if workers == 1 and arguments.scheduler is None:
         result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, folder=arguments.resume)
     else:
-        from qifkit.cluster import dask_client
-
-        with dask_client(arguments.scheduler, workers) as client:
-            detail_printer(arguments)(f"on Dask: {len(client.scheduler_info()['workers'])} workers at "
-                                      f"{client.scheduler.address}")
+        with dask_session(arguments, workers) as client:
             result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, client=client,
                                       folder=arguments.resume)
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
