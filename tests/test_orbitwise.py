@@ -142,3 +142,17 @@ def test_resume_from_the_command_line(tmp_path, capsys):
     assert capsys.readouterr().out.count("904 vertices in 10 orbits") == 2
     assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "3", "--method", "orbits", "--resume", str(folder)]) == 2
     assert "different problem" in capsys.readouterr().err
+
+
+def test_orbits_of_a_list_not_closed_under_the_group_are_refused():
+    """polytopes.enumerate.orbits: cddlib's full list of D at n = 3 with one vertex left out (its
+    images are still there) is not closed under row × column permutations, and must be refused."""
+    from polytopes.enumerate import Vertex
+    from qifkit.errors import PolytopeError
+
+    polytope = ldp_polytope(3, "2")
+    listed = enumerate_vertices(polytope).vertices
+    assert len(orbits(listed, polytope.symmetries)) == 4
+    missing_one = [v for v in listed if v.coordinates != max(w.coordinates for w in listed)]
+    with pytest.raises(PolytopeError, match="not closed under the symmetry group"):
+        orbits([Vertex(v.coordinates, frozenset()) for v in missing_one], polytope.symmetries)
