@@ -24,7 +24,7 @@ from fractions import Fraction
 from polytopes.constrained import PROPERTIES, optimal_mechanism
 from polytopes.fixed_point import count_error, count_error_weights, heuristic_constructor
 from polytopes.lp import certified_minimum, exact_minimum, float_minimum
-from polytopes.spaces import count_polytope
+from polytopes.spaces import count_program
 from qifkit.errors import QifError
 
 
@@ -60,7 +60,7 @@ def main() -> None:
         exact_times[n] = seconds
         heuristic = count_error(result, weights)
         row("alg1 sandwich, exact", n, seconds, None, f"steps {result.steps}, count error {float(heuristic):.6f}")
-        polytope = count_polytope(n, "2", z, fixed=True)
+        polytope = count_program(n, "2", z, fixed=True)
         try:
             highs, seconds = timed(lambda: float_minimum(polytope, objective))
             row("LP over F, HiGHS (float)", n, seconds, exact_times[n], f"min {highs.fun:.6f}")

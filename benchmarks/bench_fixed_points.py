@@ -31,7 +31,7 @@ import numpy as np
 
 from polytopes.fixed_point import count_error_weights, heuristic_constructor, random_fixed_point, unfixed_optimum
 from polytopes.lp import certified_minimum
-from polytopes.spaces import count_polytope
+from polytopes.spaces import count_program
 from qifkit.errors import QifError
 
 
@@ -135,7 +135,7 @@ def main() -> None:
     size = 40
     z = [Fraction(1, size)] * size
     objective = [w for row in count_error_weights(z) for w in row]
-    optimum, seconds = timed(lambda: certified_minimum(count_polytope(size, "2", z, fixed=True), objective))
+    optimum, seconds = timed(lambda: certified_minimum(count_program(size, "2", z, fixed=True), objective))
     print(f"{'LP over F[z], exact optimum (certified)':<44} {size:>4} {seconds:8.2f}  count error {float(optimum.value):.6f}")
 
 

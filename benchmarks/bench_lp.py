@@ -121,7 +121,7 @@ def main() -> None:
     from polytopes.constrained import PROPERTIES, optimal_mechanism
     from polytopes.fixed_point import count_error_weights
     from polytopes.lp import certified_minimum
-    from polytopes.spaces import count_polytope
+    from polytopes.spaces import count_program
 
     peers: dict[str, str] = {}
 
@@ -147,7 +147,7 @@ def main() -> None:
              else [Fraction(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)])
         objective = [w for row in count_error_weights(z) for w in row]
         return (f"lp-fixed, {shape} z, n = {n}",
-                lambda: f"value {float(certified_minimum(count_polytope(n, '2', z, fixed=True), objective).value):.12f}")
+                lambda: f"value {float(certified_minimum(count_program(n, '2', z, fixed=True), objective).value):.12f}")
 
     workloads = [("survey stability spec (examples/survey_rr.toml)", survey),
                  refine_row(200, 50, 25, True), refine_row(200, 50, 25, False), lp_fixed(20), lp_fixed(40), lp_fixed(40, 'binomial'),

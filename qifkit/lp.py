@@ -21,9 +21,10 @@ Method, the route of the exact solvers SoPlex and QSopt_ex [1]_, [2]_:
    row keeps its activity basic and drops out of the square system.
 3. The exact primal point and duals go to the checker. If it accepts, that is the answer.
    Otherwise the engine continues from that basis: HiGHS again without presolve and with tighter
-   tolerances, then with the primal simplex, then rounds of iterative refinement (the residual
-   program, shifted by the exact point and magnified, warm-started from the basis [1]_); only
-   then cddlib's exact simplex, for programs small enough for it (:data:`CDD_LIMIT`), or
+   tolerances, then with the primal simplex, then rounds of iterative refinement warm-started
+   from the basis [1]_: the residual program (shifted by the exact point and magnified) while
+   the point misses a bound, the program with its cost magnified while a dual has a wrong sign;
+   only then cddlib's exact simplex, for programs small enough for it (:data:`CDD_LIMIT`), or
    :class:`UndecidableError`.
 
 Certificates (checked by :func:`certificate_defect`, which uses exact arithmetic only):
@@ -510,34 +511,62 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
         solution = try_basis(f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
-    deadline, smallest, stalls = time.perf_counter() + time_limit, None, 0
+    deadline, stalls = time.perf_counter() + time_limit, 0
+    smallest: dict[str, flint.fmpq] = {}  # the largest violation seen, by kind of round
     for round_ in range(1, _REFINEMENTS + 1):
-        found = _basis_of(program, highs, need_duals=False, memo=memo)
-        residual = None if found is None or found[0] is None else _shifted(program, found[0])
+        residual = _residual_program(program, highs, memo)
         if residual is None or time.perf_counter() > deadline:
             break
-        shifted, worst = residual
-        stalls = 0 if smallest is None or worst * 2 <= smallest else stalls + 1
+        _, kind, worst = residual
+        stalls = 0 if kind not in smallest or worst * 2 <= smallest[kind] else stalls + 1
         if stalls >= _STALLS:
             break
-        smallest = worst if smallest is None else min(smallest, worst)
-        refined = _highs(shifted)
-        # a warm-started round needs a few pivots; on a badly conditioned residual program HiGHS can
-        # wander for minutes (77 s on Cormode's L0 design at n = 60, α = 1/3) and end "infeasible"
-        refined.setOptionValue("time_limit", min(float(time_limit), 1.0 + 10 * (first_run or 0.0)))
-        refined.setBasis(highs.getBasis())
-        refined.run()
+        smallest[kind] = min(worst, smallest.get(kind, worst))
+        refined = _refinement_round(program, highs, memo, min(float(time_limit), 1.0 + 10 * (first_run or 0.0)))
+        if refined is None:
+            break
         # HiGHS may stop short of "optimal" on the magnified residual program with a basis that is
-        # exactly optimal all the same (seen on Cormode's L0 design at n = 60): the exact check decides.
+        # exactly optimal all the same (seen on Cormode's L0 design at n = 60), or a step closer
+        # (Kohli's F at n = 100: "unknown" in round 2, violation 4e-14 → 9e-21): the exact check
+        # decides, and the rounds go on while the violation shrinks.
         solution = try_basis(f"HiGHS basis after {round_} refinement round(s), exact solve", refined)
         if solution is not None:
             return status, solution
-        if _status(refined) != "optimal":
-            break
         highs = refined
     if repair > 0:
         return status, _exact_dual_simplex(program, highs, time.perf_counter() + repair)
     return status, None
+
+
+def _refinement_round(program: LinearProgram, highs: Any, memo: dict, time_limit: float) -> Any:
+    """HiGHS on the next residual program (:func:`_residual_program`), warm-started from
+    `highs`'s basis: the dual simplex first, then the primal simplex, then with a third and two
+    thirds less magnification, while HiGHS ends in a solve error (ill-conditioned bases meet
+    magnified bounds: Kohli's F at n = 80, magnified 2^44 in round 2, fails both ways and
+    succeeds at 2^29). None when no attempt leaves a valid basis.
+
+    A warm-started round needs a few pivots; on a badly conditioned residual program HiGHS can
+    wander for minutes (77 s on Cormode's L0 design at n = 60, α = 1/3) and end "infeasible",
+    hence `time_limit`."""
+    import highspy
+
+    for damping, strategy in _ROUND_ATTEMPTS:
+        residual = _residual_program(program, highs, memo, damping)
+        if residual is None:  # pragma: no cover - the caller has just found one
+            return None
+        refined = _highs(residual[0])
+        refined.setOptionValue("time_limit", time_limit)
+        if strategy is not None:
+            refined.setOptionValue("simplex_strategy", strategy)
+        refined.setBasis(highs.getBasis())
+        if refined.run() != highspy.HighsStatus.kError and refined.getBasis().valid:
+            return refined
+    return None
+
+
+#: (fraction of the magnification's bits, HiGHS's simplex strategy or None for its default, the
+#: dual simplex) of the attempts of one refinement round, in order.
+_ROUND_ATTEMPTS: tuple[tuple[float, int | None], ...] = ((1.0, None), (1.0, 4), (2 / 3, None), (1 / 3, None))
 
 
 def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, pivots: int = 200) -> LPSolution | None:
@@ -762,13 +791,82 @@ _REFINEMENTS = 50
 _STALLS = 3
 
 
-def _shifted(program: LinearProgram, x: Sequence[flint.fmpq]) -> tuple[LinearProgram, flint.fmpq] | None:
+#: A bound of the residual program farther than this from the current point (in magnified units)
+#: is clamped to it: no round moves that far, and bounds of 1e10 to 1e20 beside violations of 1
+#: leave HiGHS with a "solve error" (Kohli's F at n = 100, magnified by 2^88 in its fourth round).
+_FAR = flint.fmpq(10**8)
+
+
+def _residual_program(program: LinearProgram, highs: Any, memo: dict, damping: float = 1.0
+                      ) -> tuple[LinearProgram, str, flint.fmpq] | None:
+    """The next round of iterative refinement from HiGHS's current basis: the primal residual
+    program (:func:`_shifted`) while the basis's exact point misses a bound, else the program
+    with its cost magnified (:func:`_magnified_cost`) while its exact duals have a wrong sign;
+    with ``"primal"`` or ``"dual"`` and the largest violation. `damping` (at most 1) scales the
+    magnification's exponent. None when the basis is singular or violates nothing."""
+    found = _basis_of(program, highs, need_duals=False, memo=memo)
+    if found is None or found[0] is None:
+        return None
+    primal = _shifted(program, found[0], damping)
+    if primal is not None:
+        return primal[0], "primal", primal[1]
+    found = _basis_of(program, highs, memo=memo)
+    if found is None or found[0] is None or found[1] is None:  # pragma: no cover - a regular basis has both
+        return None
+    dual = _magnified_cost(program, found[0], found[1], damping)
+    return None if dual is None else (dual[0], "dual", dual[1])
+
+
+def _magnified_cost(program: LinearProgram, x: Sequence[flint.fmpq], y: Sequence[flint.fmpq], damping: float = 1.0
+                    ) -> tuple[LinearProgram, flint.fmpq] | None:
+    """The dual half of iterative refinement, for a basis whose exact point is feasible: the
+    largest multiplier or reduced cost whose sign points at a bound the point does not sit on
+    (complementary slackness), and the program with its cost magnified by a power of two about
+    1/that violation, so that HiGHS sees it as a violation of 1 (Kohli's F at n = 40, binomial
+    z, e^ε = 3/2: a multiplier of −3.6e-12, certified one round later). None when every sign
+    is right. The cost alone is scaled, not shifted by the duals as in [1]_: the rows carry
+    bounds here, and a shifted cost would move the sign conditions of their multipliers."""
+    worst = flint.fmpq(0)
+
+    def violation(value: flint.fmpq, at: flint.fmpq, low: _Bound, high: _Bound) -> flint.fmpq:
+        if value > 0 and (low is None or at != low):
+            return value
+        if value < 0 and (high is None or at != high):
+            return -value
+        return flint.fmpq(0)
+
+    columns: list[list[tuple[flint.fmpq, flint.fmpq]]] = [[] for _ in range(program.variables)]
+    for i, (row, yi) in enumerate(zip(program.rows, y, strict=True)):
+        if yi:
+            activity = exact_dot((a, x[k]) for k, a in row)
+            worst = max(worst, violation(yi, activity, program.row_lower[i], program.row_upper[i]))
+            for k, a in row:
+                columns[k].append((a, yi))
+    for j, (c, terms) in enumerate(zip(program.cost, columns, strict=True)):
+        worst = max(worst, violation(c - exact_dot(terms), x[j], program.lower[j], program.upper[j]))
+    if worst == 0:
+        return None
+    scale = _magnification(worst, damping)
+    return LinearProgram(program.variables, program.rows, program.row_lower, program.row_upper,
+                         tuple(c * scale for c in program.cost), program.lower, program.upper,
+                         f"{program.name} (cost magnified)", program.blocks), worst
+
+
+def _magnification(worst: flint.fmpq, damping: float) -> flint.fmpq:
+    """2^⌊damping·log₂(1/worst)⌋ (at least 1), exactly: no float sees 1/worst, which may exceed 1e308."""
+    return flint.fmpq(2) ** max(int(damping * (int(worst.q).bit_length() - int(worst.p).bit_length())), 0)
+
+
+def _shifted(program: LinearProgram, x: Sequence[flint.fmpq], damping: float = 1.0
+             ) -> tuple[LinearProgram, flint.fmpq] | None:
     """The residual program of primal iterative refinement [1]_: Δ = s·(x' − x), so every bound
     and row bound is shifted by the exact point x of the current basis and magnified by s (a power
-    of two, about 1/largest violation). HiGHS then sees violations of 1e-9 as violations of 1 and
-    pivots them away; the new basis is again solved exactly on the original program.
+    of two, about 1/largest violation, without limit: optima whose entries span 2^-100 to 1 need
+    magnifications beyond 2^60). HiGHS then sees violations of 1e-9 as violations of 1 and pivots
+    them away; the new basis is again solved exactly on the original program. Bounds farther than
+    :data:`_FAR` are clamped to it.
     Returns the residual program and the largest violation, or None when x violates nothing
-    (the basis fails on its duals, which this does not refine)."""
+    (then :func:`_magnified_cost` refines the duals)."""
     activities = [exact_dot((a, x[k]) for k, a in row) for row in program.rows]
     worst = flint.fmpq(0)
     for values, lows, highs in ((x, program.lower, program.upper), (activities, program.row_lower, program.row_upper)):
@@ -779,10 +877,11 @@ def _shifted(program: LinearProgram, x: Sequence[flint.fmpq]) -> tuple[LinearPro
                 worst = v - high
     if worst == 0:
         return None
-    scale = flint.fmpq(2) ** min(max(int(-np.log2(float(worst))), 0), 60)
+    scale = _magnification(worst, damping)
 
     def shift(bounds: Sequence[_Bound], values: Sequence[flint.fmpq]) -> tuple[_Bound, ...]:
-        return tuple(None if b is None else (b - v) * scale for b, v in zip(bounds, values, strict=True))
+        shifted = (None if b is None else (b - v) * scale for b, v in zip(bounds, values, strict=True))
+        return tuple(None if b is None else min(max(b, -_FAR), _FAR) for b in shifted)
 
     return LinearProgram(program.variables, program.rows, shift(program.row_lower, activities),
                          shift(program.row_upper, activities), program.cost, shift(program.lower, x),

@@ -20,7 +20,7 @@ from polytopes.fixed_point import (
     verify_mechanism,
 )
 from polytopes.lp import SparseProgram, certified_minimum, check_optimality, exact_minimum, float_minimum
-from polytopes.spaces import count_polytope
+from polytopes.spaces import count_polytope, count_program
 from polytopes.two_stage import (
     budget_split,
     kolmogorov_smirnov,
@@ -472,3 +472,38 @@ def test_algorithm1_float_mode_gives_a_tiny_last_column_its_mass(path, monkeypat
     result = heuristic_constructor(list(z / z.sum()), 2.0, exact=False)
     assert result.order[-1] == 300 and result.arithmetic == "long double"
     assert result.verification.fixed_point_error <= 1e-11
+
+
+def _is_count_mechanism(matrix, e, z):
+    """Kohli and Laskowski's Defs. 4 and 5 read directly: rows are distributions, neighbouring
+    rows within a factor e in every column, and z·T = z when z is given."""
+    n = len(matrix)
+    return (all(v >= 0 for row in matrix for v in row) and all(sum(row) == 1 for row in matrix)
+            and all(matrix[i][j] <= e * matrix[i + 1][j] and matrix[i + 1][j] <= e * matrix[i][j]
+                    for i in range(n - 1) for j in range(n))
+            and (z is None or all(sum(z[i] * matrix[i][j] for i in range(n)) == z[j] for j in range(n))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 4), st.sampled_from([Fraction(2), Fraction(3, 2)]), st.booleans(), st.data())
+def test_count_program_and_count_polytope_hold_exactly_the_count_mechanisms(n, e, fixed, data):
+    """The sparse rows (count_program, for LPs at n = 100) and the dense polytope describe the same
+    set as Defs. 4 and 5 read directly, on candidates at and near the boundary: mixtures of the
+    identity-like geometric mechanism with small integer perturbations."""
+    z = [Fraction(1, n)] * n if fixed else None
+    entries = data.draw(st.lists(st.integers(0, 4), min_size=n * n, max_size=n * n))
+    matrix = [[Fraction(entries[i * n + j] + (3 if i == j else 1)) for j in range(n)] for i in range(n)]
+    if data.draw(st.booleans()):  # doubly stochastic after a rescale: fixed point of the uniform z
+        matrix = [[Fraction(1, n)] * n for _ in range(n)]
+        k = data.draw(st.integers(0, n - 2))
+        delta = Fraction(data.draw(st.integers(-2, 2)), 8 * n)
+        for a, b in ((k, k), (k + 1, k + 1)):
+            matrix[a][b] += delta
+        for a, b in ((k, k + 1), (k + 1, k)):
+            matrix[a][b] -= delta
+    else:
+        matrix = [[v / sum(row) for v in row] for row in matrix]
+    point = [v for row in matrix for v in row]
+    expected = _is_count_mechanism(matrix, e, z)
+    assert count_program(n, e, z, fixed=fixed).contains(point) == expected
+    assert count_polytope(n, e, z, fixed=fixed).contains(point) == expected

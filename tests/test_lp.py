@@ -12,7 +12,13 @@ import pytest
 from qifkit import lp
 from qifkit.errors import NotExactError, QifError, ShapeError, UndecidableError
 from qifkit.lp import LinearProgram, LPSolution, certificate_defect, exact_dot, solve, solve_by_cdd
-from qifkit.sparse_exact import solve_bordered, solve_by_lifting, solve_square, solve_square_transposed
+from qifkit.sparse_exact import (
+    ShortRowElimination,
+    solve_bordered,
+    solve_by_lifting,
+    solve_square,
+    solve_square_transposed,
+)
 
 
 def _random_program(rng: random.Random, blocks: bool = False) -> LinearProgram:
@@ -366,6 +372,61 @@ def test_lifting_agrees_with_a_dense_solve(kind):
         assert lifted_count >= 4
 
 
+def _chain_system(rng: random.Random, size: int, long_rows: int) -> list[list[tuple[int, flint.fmpq]]]:
+    """Mostly two-term rows x_a − e·x_b (tight ε-DP constraints), one-term rows, and a few long
+    rows (row sums), in a random order: the shape of the bases of DP mechanism polytopes."""
+    q = flint.fmpq
+    own = list(range(size))  # row i's own column, so that every column occurs
+    rng.shuffle(own)
+    rows: list[list[tuple[int, flint.fmpq]]] = []
+    for i in range(size - long_rows):
+        other = rng.randrange(size)
+        if other == own[i] or rng.random() < 0.05:
+            rows.append([(own[i], q(rng.randint(1, 5), rng.randint(1, 3)))])
+        else:
+            rows.append([(own[i], q(1)), (other, q(-rng.choice([2, 3, 5]), rng.choice([1, 2])))])
+    for i in range(size - long_rows, size):
+        columns = {own[i]} | set(rng.sample(range(size), rng.randint(2, size // 2)))
+        rows.append([(c, q(rng.randint(1, 3))) for c in sorted(columns)])
+    rng.shuffle(rows)
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_short_row_elimination_agrees_with_a_dense_solve(seed):
+    """ShortRowElimination's solve and transposed solve (and solve_square, which eliminates large
+    blocks on their short rows or short columns) give FLINT's dense solutions of M·x = b and
+    Mᵀ·y = c on chain-shaped systems of 48 to 120 unknowns, and None exactly when M is
+    singular; transposing M makes the column route the one taken."""
+    rng = random.Random(seed)
+    q = flint.fmpq
+    size = rng.randint(48, 120)
+    rows = _chain_system(rng, size, rng.randint(1, 6))
+    if seed % 4 == 3:  # a repeated row: singular
+        rows[-1] = list(rows[0])
+    right = [q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(size)]
+    cost = [q(rng.randint(-9, 9), rng.randint(1, 4)) for _ in range(size)]
+    dense = flint.fmpq_mat(size, size)
+    for i, row in enumerate(rows):
+        for c, a in row:
+            dense[i, c] += a
+    columns: list[list[tuple[int, flint.fmpq]]] = [[] for _ in range(size)]
+    for i, row in enumerate(rows):
+        for c, a in row:
+            columns[c].append((i, a))
+    elimination = ShortRowElimination(rows)
+    assert elimination.singular or len(elimination.rest_rows) == len(elimination.rest_columns) < size // 2
+    answers = [elimination.solve(right), elimination.solve_transposed(cost), solve_square(rows, right),
+               solve_square_transposed(rows, cost), solve_square(columns, cost), solve_square_transposed(columns, right)]
+    if dense.rank() < size:
+        assert all(answer is None for answer in answers)
+        return
+    x = dense.solve(flint.fmpq_mat(size, 1, right))
+    y = dense.transpose().solve(flint.fmpq_mat(size, 1, cost))
+    x, y = [x[k, 0] for k in range(size)], [y[k, 0] for k in range(size)]
+    assert answers == [x, y, x, y, y, x]
+
+
 def test_exact_dot_matches_plain_fractions():
     rng = random.Random(5)
     for _ in range(200):
@@ -440,24 +501,50 @@ def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
 
 
 # ---------------------------------------------------------------------------------- iterative refinement
+def _fixed_point_program(n: int, eps_exp: str, shape: str) -> LinearProgram:
+    """min E|i − j| over Kohli and Laskowski's F at n, with a uniform or binomial z."""
+    import math
+
+    from polytopes.fixed_point import count_error_weights
+    from polytopes.spaces import count_program
+
+    z = [F(1, n)] * n if shape == "uniform" else [F(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)]
+    objective = [w for row in count_error_weights(z) for w in row]
+    return count_program(n, eps_exp, z, fixed=True).linear_program(objective)
+
+
 def test_refinement_goes_on_while_the_violation_shrinks():
     """Kohli and Laskowski's F at n = 33, binomial z, e^ε = 2: HiGHS's basis misses the bounds by
     about 1e-3 exactly and each refinement round gains a factor of 100 or so, so it needs 4
     rounds (3 were allowed before, and then the exact dual simplex took 30 s at n = 40). Neither
     the dual simplex nor cddlib may help here; the certificate is checked once more."""
-    import math
-
-    from polytopes.fixed_point import count_error_weights
-    from polytopes.lp import SparseProgram
-    from polytopes.spaces import count_polytope
-
-    n = 33
-    z = [F(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)]
-    objective = [w for row in count_error_weights(z) for w in row]
-    program = SparseProgram.from_polytope(count_polytope(n, "2", z, fixed=True)).linear_program(objective)
+    program = _fixed_point_program(33, "2", "binomial")
     refined = solve(program, fallback=False, pivot_time_limit=0)
     assert refined.status == "optimal" and "refinement" in refined.method
     assert certificate_defect(program, refined) is None
+
+
+def test_a_multiplier_of_the_wrong_sign_by_a_hair_is_refined_on_the_dual_side():
+    """F at n = 40, binomial z, e^ε = 3/2: five primal rounds make the exact point feasible, but
+    one multiplier of its basis is −3.6e-12, a sign error no float tolerance sees. One round with
+    the cost magnified by 2^38 certifies it (an UndecidableError before, with or without the exact
+    dual simplex, which needs a dual feasible start)."""
+    program = _fixed_point_program(40, "3/2", "binomial")
+    answer = solve(program, fallback=False, pivot_time_limit=0)
+    assert answer.status == "optimal" and "refinement" in answer.method
+    assert certificate_defect(program, answer) is None
+
+
+@pytest.mark.slow
+def test_refinement_magnifies_beyond_two_to_the_sixty():
+    """F at n = 100, uniform z, e^ε = 2 (30,000 rows): the optimum's entries span 2^-100 to 1, so
+    the rounds need magnifications of 2^23, 2^44, 2^66 and 2^88 (capped at 2^60, the rounds
+    stalled at 1e-27 and the exact dual simplex ran out of its 300 s: UndecidableError). About
+    10 s, most of it HiGHS; each exact basis solve takes 0.2 to 1 s by two-term elimination."""
+    program = _fixed_point_program(100, "2", "uniform")
+    answer = solve(program, fallback=False, pivot_time_limit=0)
+    assert answer.status == "optimal" and "refinement" in answer.method
+    assert certificate_defect(program, answer) is None
 
 
 def test_a_refined_basis_is_tried_even_when_highs_does_not_call_it_optimal():

@@ -21,7 +21,7 @@ from polytopes.fixed_point import (
     verify_mechanism,
 )
 from polytopes.lp import certified_minimum
-from polytopes.spaces import count_polytope
+from polytopes.spaces import count_program
 from proofs_checks.cli.base import UsageError, detail_printer
 from proofs_checks.cli.io import check_mechanism_outputs, fixed_point, number_text, write_json, write_mechanism
 from qifkit.numbers import exact_str, parse_eps_exp
@@ -71,7 +71,7 @@ def run(arguments: argparse.Namespace) -> int:
         result = unfixed_optimum(eps_exp, weights, exact=not arguments.float)
     else:
         fixed = arguments.method == "lp-fixed"
-        optimum = certified_minimum(count_polytope(n, eps_exp, z, fixed=fixed), [w for row in weights for w in row])
+        optimum = certified_minimum(count_program(n, eps_exp, z, fixed=fixed), [w for row in weights for w in row])
         matrix = [list(optimum.point[i * n:(i + 1) * n]) for i in range(n)]
         result = Construction(matrix, None, 0, (), verify_mechanism(matrix, eps_exp, z if fixed else None))
     check = result.verification
