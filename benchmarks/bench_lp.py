@@ -142,15 +142,16 @@ def main() -> None:
         report, _ = evaluate_spec(read_spec(str(Path(__file__).resolve().parent.parent / "examples" / "survey_rr.toml")))
         return f"stable = {report['stable']} on {len(report['points'])} values of e^ε"
 
-    def lp_fixed(n: int, shape: str = "uniform") -> tuple[str, Callable[[], Any]]:
+    def lp_fixed(n: int, shape: str = "uniform", eps_exp: str = "2") -> tuple[str, Callable[[], Any]]:
         z = ([Fraction(1, n)] * n if shape == "uniform"
              else [Fraction(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)])
         objective = [w for row in count_error_weights(z) for w in row]
-        return (f"lp-fixed, {shape} z, n = {n}",
-                lambda: f"value {float(certified_minimum(count_program(n, '2', z, fixed=True), objective).value):.12f}")
+        return (f"lp-fixed, {shape} z, n = {n}" + ("" if eps_exp == "2" else f", e^eps = {eps_exp}"),
+                lambda: f"value {float(certified_minimum(count_program(n, eps_exp, z, fixed=True), objective).value):.12f}")
 
     workloads = [("survey stability spec (examples/survey_rr.toml)", survey),
                  refine_row(200, 50, 25, True), refine_row(200, 50, 25, False), lp_fixed(20), lp_fixed(40), lp_fixed(40, 'binomial'),
+                 lp_fixed(40, 'binomial', '3/2'),
                  ("Cormode, all seven properties, n = 100",
                   lambda: f"L0 = {float(optimal_mechanism(100, '9/10', PROPERTIES)[0]):.9f}"),
                  ("count-mechanism LP n = 40 (E|i-j|)",

@@ -53,8 +53,8 @@ def _check(n: Any, alpha: Any) -> tuple[int, Fraction]:
 
 def _property_rows(n: int, name: str) -> tuple[list[Constraint], list[Constraint]]:
     """(inequalities, equalities) of one property, each Σ c·M[j][i] + constant (≥ or =) 0."""
-    one = Fraction(1)
-    ge = lambda big, small, label: ({big: one, small: -one} if big != small else {}, Fraction(0), label)  # noqa: E731
+    one, minus_one, zero = Fraction(1), Fraction(-1), Fraction(0)  # shared: 10⁵ constraints at n = 100
+    ge = lambda big, small, label: ({big: one, small: minus_one} if big != small else {}, zero, label)  # noqa: E731
     inequalities: list[Constraint] = []
     equalities: list[Constraint] = []
     if name == "RH":
@@ -110,12 +110,13 @@ def design_program(n: int, alpha: Any, properties: Collection[str] = (), extra_v
     j·(n+1) + i is M[j][i] = Pr[i | j]); `extra_variables` free variables follow (for a max objective)."""
     n, a = _check(n, alpha)
     cell = lambda j, i: j * (n + 1) + i  # noqa: E731
-    equalities = [({cell(j, i): Fraction(1) for i in range(n + 1)}, Fraction(-1)) for j in range(n + 1)]
-    inequalities = [({cell(j, i): Fraction(1)}, Fraction(0)) for j in range(n + 1) for i in range(n + 1)]
+    one, zero, minus_a = Fraction(1), Fraction(0), -a  # shared by the 10⁵ rows at n = 100
+    equalities = [({cell(j, i): one for i in range(n + 1)}, -one) for j in range(n + 1)]
+    inequalities = [({cell(j, i): one}, zero) for j in range(n + 1) for i in range(n + 1)]
     for j in range(n):
         for i in range(n + 1):
-            inequalities.append(({cell(j, i): Fraction(1), cell(j + 1, i): -a}, Fraction(0)))
-            inequalities.append(({cell(j + 1, i): Fraction(1), cell(j, i): -a}, Fraction(0)))
+            inequalities.append(({cell(j, i): one, cell(j + 1, i): minus_a}, zero))
+            inequalities.append(({cell(j + 1, i): one, cell(j, i): minus_a}, zero))
     for name in sorted(set(properties)):
         more, fixed = _property_rows(n, name)
         inequalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in more]

@@ -522,7 +522,8 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
         if stalls >= _STALLS:
             break
         smallest[kind] = min(worst, smallest.get(kind, worst))
-        refined = _refinement_round(program, highs, memo, min(float(time_limit), 1.0 + 10 * (first_run or 0.0)))
+        refined = _refinement_round(program, highs, memo, residual[0],
+                                    min(float(time_limit), 1.0 + 10 * (first_run or 0.0)))
         if refined is None:
             break
         # HiGHS may stop short of "optimal" on the magnified residual program with a basis that is
@@ -538,10 +539,11 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
     return status, None
 
 
-def _refinement_round(program: LinearProgram, highs: Any, memo: dict, time_limit: float) -> Any:
-    """HiGHS on the next residual program (:func:`_residual_program`), warm-started from
-    `highs`'s basis: the dual simplex first, then the primal simplex, then with a third and two
-    thirds less magnification, while HiGHS ends in a solve error (ill-conditioned bases meet
+def _refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: LinearProgram, time_limit: float
+                      ) -> Any:
+    """HiGHS on the next residual program (`residual`, from :func:`_residual_program`),
+    warm-started from `highs`'s basis: the dual simplex first, then the primal simplex, then with
+    a third and two thirds less magnification, while HiGHS ends in a solve error (ill-conditioned bases meet
     magnified bounds: Kohli's F at n = 80, magnified 2^44 in round 2, fails both ways and
     succeeds at 2^29). None when no attempt leaves a valid basis.
 
@@ -551,10 +553,10 @@ def _refinement_round(program: LinearProgram, highs: Any, memo: dict, time_limit
     import highspy
 
     for damping, strategy in _ROUND_ATTEMPTS:
-        residual = _residual_program(program, highs, memo, damping)
-        if residual is None:  # pragma: no cover - the caller has just found one
+        damped = _residual_program(program, highs, memo, damping) if damping != 1 else (residual,)
+        if damped is None:  # pragma: no cover - a violation that one magnification saw, any other sees
             return None
-        refined = _highs(residual[0])
+        refined = _highs(damped[0])
         refined.setOptionValue("time_limit", time_limit)
         if strategy is not None:
             refined.setOptionValue("simplex_strategy", strategy)
