@@ -809,18 +809,19 @@ def _residual_program(program: LinearProgram, highs: Any, memo: dict, damping: f
     found = _basis_of(program, highs, need_duals=False, memo=memo)
     if found is None or found[0] is None:
         return None
-    primal = _shifted(program, found[0], damping)
+    activities = [exact_dot((a, found[0][k]) for k, a in row) for row in program.rows]
+    primal = _shifted(program, found[0], activities, damping)
     if primal is not None:
         return primal[0], "primal", primal[1]
     found = _basis_of(program, highs, memo=memo)
     if found is None or found[0] is None or found[1] is None:  # pragma: no cover - a regular basis has both
         return None
-    dual = _magnified_cost(program, found[0], found[1], damping)
+    dual = _magnified_cost(program, found[0], activities, found[1], damping)
     return None if dual is None else (dual[0], "dual", dual[1])
 
 
-def _magnified_cost(program: LinearProgram, x: Sequence[flint.fmpq], y: Sequence[flint.fmpq], damping: float = 1.0
-                    ) -> tuple[LinearProgram, flint.fmpq] | None:
+def _magnified_cost(program: LinearProgram, x: Sequence[flint.fmpq], activities: Sequence[flint.fmpq],
+                    y: Sequence[flint.fmpq], damping: float = 1.0) -> tuple[LinearProgram, flint.fmpq] | None:
     """The dual half of iterative refinement, for a basis whose exact point is feasible: the
     largest multiplier or reduced cost whose sign points at a bound the point does not sit on
     (complementary slackness), and the program with its cost magnified by a power of two about
@@ -840,8 +841,7 @@ def _magnified_cost(program: LinearProgram, x: Sequence[flint.fmpq], y: Sequence
     columns: list[list[tuple[flint.fmpq, flint.fmpq]]] = [[] for _ in range(program.variables)]
     for i, (row, yi) in enumerate(zip(program.rows, y, strict=True)):
         if yi:
-            activity = exact_dot((a, x[k]) for k, a in row)
-            worst = max(worst, violation(yi, activity, program.row_lower[i], program.row_upper[i]))
+            worst = max(worst, violation(yi, activities[i], program.row_lower[i], program.row_upper[i]))
             for k, a in row:
                 columns[k].append((a, yi))
     for j, (c, terms) in enumerate(zip(program.cost, columns, strict=True)):
@@ -859,17 +859,16 @@ def _magnification(worst: flint.fmpq, damping: float) -> flint.fmpq:
     return flint.fmpq(2) ** max(int(damping * (int(worst.q).bit_length() - int(worst.p).bit_length())), 0)
 
 
-def _shifted(program: LinearProgram, x: Sequence[flint.fmpq], damping: float = 1.0
+def _shifted(program: LinearProgram, x: Sequence[flint.fmpq], activities: Sequence[flint.fmpq], damping: float = 1.0
              ) -> tuple[LinearProgram, flint.fmpq] | None:
     """The residual program of primal iterative refinement [1]_: Δ = s·(x' − x), so every bound
-    and row bound is shifted by the exact point x of the current basis and magnified by s (a power
-    of two, about 1/largest violation, without limit: optima whose entries span 2^-100 to 1 need
-    magnifications beyond 2^60). HiGHS then sees violations of 1e-9 as violations of 1 and pivots
+    and row bound is shifted by the exact point x of the current basis (and its row `activities`
+    A·x) and magnified by s (a power of two, about 1/largest violation, without limit: optima whose
+    entries span 2^-100 to 1 need magnifications beyond 2^60). HiGHS then sees violations of 1e-9 as violations of 1 and pivots
     them away; the new basis is again solved exactly on the original program. Bounds farther than
     :data:`_FAR` are clamped to it.
     Returns the residual program and the largest violation, or None when x violates nothing
     (then :func:`_magnified_cost` refines the duals)."""
-    activities = [exact_dot((a, x[k]) for k, a in row) for row in program.rows]
     worst = flint.fmpq(0)
     for values, lows, highs in ((x, program.lower, program.upper), (activities, program.row_lower, program.row_upper)):
         for v, low, high in zip(values, lows, highs, strict=True):
