@@ -26,6 +26,7 @@ from polytopes.lp import SparseProgram, certified_minimum, exact_minimum
 from qifkit.channel import Channel
 from qifkit.count_objectives import objective_coefficients
 from qifkit.errors import InternalError, LabelError
+from qifkit.lp import collector_paused
 from qifkit.numbers import exact
 from qifkit.validation import alpha_in_unit_interval, whole_number
 
@@ -44,7 +45,9 @@ __all__ = [
 
 PROPERTIES = ("RH", "RM", "CH", "CM", "F", "WH", "S")
 
-Constraint = tuple[dict[tuple[int, int], Fraction], Fraction, str]  # Σ c·M[j][i] + constant ≥ 0 (or = 0), label
+#: Σ c·M[j][i] + constant ≥ 0 (or = 0), and its label as a format string with its arguments (formatted
+#: only when a violation is reported: the design LP at n = 100 has 10⁵ constraints).
+Constraint = tuple[dict[tuple[int, int], Fraction], Fraction, tuple[str, tuple[int, ...]]]
 
 
 def _check(n: Any, alpha: Any) -> tuple[int, Fraction]:
@@ -58,27 +61,34 @@ def _property_rows(n: int, name: str) -> tuple[list[Constraint], list[Constraint
     inequalities: list[Constraint] = []
     equalities: list[Constraint] = []
     if name == "RH":
-        inequalities = [ge((i, i), (j, i), f"Pr[{i}|{i}] >= Pr[{i}|{j}]") for i in range(n + 1) for j in range(n + 1) if i != j]
+        inequalities = [ge((i, i), (j, i), ("Pr[{0}|{0}] >= Pr[{0}|{1}]", (i, j)))
+                        for i in range(n + 1) for j in range(n + 1) if i != j]
     elif name == "RM":
         for i in range(n + 1):
-            inequalities += [ge((j, i), (j - 1, i), f"Pr[{i}|{j - 1}] <= Pr[{i}|{j}]") for j in range(1, i + 1)]
-            inequalities += [ge((j, i), (j + 1, i), f"Pr[{i}|{j + 1}] <= Pr[{i}|{j}]") for j in range(i, n)]
+            inequalities += [ge((j, i), (j - 1, i), ("Pr[{0}|{1}] <= Pr[{0}|{2}]", (i, j - 1, j))) for j in range(1, i + 1)]
+            inequalities += [ge((j, i), (j + 1, i), ("Pr[{0}|{1}] <= Pr[{0}|{2}]", (i, j + 1, j))) for j in range(i, n)]
     elif name == "CH":
-        inequalities = [ge((j, j), (j, i), f"Pr[{j}|{j}] >= Pr[{i}|{j}]") for j in range(n + 1) for i in range(n + 1) if i != j]
+        inequalities = [ge((j, j), (j, i), ("Pr[{0}|{0}] >= Pr[{1}|{0}]", (j, i)))
+                        for j in range(n + 1) for i in range(n + 1) if i != j]
     elif name == "CM":
         for j in range(n + 1):
-            inequalities += [ge((j, i), (j, i - 1), f"Pr[{i - 1}|{j}] <= Pr[{i}|{j}]") for i in range(1, j + 1)]
-            inequalities += [ge((j, i), (j, i + 1), f"Pr[{i + 1}|{j}] <= Pr[{i}|{j}]") for i in range(j, n)]
+            inequalities += [ge((j, i), (j, i - 1), ("Pr[{0}|{2}] <= Pr[{1}|{2}]", (i - 1, i, j))) for i in range(1, j + 1)]
+            inequalities += [ge((j, i), (j, i + 1), ("Pr[{0}|{2}] <= Pr[{1}|{2}]", (i + 1, i, j))) for i in range(j, n)]
     elif name == "F":
-        equalities = [({(i, i): one, (0, 0): -one}, Fraction(0), f"Pr[{i}|{i}] = Pr[0|0]") for i in range(1, n + 1)]
+        equalities = [({(i, i): one, (0, 0): -one}, zero, ("Pr[{0}|{0}] = Pr[0|0]", (i,))) for i in range(1, n + 1)]
     elif name == "WH":
-        inequalities = [({(i, i): one}, Fraction(-1, n + 1), f"Pr[{i}|{i}] >= 1/{n + 1}") for i in range(n + 1)]
+        inequalities = [({(i, i): one}, Fraction(-1, n + 1), ("Pr[{0}|{0}] >= 1/{1}", (i, n + 1))) for i in range(n + 1)]
     elif name == "S":
-        equalities = [({(j, i): one, (n - j, n - i): -one}, Fraction(0), f"Pr[{i}|{j}] = Pr[{n - i}|{n - j}]")
+        equalities = [({(j, i): one, (n - j, n - i): -one}, zero, ("Pr[{0}|{1}] = Pr[{2}|{3}]", (i, j, n - i, n - j)))
                       for j in range(n + 1) for i in range(n + 1) if (j, i) < (n - j, n - i)]
     else:
         raise LabelError(f"unknown property {name!r}; the properties are {', '.join(PROPERTIES)}")
     return [c for c in inequalities if c[0]], equalities
+
+
+def _label(constraint: Constraint) -> str:
+    template, arguments = constraint[2]
+    return template.format(*arguments)
 
 
 def _value(rows: Sequence[Sequence[Fraction]], constraint: Constraint) -> Fraction:
@@ -93,10 +103,10 @@ def property_violation(mechanism: Channel | Sequence[Sequence[Any]], name: str) 
     inequalities, equalities = _property_rows(n, name)
     for constraint in inequalities:
         if _value(rows, constraint) < 0:
-            return constraint[2]
+            return _label(constraint)
     for constraint in equalities:
         if _value(rows, constraint) != 0:
-            return constraint[2]
+            return _label(constraint)
     return None
 
 
@@ -111,16 +121,17 @@ def design_program(n: int, alpha: Any, properties: Collection[str] = (), extra_v
     n, a = _check(n, alpha)
     cell = lambda j, i: j * (n + 1) + i  # noqa: E731
     one, zero, minus_a = Fraction(1), Fraction(0), -a  # shared by the 10⁵ rows at n = 100
-    equalities = [({cell(j, i): one for i in range(n + 1)}, -one) for j in range(n + 1)]
-    inequalities = [({cell(j, i): one}, zero) for j in range(n + 1) for i in range(n + 1)]
-    for j in range(n):
-        for i in range(n + 1):
-            inequalities.append(({cell(j, i): one, cell(j + 1, i): minus_a}, zero))
-            inequalities.append(({cell(j + 1, i): one, cell(j, i): minus_a}, zero))
-    for name in sorted(set(properties)):
-        more, fixed = _property_rows(n, name)
-        inequalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in more]
-        equalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in fixed]
+    with collector_paused():  # 10⁵ rows at n = 100, no cycles among them
+        equalities = [({cell(j, i): one for i in range(n + 1)}, -one) for j in range(n + 1)]
+        inequalities = [({cell(j, i): one}, zero) for j in range(n + 1) for i in range(n + 1)]
+        for j in range(n):
+            for i in range(n + 1):
+                inequalities.append(({cell(j, i): one, cell(j + 1, i): minus_a}, zero))
+                inequalities.append(({cell(j + 1, i): one, cell(j, i): minus_a}, zero))
+        for name in sorted(set(properties)):
+            more, fixed = _property_rows(n, name)
+            inequalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in more]
+            equalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in fixed]
     return SparseProgram((n + 1) ** 2 + extra_variables, tuple(equalities), tuple(inequalities), "design")
 
 

@@ -88,7 +88,8 @@ class SparseProgram:
         if len(objective) != self.variables:
             raise ShapeError(f"the objective has {len(objective)} coefficients, the program {self.variables} variables")
         rows = [terms for terms, _ in self.equalities + self.inequalities]
-        bounds = [-b if isinstance(b, Fraction) else -Fraction(b) for _, b in self.equalities + self.inequalities]
+        bounds = [(-b if b else b) if isinstance(b, Fraction) else -Fraction(b)  # 10⁵ zeros in Cormode's design
+                  for _, b in self.equalities + self.inequalities]
         upper = bounds[: len(self.equalities)] + [None] * len(self.inequalities)
         return LinearProgram.build(self.variables, rows, row_lower=bounds, row_upper=upper, cost=objective,
                                    lower=None, upper=None, name=self.name)

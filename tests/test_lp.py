@@ -559,3 +559,22 @@ def test_a_refined_basis_is_tried_even_when_highs_does_not_call_it_optimal():
     cost = [F(int(j != i), n + 1) for j in range(n + 1) for i in range(n + 1)]
     answer = solve(program.linear_program(cost), fallback=False, pivot_time_limit=0)
     assert answer.value * F(n + 1, n) == F(2, 3)
+
+
+def test_the_collector_pause_restores_the_state_it_found_even_after_an_error():
+    import gc
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), lp.collector_paused():
+        assert not gc.isenabled()
+        raise RuntimeError("inside")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with lp.collector_paused():
+            pass
+        assert not gc.isenabled()  # a caller's own pause is not undone
+    finally:
+        gc.enable()
+    solve(LinearProgram.build(1, [{0: 1}], row_lower=[1], cost=[1]))
+    assert gc.isenabled()  # the engine pauses it only while it solves
