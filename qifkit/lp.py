@@ -104,6 +104,7 @@ __all__ = [
 CDD_LIMIT = 200_000
 
 _Bound = flint.fmpq | None
+_Flags = tuple[list[bool], list[bool], list[bool], list[bool]]  # a basis: column basic, at upper; row basic, at upper
 
 
 @dataclass(frozen=True)
@@ -500,8 +501,9 @@ def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = 
         Whether cddlib's exact simplex may be tried when no float basis certifies (only for
         programs of at most :data:`CDD_LIMIT` variables × rows).
     pivot_time_limit : float
-        Seconds the exact dual simplex may pivot from the last float basis (each pivot is exact
-        solves with the basis; at n = 40 of Kohli's F with a binomial z, 84 pivots of about 0.8 s).
+        Seconds the exact dual simplex may pivot from the float bases, in all (each pivot is
+        exact solves with the basis; at n = 80 of Kohli's F with a uniform z, 40 pivots of about
+        0.4 s). A program that no start certifies takes that long to end in UndecidableError.
 
     Returns
     -------
@@ -559,9 +561,10 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
     """Run HiGHS on `program` (each setting of :data:`_ATTEMPTS` in turn, each continuing from
     the last basis) until `certify` turns an optimal basis into a checked certificate; the float
     status and that certificate, or None. A basis already refused is not solved again. With
-    `repair` > 0, a last optimal basis that no refinement round fixed goes to
-    :func:`_exact_dual_simplex` for at most `repair` seconds (for the program's own optimum,
-    not for derived programs)."""
+    `repair` > 0, when no refinement round certified, :func:`_exact_dual_simplex` pivots for at
+    most `repair` seconds in all from the last basis, else from the bases whose points missed a
+    bound, latest first, that are dual feasible (for the program's own optimum, not for derived
+    programs)."""
     highs = _highs(program)
     highs.setOptionValue("time_limit", float(time_limit))
     status = "unknown"
@@ -593,11 +596,14 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
             return status, solution
     deadline, stalls = time.perf_counter() + time_limit, 0
     smallest: dict[str, flint.fmpq] = {}  # the largest violation seen, by kind of round
+    missed: list[Any] = []  # the bases whose exact points missed a bound, starts for the exact dual simplex
     for round_ in range(1, _REFINEMENTS + 1):
         residual = _residual_program(program, highs, memo)
         if residual is None or time.perf_counter() > deadline:
             break
         _, kind, worst = residual
+        if kind == "primal":
+            missed.append(highs)
         stalls = 0 if kind not in smallest or worst * 2 <= smallest[kind] else stalls + 1
         if stalls >= _STALLS:
             break
@@ -615,7 +621,18 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
             return status, solution
         highs = refined
     if repair > 0:
-        return status, _exact_dual_simplex(program, highs, time.perf_counter() + repair)
+        # from the last basis, else from the latest one that missed a bound and is dual feasible: a
+        # round can end on a basis whose point is exactly feasible and whose duals are far off
+        # (Kohli's F at n = 80, uniform z: round 4, HiGHS "infeasible", 134 multipliers of the
+        # wrong sign) while the basis before it was exactly dual feasible, 12 bounds missed by 4e-23
+        repair_deadline = time.perf_counter() + repair
+        for start in [highs] + [run for run in reversed(missed) if run is not highs]:
+            flags = _basis_flags(start)
+            solution = None if flags is None else _exact_dual_simplex(program, flags, repair_deadline)
+            if solution is not None:
+                return status, solution
+            if time.perf_counter() > repair_deadline:
+                break
     return status, None
 
 
@@ -651,8 +668,10 @@ def _refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: 
 _ROUND_ATTEMPTS: tuple[tuple[float, int | None], ...] = ((1.0, None), (1.0, 4), (2 / 3, None), (1 / 3, None))
 
 
-def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, pivots: int = 200) -> LPSolution | None:
-    """Exact dual simplex pivots from HiGHS's last basis, when that basis is dual feasible but
+def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, pivots: int = 200
+                        ) -> LPSolution | None:
+    """Exact dual simplex pivots from a basis of HiGHS's, (column basic, column at upper, row
+    basic, row at upper) as :func:`_basis_flags` reads it, when that basis is dual feasible but
     its exact point violates a bound by a hair (what floats cannot see on ill-conditioned bases).
 
     Each pivot takes the first basic variable or row out of its bounds (smallest index, Bland's
@@ -666,20 +685,19 @@ def _exact_dual_simplex(program: LinearProgram, highs: Any, deadline: float, piv
     """
 
     m, n = program.shape
-    flags = _basis_flags(highs)
-    if flags is None:
-        return None
-    column_basic, column_upper, row_basic, row_upper = flags
+    column_basic, column_upper, row_basic, row_upper = (list(flags) for flags in start)  # copies: pivots change them
     # variables 0..n-1 are the columns, n..n+m-1 the row activities
     low = list(program.lower) + list(program.row_lower)
     high = list(program.upper) + list(program.row_upper)
-    for _ in range(pivots):
+    for pivot in range(pivots):
         if time.perf_counter() > deadline:
             return None
         found = basis_solution(program, column_basic, column_upper, row_basic, row_upper)
         if found is None or found[0] is None or found[1] is None:
             return None
         x, y = found[0], found[1]
+        if pivot == 0 and _dual_defect(program, "optimal", y, x, exact_dot(zip(program.cost, x, strict=True))):
+            return None  # for a basic solution, the sign conditions alone (the two values agree)
         values = x + [_row_activity(row, x) for row in program.rows]
         is_basic = column_basic + row_basic
         leaving, direction = None, 0
@@ -854,7 +872,7 @@ def _basis_key(highs: Any) -> bytes:
     return np.array(basis.col_status, dtype=np.int8).tobytes() + b"|" + np.array(basis.row_status, dtype=np.int8).tobytes()
 
 
-def _basis_flags(highs: Any) -> tuple[list[bool], list[bool], list[bool], list[bool]] | None:
+def _basis_flags(highs: Any) -> _Flags | None:
     """HiGHS's basis as (column basic, column at upper bound, row basic, row at upper bound), or
     None when it has no valid basis."""
     import highspy

@@ -454,30 +454,13 @@ def test_agrees_with_ppl_on_random_programs():
     assert statuses == {"optimal", "infeasible", "unbounded"}
 
 
-class _GivenBasis:
-    """Stands in for a HiGHS object whose last basis is the given one."""
-
-    def __init__(self, columns, rows):
-        import highspy
-
-        self.basis = highspy.HighsBasis()
-        self.basis.valid = True
-        self.basis.col_status = columns
-        self.basis.row_status = rows
-
-    def getBasis(self):  # noqa: N802 - HiGHS's name
-        return self.basis
-
-
 def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
     """The repair route alone: from the all-slack basis (columns at 0, rows free), which is dual
     feasible for c ≥ 0 but violates every row bound above 0, exact dual simplex pivots reach
-    the optimum cddlib finds; an infeasible program gives None (the elastic route decides it)."""
+    the optimum cddlib finds; an infeasible program gives None (the elastic route decides it),
+    and so does a start that is not dual feasible (a negative cost at a lower bound)."""
     import time
 
-    import highspy
-
-    status = highspy.HighsBasisStatus
     rng = random.Random(23)
     pivoted = 0
     for trial in range(60):
@@ -488,7 +471,7 @@ def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
         cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
         bounds = [None if rng.random() < 0.7 else rng.randint(1, 4) for _ in range(n)]
         program = LinearProgram.build(n, rows, row_lower=lower, row_upper=upper, cost=cost, upper=bounds)
-        start = _GivenBasis([status.kLower] * n, [status.kBasic] * m)
+        start = ([False] * n, [False] * n, [True] * m, [False] * m)  # columns at their lower bounds, rows basic
         repaired = lp._exact_dual_simplex(program, start, time.perf_counter() + 60)
         reference = solve_by_cdd(program)
         if reference.status == "optimal":
@@ -497,6 +480,9 @@ def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
             pivoted += any(v for v in lower)
         else:
             assert repaired is None, trial
+        cost[0] = -1 - cost[0]
+        wrong_start = lp._exact_dual_simplex(program.with_cost(cost), start, time.perf_counter() + 60)
+        assert wrong_start is None, trial
     assert pivoted >= 20
 
 
@@ -544,6 +530,18 @@ def test_refinement_magnifies_beyond_two_to_the_sixty():
     program = _fixed_point_program(100, "2", "uniform")
     answer = solve(program, fallback=False, pivot_time_limit=0)
     assert answer.status == "optimal" and "refinement" in answer.method
+    assert certificate_defect(program, answer) is None
+
+
+@pytest.mark.slow
+def test_the_exact_dual_simplex_starts_from_an_earlier_basis_when_the_last_one_has_wrong_duals():
+    """F at n = 80, uniform z, e^ε = 2: refinement round 4 ends on a basis whose point is exactly
+    feasible but whose duals have 134 wrong signs (HiGHS says "infeasible"); the basis of round 3
+    is exactly dual feasible and misses 12 bounds by 4e-23, and 40 exact dual simplex pivots from
+    it reach the optimum (UndecidableError when only the last basis was tried). About 25 s."""
+    program = _fixed_point_program(80, "2", "uniform")
+    answer = solve(program, fallback=False)
+    assert answer.status == "optimal" and "dual simplex" in answer.method
     assert certificate_defect(program, answer) is None
 
 
