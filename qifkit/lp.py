@@ -501,9 +501,9 @@ def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = 
         Whether cddlib's exact simplex may be tried when no float basis certifies (only for
         programs of at most :data:`CDD_LIMIT` variables × rows).
     pivot_time_limit : float
-        Seconds the exact dual simplex may pivot from the float bases, in all (each pivot is
-        exact solves with the basis; at n = 80 of Kohli's F with a uniform z, 40 pivots of about
-        0.4 s). A program that no start certifies takes that long to end in UndecidableError.
+        Seconds the exact dual simplex may pivot from a float basis (each pivot is exact solves
+        with the basis; at n = 80 of Kohli's F with a uniform z, 40 pivots of about 0.4 s). A
+        program it does not certify takes about that long more to end in UndecidableError.
 
     Returns
     -------
@@ -562,8 +562,8 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
     the last basis) until `certify` turns an optimal basis into a checked certificate; the float
     status and that certificate, or None. A basis already refused is not solved again. With
     `repair` > 0, when no refinement round certified, :func:`_exact_dual_simplex` pivots for at
-    most `repair` seconds in all from the last basis, else from the bases whose points missed a
-    bound, latest first, that are dual feasible (for the program's own optimum, not for derived
+    most `repair` seconds from the last basis or, if that is not dual feasible, from the latest
+    dual feasible basis whose point missed a bound (for the program's own optimum, not for derived
     programs)."""
     highs = _highs(program)
     highs.setOptionValue("time_limit", float(time_limit))
@@ -621,19 +621,27 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
             return status, solution
         highs = refined
     if repair > 0:
-        # from the last basis, else from the latest one that missed a bound and is dual feasible: a
-        # round can end on a basis whose point is exactly feasible and whose duals are far off
-        # (Kohli's F at n = 80, uniform z: round 4, HiGHS "infeasible", 134 multipliers of the
-        # wrong sign) while the basis before it was exactly dual feasible, 12 bounds missed by 4e-23
-        repair_deadline = time.perf_counter() + repair
+        # from the last basis if it is dual feasible, else from the latest one that missed a bound
+        # and is: a round can end on a basis whose point is exactly feasible and whose duals are far
+        # off (Kohli's F at n = 80, uniform z: round 4, HiGHS "infeasible", 134 multipliers of the
+        # wrong sign) while the basis before it was exactly dual feasible, 12 bounds missed by
+        # 4e-23. One start only: an earlier one misses more bounds and would need more pivots.
         for start in [highs] + [run for run in reversed(missed) if run is not highs]:
             flags = _basis_flags(start)
-            solution = None if flags is None else _exact_dual_simplex(program, flags, repair_deadline)
-            if solution is not None:
-                return status, solution
-            if time.perf_counter() > repair_deadline:
-                break
+            if flags is not None and _dual_feasible(program, start, memo):
+                return status, _exact_dual_simplex(program, flags, time.perf_counter() + repair)
     return status, None
+
+
+def _dual_feasible(program: LinearProgram, highs: Any, memo: dict) -> bool:
+    """Whether the exact duals of HiGHS's basis have the right signs (the dual half of
+    :func:`certificate_defect`: for a basic solution c·x and the dual value always agree, so the
+    signs alone decide), whatever its point; False for a singular basis."""
+    found = _basis_of(program, highs, memo=memo)
+    if found is None or found[0] is None or found[1] is None:
+        return False
+    x, y = found[0], found[1]
+    return _dual_defect(program, "optimal", y, x, exact_dot(zip(program.cost, x, strict=True))) is None
 
 
 def _refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: LinearProgram, time_limit: float
@@ -697,7 +705,7 @@ def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, 
             return None
         x, y = found[0], found[1]
         if pivot == 0 and _dual_defect(program, "optimal", y, x, exact_dot(zip(program.cost, x, strict=True))):
-            return None  # for a basic solution, the sign conditions alone (the two values agree)
+            return None  # see _dual_feasible
         values = x + [_row_activity(row, x) for row in program.rows]
         is_basic = column_basic + row_basic
         leaving, direction = None, 0
