@@ -84,7 +84,7 @@ from qifkit.errors import (
     UndecidableError,
 )
 from qifkit.numbers import exact, reduced_fraction
-from qifkit.sparse_exact import solve_bordered, solve_square, solve_square_transposed, substituted
+from qifkit.sparse_exact import SquareFactor, solve_bordered, substituted
 
 __all__ = [
     "LinearProgram",
@@ -700,7 +700,8 @@ def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, 
     for pivot in range(pivots):
         if time.perf_counter() > deadline:
             return None
-        found = basis_solution(program, column_basic, column_upper, row_basic, row_upper)
+        factor = None if program.blocks is not None else _basis_factor(program, column_basic, row_basic)
+        found = basis_solution(program, column_basic, column_upper, row_basic, row_upper, factor=factor)
         if found is None or found[0] is None or found[1] is None:
             return None
         x, y = found[0], found[1]
@@ -719,7 +720,7 @@ def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, 
                 break
         if leaving is None:  # every basic value within its bounds
             return _checked_optimum(program, x, y, "HiGHS basis, then exact dual simplex pivots", feasible=False)
-        found_row = _inverse_row(program, column_basic, row_basic, leaving)
+        found_row = _inverse_row(program, column_basic, row_basic, leaving, factor)
         if found_row is None:
             return None
         tight_rows, rho = found_row
@@ -773,17 +774,25 @@ def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, 
     return None
 
 
-def _inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool], leaving: int
-                 ) -> tuple[list[int], list[flint.fmpq]] | None:
+def _basis_factor(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool]) -> SquareFactor:
+    """The basis matrix (the tight rows on the basic columns) prepared for exact solves, for
+    programs without column groups: :func:`basis_solution` and :func:`_inverse_row` share it."""
+    position = {j: p for p, j in enumerate(j for j in range(program.variables) if column_basic[j])}
+    square, _ = substituted([program.rows[i] for i in range(len(program.rows)) if not row_basic[i]],
+                            [flint.fmpq(0)] * row_basic.count(False), position, [flint.fmpq(0)] * program.variables)
+    return SquareFactor(square)
+
+
+def _inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool], leaving: int,
+                 factor: SquareFactor | None = None) -> tuple[list[int], list[flint.fmpq]] | None:
     """The basic variable or row `leaving` (columns 0..n-1, rows n..n+m-1) as a combination of
     the non-basic (tight) rows on the basic columns: ρ with M_Bᵀ·ρ = e (its row of the basis
-    inverse), by one exact transposed solve; the tight rows and ρ, or None if the basis is singular."""
+    inverse), by one exact transposed solve (with `factor`, the basis's :func:`_basis_factor`, when
+    given); the tight rows and ρ, or None if the basis is singular."""
     m, n = program.shape
     basic_columns = [j for j in range(n) if column_basic[j]]
     tight_rows = [i for i in range(m) if not row_basic[i]]
     position = {j: p for p, j in enumerate(basic_columns)}
-    square, _ = substituted([program.rows[i] for i in tight_rows], [flint.fmpq(0)] * len(tight_rows), position,
-                            [flint.fmpq(0)] * n)
     target = [flint.fmpq(0)] * len(basic_columns)
     if leaving < n:
         target[position[leaving]] = flint.fmpq(1)
@@ -792,11 +801,13 @@ def _inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic
             if k in position:
                 target[position[k]] = a
     if program.blocks is not None:
+        square, _ = substituted([program.rows[i] for i in tight_rows], [flint.fmpq(0)] * len(tight_rows), position,
+                                [flint.fmpq(0)] * n)
         both = solve_bordered(square, [flint.fmpq(0)] * len(tight_rows), [program.blocks[j] for j in basic_columns],
                               target)
         rho = None if both is None else both[1]
     else:
-        rho = solve_square_transposed(square, target)
+        rho = (_basis_factor(program, column_basic, row_basic) if factor is None else factor).solve_transposed(target)
     return None if rho is None else (tight_rows, rho)
 
 
@@ -1144,7 +1155,8 @@ def _optimum_of(program: LinearProgram) -> _Certifier:
 
 def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_at_upper: Sequence[bool],
                    row_basic: Sequence[bool], row_at_upper: Sequence[bool], need_point: bool = True,
-                   need_duals: bool = True) -> tuple[list[flint.fmpq] | None, list[flint.fmpq] | None] | None:
+                   need_duals: bool = True, factor: SquareFactor | None = None
+                   ) -> tuple[list[flint.fmpq] | None, list[flint.fmpq] | None] | None:
     """The exact primal point and row duals of a basis, or None if it is singular.
 
     Non-basic variables sit at their lower bound (upper if `column_at_upper` or the lower is
@@ -1184,10 +1196,11 @@ def basis_solution(program: LinearProgram, column_basic: Sequence[bool], column_
         values, duals_nonbasic = both
         need_duals = True
     else:
-        duals_nonbasic = solve_square_transposed(square, basic_cost) if need_duals else None
+        factor = SquareFactor(square) if factor is None else factor  # one factorisation for both solves
+        duals_nonbasic = factor.solve_transposed(basic_cost) if need_duals else None
         if need_duals and duals_nonbasic is None:
             return None
-        values = solve_square(square, right) if need_point else None
+        values = factor.solve(right) if need_point else None
         if need_point and values is None:
             return None
     y = None

@@ -9,7 +9,8 @@ block is solved exactly with python-flint (one-unknown blocks by a division), su
 earlier blocks found. A large block is first eliminated on its rows (or columns) of at most two
 terms (:class:`ShortRowElimination`: the tight ε-DP constraints of mechanism polytopes), and what
 remains goes to numeric lifting (:func:`solve_by_lifting`) when large and sparse, else to FLINT's
-dense rational solve.
+dense rational solve. :class:`SquareFactor` keeps that preparation for several solves with one
+matrix and its transpose (an LP basis: its point, its duals, a row of its inverse).
 
 References
 ----------
@@ -28,7 +29,7 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.csgraph
 
-__all__ = ["SparseRow", "ShortRowElimination", "solve_square", "solve_square_transposed", "solve_bordered", "solve_by_lifting",
+__all__ = ["SparseRow", "SquareFactor", "ShortRowElimination", "solve_square", "solve_square_transposed", "solve_bordered", "solve_by_lifting",
            "substituted"]
 
 #: One row of a sparse exact matrix: (column, value) pairs with non-zero values.
@@ -37,7 +38,7 @@ SparseRow = Sequence[tuple[int, flint.fmpq]]
 
 def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
     """The exact solution x of M·x = right for a square sparse M given by its rows, or None when M
-    is singular.
+    is singular (:class:`SquareFactor`, for one right-hand side).
 
     Parameters
     ----------
@@ -49,11 +50,6 @@ def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list
     -------
     list of flint.fmpq or None
 
-    Notes
-    -----
-    The cost is that of the dense solves of the diagonal blocks of M's block triangular form plus
-    one pass over the non-zeros: a block diagonal or triangular M costs O(nnz).
-
     Examples
     --------
     >>> q = flint.fmpq
@@ -62,61 +58,170 @@ def solve_square(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list
     >>> solve_square([[(0, q(1))], [(0, q(2))]], [q(1), q(2)]) is None
     True
     """
-    size = len(rows)
-    if len(right) != size:
-        raise ValueError(f"{size} rows but {len(right)} right-hand sides")
-    if size == 0:
-        return []
-    pattern = _pattern(rows, size)
-    matched = scipy.sparse.csgraph.maximum_bipartite_matching(pattern, perm_type="column")
-    if np.any(matched < 0):
-        return None  # structurally singular
-    row_of = np.empty(size, dtype=np.int64)
-    row_of[matched] = np.arange(size)
-    # column c is found from row row_of[c]; it needs every other column of that row
-    needs = [[k for k, _ in rows[row_of[c]] if k != c] for c in range(size)]
-    solution: list[Any] = [None] * size  # an fmpq once its block is solved
-    for block in _components_in_solving_order(needs):
-        if len(block) == 1:
-            (c,) = block
-            i = int(row_of[c])
-            pivot, rest = flint.fmpq(0), right[i]
-            for k, a in rows[i]:
-                if k == c:
-                    pivot += a
-                else:
-                    rest -= a * solution[k]
-            if pivot == 0:
+    if len(right) != len(rows):
+        raise ValueError(f"{len(rows)} rows but {len(right)} right-hand sides")
+    return SquareFactor(rows).solve(right)
+
+
+def solve_square_transposed(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
+    """The exact solution y of Mᵀ·y = right, M given by its rows (see :func:`solve_square`)."""
+    if len(right) != len(rows):
+        raise ValueError(f"{len(rows)} rows but {len(right)} right-hand sides")
+    return SquareFactor(rows).solve_transposed(right)
+
+
+class SquareFactor:
+    """A square sparse M, given by its rows, prepared once for any number of exact solves
+    M·x = b and Mᵀ·y = c (an LP basis: its point, its duals, a row of its inverse).
+
+    M is put in block triangular form (a perfect matching of rows to columns, then the strongly
+    connected components of the dependency graph in solving order, [1]_); a one-unknown block is
+    a division, a large block is eliminated once on its rows or columns of at most two terms
+    (:class:`ShortRowElimination`), whichever leaves the smaller remainder, and what remains (or a
+    small block) is solved per right-hand side by :func:`_solve_general`. M·x = b runs through the
+    blocks in order, substituting what earlier blocks found; Mᵀ·y = c in reverse order, each
+    block's rows receiving what later blocks' rows contribute to its columns.
+
+    Attributes
+    ----------
+    singular : bool
+        M is singular (structurally, or found so while eliminating): both solves give None.
+
+    Notes
+    -----
+    Preparing costs one pass over the non-zeros plus the eliminations; each solve then costs a
+    pass over the non-zeros plus the dense solves of the blocks' remainders.
+    """
+
+    def __init__(self, rows: Sequence[SparseRow]) -> None:
+        size = len(rows)
+        self.singular = False
+        self._size = size
+        self._rows = rows
+        # per block, in solving order: its columns, their rows, the block's own terms of those rows
+        # (renumbered within the block), their other terms, and a large block's elimination
+        self._blocks: list[tuple[list[int], list[int], list[list[tuple[int, flint.fmpq]]],
+                                 list[list[tuple[int, flint.fmpq]]], tuple[bool, ShortRowElimination] | None]] = []
+        self._column_terms: list[list[list[tuple[int, flint.fmpq]]]] | None = None  # for Mᵀ, made when first needed
+        if size == 0:
+            return
+        matched = scipy.sparse.csgraph.maximum_bipartite_matching(_pattern(rows, size), perm_type="column")
+        if np.any(matched < 0):
+            self.singular = True  # structurally singular
+            return
+        row_of = np.empty(size, dtype=np.int64)
+        row_of[matched] = np.arange(size)
+        row_of_column = row_of.tolist()
+        # column c is found from row row_of[c]; it needs every other column of that row
+        needs = [[k for k, _ in rows[row_of_column[c]] if k != c] for c in range(size)]
+        for block in _components_in_solving_order(needs):
+            block_rows = [row_of_column[c] for c in block]
+            if len(block) == 1:
+                (c,), (i,) = block, block_rows
+                pivot = sum((a for k, a in rows[i] if k == c), flint.fmpq(0))
+                if not pivot:
+                    self.singular = True
+                    return
+                self._blocks.append((block, block_rows, [[(0, pivot)]], [[(k, a) for k, a in rows[i] if k != c]], None))
+                continue
+            position = {c: p for p, c in enumerate(block)}
+            local: list[list[tuple[int, flint.fmpq]]] = []
+            outside: list[list[tuple[int, flint.fmpq]]] = []
+            for i in block_rows:
+                inside_terms, outside_terms = [], []
+                for k, a in rows[i]:
+                    p = position.get(k)
+                    if p is None:
+                        outside_terms.append((k, a))
+                    else:
+                        inside_terms.append((p, a))
+                local.append(inside_terms)
+                outside.append(outside_terms)
+            eliminated = self._eliminated(local)
+            if self.singular:
+                return
+            self._blocks.append((block, block_rows, local, outside, eliminated))
+
+    def _eliminated(self, local: list[list[tuple[int, flint.fmpq]]]) -> tuple[bool, ShortRowElimination] | None:
+        """A large block's elimination on its short rows, or on its short columns when that leaves
+        less (then True first: the block's solves swap); None for a small block; marks M
+        singular when the elimination finds it so."""
+        if len(local) < _LIFT_MIN:
+            return None
+        by_rows = ShortRowElimination(local)
+        if by_rows.singular:
+            self.singular = True
+            return None
+        if len(by_rows.rest_rows) * 2 > len(local):  # few two-term rows: try the columns
+            by_columns = ShortRowElimination(_transposed(local))
+            if by_columns.singular:
+                self.singular = True
                 return None
-            solution[c] = rest / pivot
-            continue
-        position = {c: p for p, c in enumerate(block)}
-        local, targets = substituted([rows[int(row_of[c])] for c in block], [right[int(row_of[c])] for c in block],
-                                     position, solution)
-        values = _solve_block(local, targets)
-        if values is None:
+            if len(by_columns.rest_rows) < len(by_rows.rest_rows):
+                return True, by_columns
+        return False, by_rows
+
+    def solve(self, right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
+        """x with M·x = right, or None if M is singular."""
+        if self.singular:
             return None
-        for c, v in zip(block, values, strict=True):
-            solution[c] = v
-    return solution
+        x: list[Any] = [None] * self._size  # an fmpq once its block is solved
+        for block, block_rows, local, outside, eliminated in self._blocks:
+            if len(block) == 1:  # most blocks: a division
+                terms, i = outside[0], block_rows[0]
+                x[block[0]] = (right[i] - sum((a * x[k] for k, a in terms), flint.fmpq(0)) if terms else right[i]
+                               ) / local[0][0][1]
+                continue
+            targets = [right[i] - sum((a * x[k] for k, a in terms), flint.fmpq(0)) if terms else right[i]
+                       for i, terms in zip(block_rows, outside, strict=True)]
+            values = _block_solve(local, targets, eliminated, transposed=False)
+            if values is None:
+                return None
+            for c, v in zip(block, values, strict=True):
+                x[c] = v
+        return x
+
+    def solve_transposed(self, right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
+        """y with Mᵀ·y = right, or None if M is singular."""
+        if self.singular:
+            return None
+        if self._column_terms is None:  # column c's terms in the rows of later blocks
+            block_of_row = [0] * self._size
+            for b, (_, block_rows, _, _, _) in enumerate(self._blocks):
+                for i in block_rows:
+                    block_of_row[i] = b
+            later: list[list[tuple[int, flint.fmpq]]] = [[] for _ in range(self._size)]
+            for i, row in enumerate(self._rows):
+                for k, a in row:
+                    later[k].append((i, a))
+            self._column_terms = [[[(i, a) for i, a in later[c] if block_of_row[i] != b] for c in block]
+                                  for b, (block, _, _, _, _) in enumerate(self._blocks)]
+        y: list[Any] = [None] * self._size
+        for (block, block_rows, local, _, eliminated), column_terms in zip(reversed(self._blocks),
+                                                                           reversed(self._column_terms), strict=True):
+            if len(block) == 1:
+                terms, c = column_terms[0], block[0]
+                y[block_rows[0]] = (right[c] - sum((a * y[i] for i, a in terms), flint.fmpq(0)) if terms else right[c]
+                                    ) / local[0][0][1]
+                continue
+            targets = [right[c] - sum((a * y[i] for i, a in terms), flint.fmpq(0)) if terms else right[c]
+                       for c, terms in zip(block, column_terms, strict=True)]
+            values = _block_solve(local, targets, eliminated, transposed=True)
+            if values is None:
+                return None
+            for i, v in zip(block_rows, values, strict=True):
+                y[i] = v
+        return y
 
 
-def _solve_block(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
-    """One diagonal block of :func:`solve_square`: eliminated on its rows of at most two terms,
-    or on its columns of at most two terms (through the transposed solve), whichever leaves the
-    smaller remainder; the remainder solved by :func:`_solve_general`. None if singular."""
-    if len(rows) < _LIFT_MIN:
-        return _solve_general(rows, right)
-    by_rows = ShortRowElimination(rows)
-    if by_rows.singular:
-        return None
-    if len(by_rows.rest_rows) * 2 > len(rows):  # few two-term rows: try the columns
-        by_columns = ShortRowElimination(_transposed(rows))
-        if by_columns.singular:
-            return None
-        if len(by_columns.rest_rows) < len(by_rows.rest_rows):
-            return by_columns.solve_transposed(right)
-    return by_rows.solve(right)
+def _block_solve(local: list[list[tuple[int, flint.fmpq]]], targets: list[flint.fmpq],
+                 eliminated: tuple[bool, ShortRowElimination] | None, transposed: bool) -> list[flint.fmpq] | None:
+    """One diagonal block of :class:`SquareFactor` of two or more unknowns, M_B·v = targets (or
+    M_Bᵀ·v = targets)."""
+    if eliminated is None:
+        return _solve_general(_transposed(local) if transposed else local, targets)
+    swapped, elimination = eliminated
+    return elimination.solve_transposed(targets) if swapped != transposed else elimination.solve(targets)
 
 
 def _solve_general(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
@@ -411,11 +516,6 @@ def _nearest_fraction(numerator: int, bits: int, bound: int) -> tuple[int, int]:
     if abs(p1 * (1 << bits) - target * q1) * q2 <= abs(p2 * (1 << bits) - target * q2) * q1:
         return p1, q1
     return p2, q2
-
-
-def solve_square_transposed(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
-    """The exact solution y of Mᵀ·y = right, M given by its rows (see :func:`solve_square`)."""
-    return solve_square(_transposed(rows), right)
 
 
 def _pattern(rows: Sequence[SparseRow], size: int) -> scipy.sparse.csr_matrix:

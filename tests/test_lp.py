@@ -14,6 +14,7 @@ from qifkit.errors import NotExactError, QifError, ShapeError, UndecidableError
 from qifkit.lp import LinearProgram, LPSolution, certificate_defect, exact_dot, solve, solve_by_cdd
 from qifkit.sparse_exact import (
     ShortRowElimination,
+    SquareFactor,
     solve_bordered,
     solve_by_lifting,
     solve_square,
@@ -395,8 +396,8 @@ def _chain_system(rng: random.Random, size: int, long_rows: int) -> list[list[tu
 @pytest.mark.parametrize("seed", range(12))
 def test_short_row_elimination_agrees_with_a_dense_solve(seed):
     """ShortRowElimination's solve and transposed solve (and solve_square, which eliminates large
-    blocks on their short rows or short columns) give FLINT's dense solutions of M·x = b and
-    Mᵀ·y = c on chain-shaped systems of 48 to 120 unknowns, and None exactly when M is
+    blocks on their short rows or short columns, and one SquareFactor solved with repeatedly)
+    give FLINT's dense solutions of M·x = b and Mᵀ·y = c on chain-shaped systems of 48 to 120 unknowns, and None exactly when M is
     singular; transposing M makes the column route the one taken."""
     rng = random.Random(seed)
     q = flint.fmpq
@@ -416,15 +417,20 @@ def test_short_row_elimination_agrees_with_a_dense_solve(seed):
             columns[c].append((i, a))
     elimination = ShortRowElimination(rows)
     assert elimination.singular or len(elimination.rest_rows) == len(elimination.rest_columns) < size // 2
+    factor = SquareFactor(rows)  # one factorisation, solved with four times, the transposed way first
     answers = [elimination.solve(right), elimination.solve_transposed(cost), solve_square(rows, right),
-               solve_square_transposed(rows, cost), solve_square(columns, cost), solve_square_transposed(columns, right)]
+               solve_square_transposed(rows, cost), solve_square(columns, cost), solve_square_transposed(columns, right),
+               factor.solve_transposed(cost), factor.solve(right), factor.solve_transposed(right), factor.solve(cost)]
     if dense.rank() < size:
         assert all(answer is None for answer in answers)
         return
     x = dense.solve(flint.fmpq_mat(size, 1, right))
     y = dense.transpose().solve(flint.fmpq_mat(size, 1, cost))
+    x_of_cost = dense.solve(flint.fmpq_mat(size, 1, cost))
+    y_of_right = dense.transpose().solve(flint.fmpq_mat(size, 1, right))
     x, y = [x[k, 0] for k in range(size)], [y[k, 0] for k in range(size)]
-    assert answers == [x, y, x, y, y, x]
+    x_of_cost, y_of_right = [x_of_cost[k, 0] for k in range(size)], [y_of_right[k, 0] for k in range(size)]
+    assert answers == [x, y, x, y, y, x, y, x, y_of_right, x_of_cost]
 
 
 def test_exact_dot_matches_plain_fractions():
