@@ -70,6 +70,12 @@ def solve_square_transposed(rows: Sequence[SparseRow], right: Sequence[flint.fmp
     return SquareFactor(rows).solve_transposed(right)
 
 
+_Terms = list[list[tuple[int, flint.fmpq]]]
+#: One block of a sweep of :class:`SquareFactor`: its equations, its unknowns, the equations' terms
+#: in earlier unknowns, the block's own terms, and its elimination (None: solved directly).
+_Step = tuple[list[int], list[int], _Terms, _Terms, "tuple[bool, ShortRowElimination] | None"]
+
+
 class SquareFactor:
     """A square sparse M, given by its rows, prepared once for any number of exact solves
     M·x = b and Mᵀ·y = c (an LP basis: its point, its duals, a row of its inverse).
@@ -165,21 +171,8 @@ class SquareFactor:
         """x with M·x = right, or None if M is singular."""
         if self.singular:
             return None
-        x: list[Any] = [None] * self._size  # an fmpq once its block is solved
-        for block, block_rows, local, outside, eliminated in self._blocks:
-            if len(block) == 1:  # most blocks: a division
-                terms, i = outside[0], block_rows[0]
-                x[block[0]] = (right[i] - sum((a * x[k] for k, a in terms), flint.fmpq(0)) if terms else right[i]
-                               ) / local[0][0][1]
-                continue
-            targets = [right[i] - sum((a * x[k] for k, a in terms), flint.fmpq(0)) if terms else right[i]
-                       for i, terms in zip(block_rows, outside, strict=True)]
-            values = _block_solve(local, targets, eliminated, transposed=False)
-            if values is None:
-                return None
-            for c, v in zip(block, values, strict=True):
-                x[c] = v
-        return x
+        return self._swept(right, [(block_rows, block, outside, local, eliminated)
+                                   for block, block_rows, local, outside, eliminated in self._blocks], False)
 
     def solve_transposed(self, right: Sequence[flint.fmpq]) -> list[flint.fmpq] | None:
         """y with Mᵀ·y = right, or None if M is singular."""
@@ -196,22 +189,28 @@ class SquareFactor:
                     later[k].append((i, a))
             self._column_terms = [[[(i, a) for i, a in later[c] if block_of_row[i] != b] for c in block]
                                   for b, (block, _, _, _, _) in enumerate(self._blocks)]
-        y: list[Any] = [None] * self._size
-        for (block, block_rows, local, _, eliminated), column_terms in zip(reversed(self._blocks),
-                                                                           reversed(self._column_terms), strict=True):
-            if len(block) == 1:
-                terms, c = column_terms[0], block[0]
-                y[block_rows[0]] = (right[c] - sum((a * y[i] for i, a in terms), flint.fmpq(0)) if terms else right[c]
-                                    ) / local[0][0][1]
+        return self._swept(right, [(block, block_rows, column_terms, local, eliminated) for
+                                   (block, block_rows, local, _, eliminated), column_terms
+                                   in zip(reversed(self._blocks), reversed(self._column_terms), strict=True)], True)
+
+    def _swept(self, right: Sequence[flint.fmpq], steps: list[_Step], transposed: bool) -> list[flint.fmpq] | None:
+        """The blocks solved in turn: each step's equations (rows of M, or columns for Mᵀ), its
+        unknowns, the equations' terms in unknowns found earlier, and the block itself."""
+        found: list[Any] = [None] * self._size  # an fmpq once its block is solved
+        for equations, unknowns, earlier, local, eliminated in steps:
+            if len(unknowns) == 1:  # most blocks: a division
+                terms, e = earlier[0], equations[0]
+                found[unknowns[0]] = (right[e] - sum((a * found[k] for k, a in terms), flint.fmpq(0)) if terms
+                                      else right[e]) / local[0][0][1]
                 continue
-            targets = [right[c] - sum((a * y[i] for i, a in terms), flint.fmpq(0)) if terms else right[c]
-                       for c, terms in zip(block, column_terms, strict=True)]
-            values = _block_solve(local, targets, eliminated, transposed=True)
+            targets = [right[e] - sum((a * found[k] for k, a in terms), flint.fmpq(0)) if terms else right[e]
+                       for e, terms in zip(equations, earlier, strict=True)]
+            values = _block_solve(local, targets, eliminated, transposed)
             if values is None:
                 return None
-            for i, v in zip(block_rows, values, strict=True):
-                y[i] = v
-        return y
+            for u, v in zip(unknowns, values, strict=True):
+                found[u] = v
+        return found
 
 
 def _block_solve(local: list[list[tuple[int, flint.fmpq]]], targets: list[flint.fmpq],
