@@ -774,9 +774,13 @@ def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, 
     return None
 
 
-def _basis_factor(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool]) -> SquareFactor:
+def _basis_factor(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool]
+                  ) -> SquareFactor | None:
     """The basis matrix (the tight rows on the basic columns) prepared for exact solves, for
-    programs without column groups: :func:`basis_solution` and :func:`_inverse_row` share it."""
+    programs without column groups: :func:`basis_solution` and :func:`_inverse_row` share it.
+    None when there are not as many tight rows as basic columns."""
+    if column_basic.count(True) != row_basic.count(False):
+        return None
     position = {j: p for p, j in enumerate(j for j in range(program.variables) if column_basic[j])}
     square, _ = substituted([program.rows[i] for i in range(len(program.rows)) if not row_basic[i]],
                             [flint.fmpq(0)] * row_basic.count(False), position, [flint.fmpq(0)] * program.variables)
@@ -807,7 +811,8 @@ def _inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic
                               target)
         rho = None if both is None else both[1]
     else:
-        rho = (_basis_factor(program, column_basic, row_basic) if factor is None else factor).solve_transposed(target)
+        factor = _basis_factor(program, column_basic, row_basic) if factor is None else factor
+        rho = None if factor is None else factor.solve_transposed(target)
     return None if rho is None else (tight_rows, rho)
 
 
@@ -1118,7 +1123,8 @@ def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True, need_
               memo: dict | None = None) -> tuple[list[flint.fmpq] | None, list[flint.fmpq] | None] | None:
     """The exact point and/or duals of HiGHS's current basis (:func:`basis_solution`); `memo`
     keeps each part by basis, so that no part of a basis is solved twice (a refinement round
-    needs the point only, and a basis whose point misses a bound never needs its duals)."""
+    needs the point only, and a basis whose point misses a bound never needs its duals), and the
+    basis's factorisation (:func:`_basis_factor`) for the part asked later."""
 
     known: dict[str, Any] = memo.setdefault(_basis_key(highs), {}) if memo is not None else {}
     if known.get("singular"):
@@ -1128,7 +1134,9 @@ def _basis_of(program: LinearProgram, highs: Any, need_point: bool = True, need_
         flags = _basis_flags(highs)
         if flags is None:
             return None
-        found = basis_solution(program, *flags, want_point, want_duals)
+        if program.blocks is None and "factor" not in known:  # kept for the other part, if asked later
+            known["factor"] = _basis_factor(program, flags[0], flags[2])
+        found = basis_solution(program, *flags, want_point, want_duals, factor=known.get("factor"))
         if found is None:
             known["singular"] = True
             return None

@@ -582,3 +582,13 @@ def test_the_collector_pause_restores_the_state_it_found_even_after_an_error():
         gc.enable()
     solve(LinearProgram.build(1, [{0: 1}], row_lower=[1], cost=[1]))
     assert gc.isenabled()  # the engine pauses it only while it solves
+
+
+def test_a_basis_with_more_basic_columns_than_tight_rows_is_refused_not_solved():
+    """HiGHS can report a basis whose counts do not match (it is then not a basis): the exact
+    solves give None instead of a factorisation of a non-square matrix."""
+    program = LinearProgram.build(2, [{0: 1, 1: 1}, {0: 1, 1: -1}], row_lower=[1, 0], cost=[1, 1])
+    assert lp._basis_factor(program, [True, True], [False, True]) is None
+    assert lp._inverse_row(program, [True, True], [False, True], 0) is None
+    assert lp.basis_solution(program, [True, True], [False, False], [False, True], [False, False]) is None
+    assert lp._basis_factor(program, [True, True], [False, False]) is not None
