@@ -106,9 +106,8 @@ class SquareFactor:
         self._rows = rows
         # per block, in solving order: its columns, their rows, the block's own terms of those rows
         # (renumbered within the block), their other terms, and a large block's elimination
-        self._blocks: list[tuple[list[int], list[int], list[list[tuple[int, flint.fmpq]]],
-                                 list[list[tuple[int, flint.fmpq]]], tuple[bool, ShortRowElimination] | None]] = []
-        self._column_terms: list[list[list[tuple[int, flint.fmpq]]]] | None = None  # for Mᵀ, made when first needed
+        self._blocks: list[tuple[list[int], list[int], _Terms, _Terms, tuple[bool, ShortRowElimination] | None]] = []
+        self._column_terms: list[_Terms] | None = None  # for Mᵀ, made when first needed
         if size == 0:
             return
         matched = scipy.sparse.csgraph.maximum_bipartite_matching(_pattern(rows, size), perm_type="column")
@@ -131,8 +130,8 @@ class SquareFactor:
                 self._blocks.append((block, block_rows, [[(0, pivot)]], [[(k, a) for k, a in rows[i] if k != c]], None))
                 continue
             position = {c: p for p, c in enumerate(block)}
-            local: list[list[tuple[int, flint.fmpq]]] = []
-            outside: list[list[tuple[int, flint.fmpq]]] = []
+            local: _Terms = []
+            outside: _Terms = []
             for i in block_rows:
                 inside_terms, outside_terms = [], []
                 for k, a in rows[i]:
@@ -148,7 +147,7 @@ class SquareFactor:
                 return
             self._blocks.append((block, block_rows, local, outside, eliminated))
 
-    def _eliminated(self, local: list[list[tuple[int, flint.fmpq]]]) -> tuple[bool, ShortRowElimination] | None:
+    def _eliminated(self, local: _Terms) -> tuple[bool, ShortRowElimination] | None:
         """A large block's elimination on its short rows, or on its short columns when that leaves
         less (then True first: the block's solves swap); None for a small block; marks M
         singular when the elimination finds it so."""
@@ -183,7 +182,7 @@ class SquareFactor:
             for b, (_, block_rows, _, _, _) in enumerate(self._blocks):
                 for i in block_rows:
                     block_of_row[i] = b
-            later: list[list[tuple[int, flint.fmpq]]] = [[] for _ in range(self._size)]
+            later: _Terms = [[] for _ in range(self._size)]
             for i, row in enumerate(self._rows):
                 for k, a in row:
                     later[k].append((i, a))
@@ -213,7 +212,7 @@ class SquareFactor:
         return found
 
 
-def _block_solve(local: list[list[tuple[int, flint.fmpq]]], targets: list[flint.fmpq],
+def _block_solve(local: _Terms, targets: list[flint.fmpq],
                  eliminated: tuple[bool, ShortRowElimination] | None, transposed: bool) -> list[flint.fmpq] | None:
     """One diagonal block of :class:`SquareFactor` of two or more unknowns, M_B·v = targets (or
     M_Bᵀ·v = targets)."""
