@@ -51,3 +51,13 @@ def test_tangent_cones_by_normaliz_give_the_same_orbits(name):
 def test_enumerate_method_normaliz_from_the_command_line(capsys):
     assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "normaliz", "--orbits"]) == 0
     assert "904 vertices in 10 orbits" in capsys.readouterr().out
+
+
+def test_normaliz_runs_on_one_thread():
+    """A Ctrl-C inside Normaliz's OpenMP region can deadlock its threads (the enumeration then never
+    exits); polytopes.normaliz sets one thread whenever it hands Normaliz work."""
+    import PyNormaliz
+
+    PyNormaliz.NmzSetNumberOfNormalizThreads(4)
+    normaliz_vertices(count_polytope(3, "2"))
+    assert PyNormaliz.NmzSetNumberOfNormalizThreads(1) == 1  # returns the count it replaces
