@@ -627,20 +627,17 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
         # wrong sign) while the basis before it was exactly dual feasible, 12 bounds missed by
         # 4e-23. One start only: an earlier one misses more bounds and would need more pivots.
         for start in [highs] + [run for run in reversed(missed) if run is not highs]:
-            flags = _basis_flags(start)
-            if flags is not None and _dual_feasible(program, start, memo):
+            flags, found = _basis_flags(start), _basis_of(program, start, memo=memo)  # memoised by the rounds
+            if flags is not None and found is not None and found[0] is not None and found[1] is not None \
+                    and _dual_feasible(program, found[0], found[1]):
                 return status, _exact_dual_simplex(program, flags, time.perf_counter() + repair)
     return status, None
 
 
-def _dual_feasible(program: LinearProgram, highs: Any, memo: dict) -> bool:
-    """Whether the exact duals of HiGHS's basis have the right signs (the dual half of
-    :func:`certificate_defect`: for a basic solution c·x and the dual value always agree, so the
-    signs alone decide), whatever its point; False for a singular basis."""
-    found = _basis_of(program, highs, memo=memo)
-    if found is None or found[0] is None or found[1] is None:
-        return False
-    x, y = found[0], found[1]
+def _dual_feasible(program: LinearProgram, x: Sequence[flint.fmpq], y: Sequence[flint.fmpq]) -> bool:
+    """Whether the duals y of a basic solution x have the right signs, whatever x: the dual half of
+    :func:`certificate_defect`, in which c·x and the dual value of a basic solution always agree,
+    so the signs alone decide."""
     return _dual_defect(program, "optimal", y, x, exact_dot(zip(program.cost, x, strict=True))) is None
 
 
@@ -705,8 +702,8 @@ def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, 
         if found is None or found[0] is None or found[1] is None:
             return None
         x, y = found[0], found[1]
-        if pivot == 0 and _dual_defect(program, "optimal", y, x, exact_dot(zip(program.cost, x, strict=True))):
-            return None  # see _dual_feasible
+        if pivot == 0 and not _dual_feasible(program, x, y):
+            return None
         values = x + [_row_activity(row, x) for row in program.rows]
         is_basic = column_basic + row_basic
         leaving, direction = None, 0

@@ -516,38 +516,27 @@ def test_refinement_goes_on_while_the_violation_shrinks():
     assert certificate_defect(program, refined) is None
 
 
-def test_a_multiplier_of_the_wrong_sign_by_a_hair_is_refined_on_the_dual_side():
-    """F at n = 40, binomial z, e^ε = 3/2: five primal rounds make the exact point feasible, but
-    one multiplier of its basis is −3.6e-12, a sign error no float tolerance sees. One round with
-    the cost magnified by 2^38 certifies it (an UndecidableError before, with or without the exact
-    dual simplex, which needs a dual feasible start)."""
-    program = _fixed_point_program(40, "3/2", "binomial")
-    answer = solve(program, fallback=False, pivot_time_limit=0)
-    assert answer.status == "optimal" and "refinement" in answer.method
-    assert certificate_defect(program, answer) is None
-
-
-@pytest.mark.slow
-def test_refinement_magnifies_beyond_two_to_the_sixty():
-    """F at n = 100, uniform z, e^ε = 2 (30,000 rows): the optimum's entries span 2^-100 to 1, so
-    the rounds need magnifications of 2^23, 2^44, 2^66 and 2^88 (capped at 2^60, the rounds
-    stalled at 1e-27 and the exact dual simplex ran out of its 300 s: UndecidableError). About
-    10 s, most of it HiGHS; each exact basis solve takes 0.2 to 1 s by two-term elimination."""
-    program = _fixed_point_program(100, "2", "uniform")
-    answer = solve(program, fallback=False, pivot_time_limit=0)
-    assert answer.status == "optimal" and "refinement" in answer.method
-    assert certificate_defect(program, answer) is None
-
-
-@pytest.mark.slow
-def test_the_exact_dual_simplex_starts_from_an_earlier_basis_when_the_last_one_has_wrong_duals():
-    """F at n = 80, uniform z, e^ε = 2: refinement round 4 ends on a basis whose point is exactly
-    feasible but whose duals have 134 wrong signs (HiGHS says "infeasible"); the basis of round 3
-    is exactly dual feasible and misses 12 bounds by 4e-23, and 40 exact dual simplex pivots from
-    it reach the optimum (UndecidableError when only the last basis was tried). About 25 s."""
-    program = _fixed_point_program(80, "2", "uniform")
-    answer = solve(program, fallback=False)
-    assert answer.status == "optimal" and "dual simplex" in answer.method
+@pytest.mark.parametrize(("n", "eps_exp", "shape", "pivot_seconds", "route"), [
+    # five primal rounds make the exact point feasible, but one multiplier of its basis is
+    # −3.6e-12, a sign error no float tolerance sees; one round with the cost magnified by 2^38
+    # certifies it (an UndecidableError before, with or without the exact dual simplex)
+    pytest.param(40, "3/2", "binomial", 0, "refinement", id="a wrong-signed multiplier, refined on the dual side"),
+    # 30,000 rows, entries from 2^-100 to 1: magnifications of 2^23, 2^44, 2^66 and 2^88 (capped at
+    # 2^60 the rounds stalled at 1e-27: UndecidableError); about 10 s, most of it HiGHS
+    pytest.param(100, "2", "uniform", 0, "refinement", marks=pytest.mark.slow,
+                 id="refinement magnifies beyond 2^60"),
+    # round 4 ends on a basis whose point is exactly feasible but whose duals have 134 wrong signs;
+    # the round-3 basis is exactly dual feasible and misses 12 bounds by 4e-23, and 40 exact dual
+    # simplex pivots from it reach the optimum (UndecidableError from the last basis); about 25 s
+    pytest.param(80, "2", "uniform", 300, "dual simplex", marks=pytest.mark.slow,
+                 id="the dual simplex starts from an earlier, dual feasible basis"),
+])
+def test_kohlis_f_is_certified_by_the_route_its_bases_need(n, eps_exp, shape, pivot_seconds, route):
+    """min E|i − j| over Kohli and Laskowski's F at n, each case certified by the route named,
+    and its certificate checked once more."""
+    program = _fixed_point_program(n, eps_exp, shape)
+    answer = solve(program, fallback=False, pivot_time_limit=pivot_seconds)
+    assert answer.status == "optimal" and route in answer.method
     assert certificate_defect(program, answer) is None
 
 
