@@ -24,6 +24,7 @@ import cdd
 import cdd.gmp
 
 from qifkit.errors import FileFormatError, PolytopeError, QifError
+from qifkit.files import read_input_text
 from qifkit.numbers import parse_number
 
 __all__ = ["Polytope", "IntegerKey", "integer_key", "key_point", "permuted", "read_cdd", "read_ine"]
@@ -143,11 +144,7 @@ def read_cdd(source: str | os.PathLike[str]) -> tuple[str, tuple[tuple[Fraction,
         A missing representation, ``begin`` or ``end``, a row count or row length that does not
         match the ``m d`` line, or a malformed number, each naming its line.
     """
-    try:
-        with open(source, encoding="utf-8") as stream:
-            lines = stream.read().splitlines()
-    except UnicodeDecodeError as error:
-        raise FileFormatError(f"{source}: not UTF-8 text ({error.reason})") from None
+    lines = read_input_text(source).splitlines()
     kind: str | None = None
     linearity: frozenset[int] = frozenset()
     header, rows = "", []

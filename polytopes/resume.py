@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from qifkit.errors import QifError
-from qifkit.files import atomic_write_text, read_json, write_json
+from qifkit.files import atomic_write_text, read_input, read_json, write_json
 
 __all__ = ["ResumeMismatchError", "ResumeFolder"]
 
@@ -73,7 +73,7 @@ class ResumeFolder:
         path = self.path / name
         if not path.exists():
             return None
-        data = path.read_bytes()
+        data = read_input(path)
         if self.hashes.get(name) != hashlib.sha256(data).hexdigest():
             self.say(f"{path}: not the block the manifest lists (foreign or changed); recomputed")
             return None

@@ -26,8 +26,52 @@ from qifkit.errors import FileFormatError, NumberKindError, NumberSyntaxError, Q
 from qifkit.matrices import NumberKind
 from qifkit.numbers import MAX_NUMBER_TEXT, exact_str, parse_number, quoted
 
-__all__ = ["atomic_write_text", "atomic_write_bytes", "not_utf8", "read_channel_csv", "read_json", "read_table_csv",
-           "write_channel_csv", "write_json"]
+__all__ = ["MAX_INPUT_BYTES", "atomic_write_text", "atomic_write_bytes", "json_text", "not_utf8", "read_channel_csv", "read_input",
+           "read_input_text", "read_json", "read_table_csv", "write_channel_csv", "write_json"]
+
+#: The largest input file the toolkit reads (bytes): 1 GiB, far above the largest certificate of a
+#: census-scale pipeline; a larger file is refused before a byte of it is read.
+MAX_INPUT_BYTES = 1 << 30
+
+_FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def read_input(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of an input file, read only if it is a regular file of at most `limit` bytes.
+
+    The file is opened without blocking and checked on its open descriptor before any read, so a
+    FIFO (whose read waits for a writer), a device (``/dev/zero`` never ends) or a folder is refused
+    at once, and a file larger than `limit` is refused by its size, not by running out of memory.
+
+    Raises
+    ------
+    FileFormatError
+        If `path` is not a regular file, or is larger than `limit` bytes.
+    OSError
+        If it cannot be opened (missing, no permission); the caller names the option.
+    """
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as stream:
+        mode, size = os.fstat(descriptor).st_mode, os.fstat(descriptor).st_size
+        if not stat.S_ISREG(mode):
+            kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+            raise FileFormatError(f"{path} is {kind}, not a regular file: give the input as a file")
+        if size > limit:
+            raise FileFormatError(f"{path} has {size:,} bytes; inputs are read up to {limit:,} bytes")
+        data = stream.read(limit + 1)
+    if len(data) > limit:  # it grew while being read
+        raise FileFormatError(f"{path} has more than {limit:,} bytes; inputs are read up to {limit:,} bytes")
+    return data
+
+
+def read_input_text(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> str:
+    """An input file's UTF-8 text (a byte-order mark skipped), read by :func:`read_input`; a file
+    that is not UTF-8 is refused with :class:`FileFormatError` naming the first bad byte."""
+    try:
+        return read_input(path, limit).decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise not_utf8(path, error) from None
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
@@ -35,10 +79,15 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def json_text(document: Any, indent: int | None = 2) -> str:
+    """`document` as the toolkit writes JSON: non-ASCII kept, a final newline."""
+    return json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
+
+
 def write_json(path: str | os.PathLike[str], document: Any, indent: int | None = 2) -> None:
-    """Write `document` as JSON (UTF-8, non-ASCII kept, a final newline) to `path`, atomically: the
-    one JSON writer of the toolkit (reports, certificates, vertex lists, resume manifests)."""
-    atomic_write_text(path, json.dumps(document, indent=indent, ensure_ascii=False) + "\n")
+    """Write `document` as JSON (:func:`json_text`, UTF-8) to `path`, atomically: the one JSON
+    writer of the toolkit's files (reports, certificates, vertex lists, resume manifests)."""
+    atomic_write_text(path, json_text(document, indent))
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
@@ -86,13 +135,25 @@ def not_utf8(where: object, error: UnicodeDecodeError) -> FileFormatError:
 
 
 def read_json(source: str | os.PathLike[str] | bytes) -> Any:
-    """A JSON document from a file (or its bytes), refused with :class:`FileFormatError` when it is
-    not UTF-8, not JSON, nested too deep, or holds an integer literal longer than Python reads
+    """A JSON document from a file (read by :func:`read_input`) or its bytes, refused with
+    :class:`FileFormatError` when it is not UTF-8, not JSON, nested too deep, names a key twice in one
+    object (which of the two would count?), or holds an integer literal longer than Python reads
     (exact numbers travel as strings); OSError is left to the caller, which knows the option."""
-    data = source if isinstance(source, bytes) else Path(source).read_bytes()
+    data = source if isinstance(source, bytes) else read_input(source)
     where = "the document" if isinstance(source, bytes) else str(source)
+
+    def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise FileFormatError(f"{where}: the key {quoted(key)} is given twice in one object")
+            seen.add(key)
+        return dict(pairs)
+
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        return json.loads(data.decode("utf-8-sig"), object_pairs_hook=unique_keys)
+    except FileFormatError:
+        raise
     except UnicodeDecodeError as error:
         raise not_utf8(where, error) from None
     except json.JSONDecodeError as error:
@@ -145,12 +206,9 @@ def read_table_csv(path: str | os.PathLike[str]) -> tuple[list[list[str]], list[
     the caller's reader (a channel's, a loss's)."""
     if csv.field_size_limit() < MAX_NUMBER_TEXT + 1:  # the longest number string we read, not csv's 131,072
         csv.field_size_limit(MAX_NUMBER_TEXT + 1)
+    reader = csv.reader(io.StringIO(read_input_text(path), newline=""))
     try:
-        with open(path, encoding="utf-8-sig", newline="") as stream:
-            reader = csv.reader(stream)
-            table = [row for row in reader if any(cell.strip() for cell in row)]
-    except UnicodeDecodeError as error:
-        raise not_utf8(path, error) from None
+        table = [row for row in reader if any(cell.strip() for cell in row)]
     except csv.Error as error:
         raise ShapeError(f"{path}, line {reader.line_num}: {error} (a number string has at most "
                          f"{MAX_NUMBER_TEXT:,} characters)") from None

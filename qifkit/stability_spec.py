@@ -63,7 +63,7 @@ import sympy
 from qifkit.channel import Channel
 from qifkit.errors import QifError, UndecidableError
 from qifkit.expressions import parse_rational_function
-from qifkit.files import not_utf8, read_table_csv
+from qifkit.files import read_input_text, read_table_csv
 from qifkit.measures import (
     Loss,
     Prior,
@@ -96,6 +96,7 @@ from qifkit.postprocess import deterministic
 from qifkit.real_roots import RealPoint, rational_between, sign_on
 from qifkit.refinement import MAX_WITNESS_ENTRIES, Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
+from qifkit.validation import bounded_eps_exp
 
 __all__ = ["SpecError", "PerturberFamily", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "sampled_losses",
            "MAX_ROWS", "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES"]
@@ -192,6 +193,7 @@ class StabilitySpec:
     before: tuple[int, ...] = ()  # a pre-processor: the perturber's input for each value 0..values-1
     # a family lent by an upper layer (PerturberFamily): its build(e^ε), made when the spec was read
     lent: Callable[[Any], Channel] | None = dataclasses.field(default=None, compare=False, repr=False)
+    inputs: tuple[str, ...] = ()  # every file the spec names (perturbers, quality, pre-processor, map, prior, loss)
 
 
 @dataclass(frozen=True)
@@ -211,13 +213,11 @@ class Certified:
 def read_spec(path: str, families: dict[str, PerturberFamily] | None = None) -> StabilitySpec:
     """Read and validate a TOML spec file (a perturber's files are found beside it; `families` are
     perturber families lent by an upper layer, see :class:`PerturberFamily`)."""
+    text = read_input_text(path)
     try:
-        with open(path, "rb") as stream:
-            document = tomllib.load(stream)
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{path} is not valid TOML: {error}") from None
-    except UnicodeDecodeError as error:
-        raise SpecError(str(not_utf8(path, error))) from None
     except RecursionError:
         raise SpecError(f"{path}: nested too deep to read") from None
     return parse_spec(document, Path(path).parent, families)
@@ -322,12 +322,9 @@ def _expression_rows(path: str, values: int) -> list[list[sympy.Expr]]:
     """The entries of an expression perturber's CSV (a header row and a label column are dropped
     when the top-left cell is blank, as in a channel CSV)."""
     try:
-        with open(path, encoding="utf-8-sig") as stream:
-            text = stream.read()
+        text = read_input_text(path)
     except OSError as error:
         raise SpecError(f"cannot read the perturber {path}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise SpecError(str(not_utf8(path, error))) from None
     cells = [[cell.strip() for cell in line.split(",")] for line in text.splitlines() if line.strip()]
     if cells and cells[0] and cells[0][0] == "":
         cells = [row[1:] for row in cells[1:]]
@@ -495,12 +492,9 @@ def _pairs_csv(path: str, what: str, count: int) -> list[str]:
     """The second cells of a CSV of ``key,value`` rows whose keys are 0..count-1, each once, in any
     order (a map of the count, a pre-processor of the values), read without any evaluation."""
     try:
-        with open(path, encoding="utf-8-sig") as stream:
-            lines = [line.strip() for line in stream if line.strip()]
+        lines = [line.strip() for line in read_input_text(path).splitlines() if line.strip()]
     except OSError as error:
         raise SpecError(f"cannot read the {what} {path}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        raise SpecError(str(not_utf8(path, error))) from None
     found: dict[int, str] = {}
     for number, line in enumerate(lines, start=1):
         cells = [cell.strip() for cell in line.split(",")]
@@ -536,10 +530,12 @@ def _expanded_counts(counts: Any, values: int, respondents: int) -> list[int]:
     against the respondents before any list is made."""
     if not isinstance(counts, dict):
         raise SpecError('[population] known_counts must be a table of value = count, e.g. {"0" = 5000, "1" = 6709}')
-    checked = {}
+    checked: dict[int, int] = {}
     for key, count in counts.items():
         if not (key.isascii() and key.isdigit()) or not 0 <= int(key) < values:
             raise SpecError(f"[population] known_counts: {quoted(key)} is not a value 0..{values - 1}")
+        if int(key) in checked:
+            raise SpecError(f"[population] known_counts gives the value {int(key)} twice (as {quoted(key)} too)")
         checked[int(key)] = _whole(count, f"[population] known_counts {quoted(key)}", 0)
     if sum(checked.values()) > respondents - 1:
         raise SpecError(f"known_counts add up to {sum(checked.values()):,} but respondents − 1 = {respondents - 1:,}: "
@@ -645,10 +641,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None,
         raise SpecError(f"[analyst] prior must be 'uniform', 'uniform_tuples', a list or a CSV file (prior.csv), got "
                         f"{quoted(prior)}")
     eps_list = get("sweep", "eps_exp", [])
-    if not isinstance(eps_list, list):
-        raise SpecError("[sweep] eps_exp must be a list of e^ε values")
-    for value in eps_list:
-        _eps_exp(value, "[sweep] eps_exp value")
+    _grid(eps_list)
     ends = [get("sweep", key) for key in ("from", "to")]
     if (ends[0] is None) != (ends[1] is None):
         raise SpecError("[sweep] a range needs both from and to")
@@ -687,7 +680,9 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None,
             raise SpecError(f"[perturber] {family}: {error}") from None
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
                          tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files,
-                         matrix, at or 0, quality, sensitivity, released, before, lent)
+                         matrix, at or 0, quality, sensitivity, released, before, lent,
+                         _named_files(document, folder or Path("."), files, matrix, quality,
+                                      *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))))
     if isinstance(prior, str) and prior.endswith(".csv"):
         _prior_file(prior, _secret_count(spec))  # read now, so that a bad file is refused before any work
     side = respondents + 1 if query == "argmax" else values
@@ -709,19 +704,45 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None,
         raise SpecError(f"the pipelines have {outputs:,} outputs: certifying one against another needs an exact "
                         f"{outputs:,} × {outputs:,} witness, more than the {MAX_WITNESS_ENTRIES:,} entries refinement "
                         "takes; set exact = false for the float curve, or use fewer respondents")
+    if len(eps_list) == 1 and eps_range is None:
+        raise SpecError(f"[sweep] eps_exp = [{quoted(eps_list[0])}] is one e^ε: stability compares pipelines at two or "
+                        "more, so one point decides nothing; give a second e^ε, or a range (from, to)")
     return spec
 
 
+def _named_files(document: dict[str, Any], folder: Path, files: tuple[tuple[str, str], ...], *paths: Any
+                 ) -> tuple[str, ...]:
+    """The files a spec names, as read: its perturbers' CSVs, the other files it was given as `paths`
+    (expression matrix, quality, prior and loss files; None where it has none), pre-processor and map."""
+    named = [path for _, path in files] + [path for path in paths if isinstance(path, str)]
+    named += [str(folder / document[table][key]) for table, key in (("perturber", "before"), ("query", "table"))
+              if isinstance(document.get(table, {}).get(key), str)]
+    return tuple(named)
+
+
 def _eps_exp(value: Any, name: str) -> Fraction:
+    """An e^ε of the spec (:func:`qifkit.validation.bounded_eps_exp`: > 1, bounded in digits and size)."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise SpecError(f"{name} = {quoted(value)}: give e^ε as a string such as \"7/2\" or an integer")
     try:
-        number = exact_eps_exp(value if isinstance(value, str) else str(value))
+        return bounded_eps_exp(value if isinstance(value, str) else str(value))
     except QifError as error:
         raise SpecError(f"{name} {quoted(value)}: {error}") from None
-    if number <= 1:
-        raise SpecError(f"{name} {quoted(value)} is e^ε = {number} ≤ 1, so ε is not > 0")
-    return number
+
+
+def _grid(values: Any) -> tuple[Fraction, ...]:
+    """The grid of e^ε, a set: a value given twice, in any spelling (``"35/10"`` and ``"3.5"``,
+    ``"ln(2)"`` and ``"2"``), is refused, since it would compare a pipeline with itself."""
+    if not isinstance(values, list):
+        raise SpecError("[sweep] eps_exp must be a list of e^ε values")
+    seen: dict[Fraction, Any] = {}
+    for value in values:
+        number = _eps_exp(value, "[sweep] eps_exp value")
+        if number in seen:
+            raise SpecError(f"[sweep] eps_exp gives e^ε = {exact_str(number)} twice ({quoted(seen[number])} and "
+                            f"{quoted(value)}): a grid is a set of values")
+        seen[number] = value
+    return tuple(seen)
 
 
 def _number(value: Any, name: str) -> Fraction:

@@ -14,7 +14,17 @@ from typing import Any
 from qifkit.errors import PrivacyParameterError, ShapeError
 from qifkit.numbers import exact, exact_eps_exp, parse_number
 
-__all__ = ["whole_number", "eps_exp_above_one", "alpha_in_unit_interval"]
+__all__ = ["whole_number", "eps_exp_above_one", "bounded_eps_exp", "alpha_in_unit_interval", "MAX_SWEEP_EPS_EXP",
+           "MAX_EPS_EXP_TEXT", "MAX_EPS_EXP_DIGITS"]
+
+#: The largest e^ε a stability sweep takes: ε ≤ ln(10^9) ≈ 20.7, far past any deployed ε. Exact
+#: pipelines carry the digits of e^ε in every entry (raised to the respondents' number), so a grid
+#: value of 1e300 would run for minutes on a 30-respondent survey; it is refused instead.
+MAX_SWEEP_EPS_EXP = 10**9
+#: The longest text of an e^ε in a spec (characters), checked before the text is read as a number.
+MAX_EPS_EXP_TEXT = 100
+#: The most decimal digits of an e^ε's numerator or denominator in a spec.
+MAX_EPS_EXP_DIGITS = 40
 
 
 def whole_number(value: Any, minimum: int, what: str) -> int:
@@ -47,6 +57,31 @@ def eps_exp_above_one(value: Any, *, allow_one: bool = False) -> Fraction:
     if number < 1 or (number == 1 and not allow_one):
         raise PrivacyParameterError(f"e^ε = {number} must be {'≥' if allow_one else '>'} 1 (ε = ln({number}) "
                                     f"is not {'≥' if allow_one else '>'} 0)")
+    return number
+
+
+def bounded_eps_exp(value: Any) -> Fraction:
+    """e^ε > 1 as :func:`eps_exp_above_one` reads it, within the bounds of a sweep: a text of at
+    most :data:`MAX_EPS_EXP_TEXT` characters (checked before any arithmetic), a numerator and a
+    denominator of at most :data:`MAX_EPS_EXP_DIGITS` digits, and e^ε ≤ :data:`MAX_SWEEP_EPS_EXP`.
+
+    Examples
+    --------
+    >>> bounded_eps_exp("7/2")
+    Fraction(7, 2)
+    >>> bounded_eps_exp("1e300")
+    Traceback (most recent call last):
+    ...
+    qifkit.errors.PrivacyParameterError: e^ε = 1e300 is above 10^9 (ε > 20.7): beyond any deployed privacy level
+    """
+    if isinstance(value, str) and len(value) > MAX_EPS_EXP_TEXT:
+        raise PrivacyParameterError(f"e^ε given as {len(value):,} characters; at most {MAX_EPS_EXP_TEXT} are read")
+    number = eps_exp_above_one(value)
+    if number > MAX_SWEEP_EPS_EXP:
+        raise PrivacyParameterError(f"e^ε = {value} is above 10^9 (ε > 20.7): beyond any deployed privacy level")
+    if max(len(str(number.numerator)), len(str(number.denominator))) > MAX_EPS_EXP_DIGITS:
+        raise PrivacyParameterError(f"e^ε = {value} has more than {MAX_EPS_EXP_DIGITS} digits in its numerator or "
+                                    "denominator: round it")
     return number
 
 

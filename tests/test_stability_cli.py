@@ -121,7 +121,7 @@ def test_float_sweep_is_labelled_float(tmp_path):
         ({"known": (0, 1)}, "respondents − 1"),
         ({"known": (5,)}, "known value 5 is out of range"),
         ({"of": (3,)}, "counted value 3 is out of range"),
-        ({"eps": ("1",)}, "≤ 1"),
+        ({"eps": ("1",)}, "must be > 1"),
         ({"eps": ("0.5",)}, "ε < 0"),
         ({"kind": "median"}, "unknown query kind"),
         ({"loss": "linear", "respondents": 3}, "one unknown respondent"),
@@ -129,7 +129,7 @@ def test_float_sweep_is_labelled_float(tmp_path):
         ({"eps": (), "extra": ""}, "needs eps_exp"),
         ({"extra": 'from = "2"'}, "needs both from and to"),
         ({"extra": 'from = "3"\nto = "2"'}, "must be below"),
-        ({"extra": 'from = "1"\nto = "2"'}, "≤ 1"),
+        ({"extra": 'from = "1"\nto = "2"'}, "must be > 1"),
         ({"extra": 'from = 2.5\nto = "3"'}, "as a string"),
         ({"extra": 'from = "2"\nto = "3"', "exact": False}, "decided exactly"),
     ],
@@ -163,18 +163,36 @@ def test_appd1_on_a_range_rises_exactly_where_the_loss_does_and_the_certificate_
     assert "RISES on [3.500544517844, 3.516615491052]" in capsys.readouterr().out
 
 
-def test_a_stable_grid_archives_one_verifiable_witness_per_pair_and_clears_stale_files(tmp_path):
+def test_a_stable_grid_archives_one_verifiable_witness_per_pair_and_replaces_only_its_own_files(tmp_path):
+    """Issue 38: a second run replaces the first run's certificates (its pair-3 is gone), and nothing
+    else: a user's pair-programming/ folder and notes beside the certificates are kept."""
     folder = tmp_path / "cert"
-    folder.mkdir()
-    (folder / "cert.json").write_text("stale")
-    (folder / "pair-9").mkdir()
+    (folder / "pair-programming").mkdir(parents=True)
+    (folder / "pair-programming" / "notes.txt").write_text("mine")
+    (folder / "notes.txt").write_text("mine too")
+    longer = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("3/2", "2", "3", "4"))
+    assert main(["stability", longer, "--certificate", str(folder)]) == 0
+    assert (folder / "pair-3" / "cert.json").exists()
     spec = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("3/2", "2", "3"))
     assert main(["stability", spec, "--certificate", str(folder)]) == 0
-    assert sorted(p.name for p in folder.iterdir()) == ["pair-1", "pair-2"]
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt", "pair-1", "pair-2", "pair-programming",
+                                                        "qifkit-certificates.json"]
+    assert (folder / "pair-programming" / "notes.txt").read_text() == "mine"
     for pair in ("pair-1", "pair-2"):
         place = folder / pair
         assert main(["verify", str(place / "a.csv"), str(place / "b.csv"), str(place / "cert.json")]) == 0
-        assert json.loads((place / "cert.json").read_text())["refines"] is True
+        document = json.loads((place / "cert.json").read_text())
+        assert document["refines"] is True and document["about"]["spec_sha256"]
+
+
+def test_a_certificate_folder_holding_a_file_of_the_user_at_a_certificate_name_is_refused(tmp_path, capsys):
+    folder = tmp_path / "cert"
+    folder.mkdir()
+    (folder / "cert.json").write_text("the user's")
+    spec = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("3/2", "2"))
+    assert main(["stability", spec, "--certificate", str(folder)]) == 2
+    assert "not a certificate qifkit wrote" in capsys.readouterr().err
+    assert (folder / "cert.json").read_text() == "the user's"
 
 
 def test_a_range_without_a_rise_or_a_proof_is_not_called_stable(tmp_path):

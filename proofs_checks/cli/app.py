@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli.base import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_USAGE
+from proofs_checks.cli.base import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_USAGE, documents_to_stdout
 from qifkit import __version__
 from qifkit.errors import InternalError, QifError
 
@@ -195,7 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     arguments = _parser().parse_args(argv)
     try:
-        return importlib.import_module(f"proofs_checks.cli.{arguments.module}").run(arguments)
+        with documents_to_stdout(arguments):
+            return importlib.import_module(f"proofs_checks.cli.{arguments.module}").run(arguments)
     except InternalError as error:  # a guarantee of ours broken: a bug, whatever the input
         if arguments.debug:
             raise

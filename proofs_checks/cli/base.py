@@ -5,14 +5,16 @@ error, the exit statuses, the progress printers of ``-q`` and ``-v``, and the Da
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stdout
 from typing import Any
 
 from qifkit.errors import QifError
 
 __all__ = ["UsageError", "EXIT_OK", "EXIT_NEGATIVE", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_UNDECIDED",
-           "EXIT_INTERRUPTED", "progress_printer", "detail_printer", "check_cluster_options", "dask_session"]
+           "EXIT_INTERRUPTED", "progress_printer", "detail_printer", "check_cluster_options", "dask_session",
+           "documents_to_stdout", "document_stream"]
 
 
 class UsageError(QifError, ValueError):
@@ -57,3 +59,28 @@ def dask_session(arguments: argparse.Namespace, workers: int | None) -> Iterator
         detail_printer(arguments)(f"on Dask: {len(client.scheduler_info()['workers'])} workers at "
                                   f"{client.scheduler.address}")
         yield client
+
+
+#: Standard output as it was before :func:`documents_to_stdout` sent every other line to standard error.
+_DOCUMENTS: list[Any] = []
+
+
+@contextmanager
+def documents_to_stdout(arguments: argparse.Namespace) -> Iterator[None]:
+    """With an output of ``-`` (``--json -``), the document alone on standard output, so that it
+    can be piped to ``jq``: every other line (verdicts, progress, notes) goes to standard error."""
+    if "-" not in (getattr(arguments, name, None) for name in ("json", "markdown", "ine", "ext")):
+        yield
+        return
+    _DOCUMENTS.append(sys.stdout)
+    try:
+        with redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _DOCUMENTS.pop()
+
+
+def document_stream() -> Any:
+    """Where a document written to ``-`` goes: standard output (the real one under
+    :func:`documents_to_stdout`)."""
+    return _DOCUMENTS[-1] if _DOCUMENTS else sys.stdout

@@ -18,10 +18,9 @@ from proofs_checks.cli.base import (
     dask_session,
     detail_printer,
 )
-from proofs_checks.cli.io import check_writable
+from proofs_checks.cli.io import check_outputs, write_document
 from proofs_checks.registry import Check, Outcome, Result, Status, registry, run_check, run_check_by_id
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
-from qifkit.files import atomic_write_text
 
 __all__ = ["run"]
 
@@ -69,9 +68,7 @@ def run(arguments: argparse.Namespace) -> int:
         return EXIT_OK
     selected = _select(checks, arguments.only)
     detail = detail_printer(arguments)
-    for path in (arguments.json, arguments.markdown):
-        if path:
-            check_writable(path)
+    check_outputs({}, {"--json": arguments.json, "--markdown": arguments.markdown})
     check_cluster_options(arguments)
     results: list[Result] = []
 
@@ -98,11 +95,9 @@ def run(arguments: argparse.Namespace) -> int:
     not_run = [check.id for check in selected if check.id not in done]
     print(summary_line(results, len(not_run)))
     if arguments.json:
-        atomic_write_text(arguments.json, report_document(results, not_run))
-        print(f"report written to {arguments.json}")
+        write_document(arguments.json, report_document(results, not_run), "report")
     if arguments.markdown:
-        atomic_write_text(arguments.markdown, markdown_report(results, not_run))
-        print(f"markdown report written to {arguments.markdown}")
+        write_document(arguments.markdown, markdown_report(results, not_run), "markdown report")
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_NEGATIVE if any(r.outcome.status is Status.FAILED for r in results) else EXIT_OK

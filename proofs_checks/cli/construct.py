@@ -54,7 +54,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(f"--selector applies to --method alg1, not {arguments.method}")
     if arguments.float and arguments.method.startswith("lp"):
         raise UsageError(f"--float applies to alg1 and alg2; {arguments.method} is an exact LP")
-    check_mechanism_outputs(arguments)
+    check_mechanism_outputs(arguments, {"--z-file": arguments.z_file})
     if arguments.n is not None:
         _check_construct_size(arguments, arguments.n)
     z, note = fixed_point(arguments.z, arguments.z_file, arguments.n, renormalise=arguments.float)

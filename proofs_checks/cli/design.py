@@ -45,7 +45,7 @@ def _largest_count(arguments: argparse.Namespace) -> int:
 
 def run(arguments: argparse.Namespace) -> int:
     """``qifkit design``."""
-    check_mechanism_outputs(arguments)
+    check_mechanism_outputs(arguments, {})
     properties = comma_list(arguments.props, "--props") if arguments.props else []
     unknown = [p for p in properties if p not in PROPERTIES]
     if unknown:

@@ -30,8 +30,7 @@ from proofs_checks.cli.base import (
     detail_printer,
     progress_printer,
 )
-from proofs_checks.cli.io import NAMED_FIXED_POINTS, check_writable, fixed_point, write_json
-from qifkit.files import atomic_write_text
+from proofs_checks.cli.io import NAMED_FIXED_POINTS, check_outputs, fixed_point, inside, write_document, write_json
 
 _POLYTOPES = {
     "LDP": lambda n, e, z: ldp_polytope(n, e),
@@ -46,9 +45,12 @@ ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked befo
 
 
 def run(arguments: argparse.Namespace) -> int:
-    for path in (arguments.json, arguments.ine, arguments.ext):
-        if path:
-            check_writable(path)
+    outputs = {"--json": arguments.json, "--ine": arguments.ine, "--ext": arguments.ext}
+    check_outputs({"--z-file": arguments.z_file}, outputs)
+    for option, path in outputs.items():
+        if arguments.resume and path and path != "-" and inside(path, arguments.resume) is not None:
+            raise UsageError(f"{option} {path} is inside the resume folder {arguments.resume}, which holds only what "
+                             "the enumeration keeps there: write it elsewhere")
     given = arguments.z is not None or arguments.z_file is not None
     if given and arguments.polytope not in ("F", "RF"):
         raise UsageError(f"--z/--z-file is the fixed point of F and RF; {arguments.polytope} has none")
@@ -82,7 +84,7 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.resume:
         raise UsageError("--resume is for the long runs (LDP with n >= 5, --method orbits); this enumeration is one call")
     if arguments.ine:
-        atomic_write_text(arguments.ine, polytope.to_ine())
+        write_document(arguments.ine, polytope.to_ine(), "H-representation")
     method = arguments.method or ("lrs" if arguments.polytope in ("RU", "RF") and lrs_available() else "cdd")
     if method == "lrs" and not lrs_available():
         raise UsageError("--method lrs needs the lrs program (Debian: apt-get install lrslib)")
@@ -96,7 +98,7 @@ def run(arguments: argparse.Namespace) -> int:
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {len(enumeration.vertices)} vertices"
           + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({enumeration.seconds:.2f} s, exact, {method})")
     if arguments.ext:
-        atomic_write_text(arguments.ext, to_ext(enumeration))
+        write_document(arguments.ext, to_ext(enumeration), "vertices (cdd .ext)")
     if arguments.json:
         write_json(arguments.json, vertices_document(enumeration, orbit_count), "vertices", indent=1)
     return 0
@@ -118,7 +120,7 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
                          "normaliz or lrs)")
     check_cluster_options(arguments)
     if arguments.ine:
-        atomic_write_text(arguments.ine, polytope.to_ine())
+        write_document(arguments.ine, polytope.to_ine(), "H-representation")
     cone_method = "normaliz" if normaliz_available() else "cdd"
     progress = progress_printer(arguments, sys.stderr)
     workers = arguments.workers if arguments.workers is not None else (None if arguments.n >= 5 else 1)
@@ -162,7 +164,7 @@ def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> i
           + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({seconds:.1f} s, exact, by support)")
     enumeration = Enumeration(polytope, tuple(flat), seconds)
     if arguments.ext:
-        atomic_write_text(arguments.ext, to_ext(enumeration))
+        write_document(arguments.ext, to_ext(enumeration), "vertices (cdd .ext)")
     if arguments.json:
         write_json(arguments.json, vertices_document(enumeration, orbit_count), "vertices", indent=None)
     return 0

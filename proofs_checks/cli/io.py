@@ -4,6 +4,7 @@ enumerate (``--z``, ``--z-file``), and the check that an output path can be writ
 from __future__ import annotations
 
 import io
+import os
 import tempfile
 from fractions import Fraction
 from pathlib import Path
@@ -11,17 +12,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from proofs_checks.cli.base import UsageError
+from proofs_checks.cli.base import UsageError, document_stream
 from qifkit import files
-from qifkit.errors import QifError
+from qifkit.errors import FileFormatError, QifError
 from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.numbers import exact, exact_str, parse_number
 
 if TYPE_CHECKING:
     from qifkit.channel import Channel
 
-__all__ = ["NAMED_FIXED_POINTS", "approximately", "check_mechanism_outputs", "check_writable", "comma_list",
-           "fixed_point", "number_text", "read_channel", "write_json", "write_mechanism"]
+__all__ = ["NAMED_FIXED_POINTS", "approximately", "check_mechanism_outputs", "check_outputs", "check_writable",
+           "comma_list", "fixed_point", "inside", "number_text", "read_channel", "same_file",
+           "write_document", "write_json", "write_mechanism"]
 
 
 def comma_list(text: str, what: str) -> list[str]:
@@ -72,7 +74,9 @@ def fixed_point(text: str | None, path: str | None, n: int | None, *, renormalis
 
 def _npy_numbers(path: str) -> list[Fraction]:
     try:
-        values = np.load(path, allow_pickle=False)
+        values = np.load(io.BytesIO(files.read_input(path)), allow_pickle=False)
+    except FileFormatError:
+        raise
     except (OSError, ValueError) as error:
         raise UsageError(f"{path}: not a readable .npy array ({error})") from None
     if values.ndim != 1 or values.dtype.kind not in "fiu":
@@ -85,9 +89,8 @@ def _npy_numbers(path: str) -> list[Fraction]:
 
 def _text_numbers(path: str) -> list[Fraction]:
     try:
-        with open(path, encoding="utf-8-sig") as stream:
-            lines = stream.read().splitlines()
-    except (OSError, UnicodeDecodeError) as error:
+        lines = files.read_input_text(path).splitlines()
+    except OSError as error:
         raise UsageError(f"{path}: cannot read the fixed point ({error})") from None
     z = []
     for row, line in enumerate(lines, start=1):
@@ -119,10 +122,61 @@ def check_writable(path: str) -> None:
         raise UsageError(f"cannot write {path}: {error.strerror}") from None
 
 
-def write_json(path: str, document: Any, what: str, indent: int | None = 2) -> None:
-    """Write a command's JSON document atomically (:func:`qifkit.files.write_json`) and say so."""
-    files.write_json(path, document, indent)
+def same_file(first: str | Path, second: str | Path) -> bool:
+    """True if two paths name one file: the same file when both exist (links and ``..`` included),
+    else the same absolute path once links in their folders are followed."""
+    try:
+        if Path(first).exists() and Path(second).exists():
+            return os.path.samefile(first, second)
+    except OSError:
+        pass
+    return Path(first).resolve() == Path(second).resolve()
+
+
+def inside(path: str | Path, folder: str | Path) -> Path | None:
+    """`path` relative to `folder` if it lies inside it (links followed), else None."""
+    try:
+        return Path(path).resolve().relative_to(Path(folder).resolve())
+    except ValueError:
+        return None
+
+
+def check_outputs(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+    """The output policy of every command, before any work: each output (option → path) can be
+    written (:func:`check_writable`), and none is an input of the run or another output of it (the
+    report would replace the user's spec, or two outputs would overwrite each other); ``-``
+    (standard output) may be given to one output only. Refusals name both options."""
+    given = [(option, path) for option, path in outputs.items() if path]
+    for k, (option, path) in enumerate(given):
+        if path == "-":
+            if any(other == "-" for _, other in given[:k]):
+                raise UsageError(f"{option} - and another output both write to standard output: give one a file")
+            continue
+        check_writable(path)
+        for name, source in inputs.items():
+            if source and source != "-" and same_file(path, source):
+                raise UsageError(f"{option} {path} is the input {name} ({source}): writing it would destroy the "
+                                 "input; give another path")
+        for other_option, other in given[:k]:
+            if other != "-" and same_file(path, other):
+                raise UsageError(f"{option} {path} and {other_option} {other} are one file: one output would "
+                                 "overwrite the other; give two paths")
+
+
+def write_document(path: str, text: str, what: str) -> None:
+    """Write a command's text output atomically, or to standard output for ``-``, and say so."""
+    if path == "-":
+        stream = document_stream()
+        stream.write(text)
+        stream.flush()
+        return
+    files.atomic_write_text(path, text)
     print(f"{what} written to {path}")
+
+
+def write_json(path: str, document: Any, what: str, indent: int | None = 2) -> None:
+    """Write a command's JSON document (:func:`write_document`; the form of :func:`qifkit.files.write_json`)."""
+    write_document(path, files.json_text(document, indent), what)
 
 
 def read_channel(path: str) -> Channel:
@@ -159,14 +213,15 @@ def number_text(value: Any) -> str:
     return exact_str(value) if isinstance(value, Fraction) else repr(float(value))
 
 
-def check_mechanism_outputs(arguments: Any) -> None:
-    """``--out`` (.npy or .csv) and ``--json`` of construct and design: formats known and places
-    writable, before any work."""
+def check_mechanism_outputs(arguments: Any, inputs: dict[str, str | None]) -> None:
+    """``--out`` (.npy or .csv) and ``--json`` of construct and design: formats known, and the
+    output policy (:func:`check_outputs`), before any work."""
     for path in (arguments.out, arguments.json):
-        if path and not path.endswith((".npy", ".csv", ".json")):
+        if path and path != "-" and not path.endswith((".npy", ".csv", ".json")):
             raise UsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
-        if path:
-            check_writable(path)
+    if arguments.out == "-":
+        raise UsageError("--out - : a mechanism is written to a file (.npy or .csv); --json - writes the report")
+    check_outputs(inputs, {"--out": arguments.out, "--json": arguments.json})
 
 
 def write_mechanism(path: str, exact_rows: Any, floats: Any) -> None:

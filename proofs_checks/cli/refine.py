@@ -7,16 +7,15 @@ import argparse
 import time
 
 from proofs_checks.cli.base import EXIT_NEGATIVE, EXIT_OK, detail_printer
-from proofs_checks.cli.io import approximately, check_writable, read_channel, write_json
+from proofs_checks.cli.io import approximately, check_outputs, read_channel, write_json
 from qifkit.refinement import certificate_document, refines
 
 __all__ = ["run"]
 
 
 def run(arguments: argparse.Namespace) -> int:
+    check_outputs({"A.csv": arguments.a, "B.csv": arguments.b}, {"--json": arguments.json})
     a, b = read_channel(arguments.a), read_channel(arguments.b)
-    if arguments.json:
-        check_writable(arguments.json)
     started = time.perf_counter()
     result = refines(a, b)
     detail = detail_printer(arguments)

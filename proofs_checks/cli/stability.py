@@ -1,10 +1,11 @@
 """``qifkit stability SPEC.toml``: evaluate a pipeline over a grid and/or a range of e^ε (see
 :mod:`qifkit.stability_spec`) and exit as a deployment gate: 0 stable (certified), 1 NOT stable (a
 certified instability), 4 not decided (a float sweep, or a range on which only the spec's analyst
-is decided), 2 bad input. With ``--certificate DIR`` (created if missing, emptied of earlier
-certificates) an instability is written as ``DIR/a.csv``, ``DIR/b.csv`` and ``DIR/cert.json`` and a
-stable grid as one ``DIR/pair-K/`` of the same three files per consecutive pair, each for
-``qifkit verify``; ``--plot`` draws the analyst's loss."""
+is decided), 2 bad input. With ``--certificate DIR`` (created if missing; only the certificates of
+an earlier run are replaced, :mod:`~proofs_checks.cli.certificate_folder`) an instability is written
+as ``DIR/a.csv``, ``DIR/b.csv`` and ``DIR/cert.json`` and a stable grid as one ``DIR/pair-K/`` of the
+same three files per consecutive pair, each for ``qifkit verify``; ``--plot`` draws the analyst's loss.
+No output may be an input of the run or another output (:func:`~proofs_checks.cli.io.check_outputs`)."""
 
 from __future__ import annotations
 
@@ -16,43 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from proofs_checks.cli.base import EXIT_NEGATIVE, EXIT_OK, EXIT_UNDECIDED, UsageError, detail_printer, progress_printer
-from proofs_checks.cli.io import approximately, check_writable
+from proofs_checks.cli.certificate_folder import CertificateFolder
+from proofs_checks.cli.io import approximately, check_outputs, write_json
 from qifkit.errors import MissingDependencyError
-from qifkit.files import write_json
-from qifkit.refinement import certificate_document
+from qifkit.files import read_input
 
 __all__ = ["run"]
-
-
-#: Files and folders of an earlier ``--certificate`` run; removed before new ones are written.
-_CERTIFICATE_FILES = ("a.csv", "b.csv", "cert.json", "range-proof.json")
-
-
-def _write_certificates(folder: Path, certificates: list, report: dict[str, Any]) -> None:
-    import shutil
-
-    for name in _CERTIFICATE_FILES:
-        (folder / name).unlink(missing_ok=True)
-    for stale in folder.glob("pair-*"):
-        if stale.is_dir():
-            shutil.rmtree(stale)
-    for certified in certificates:
-        place = folder if certified.name == "instability" else folder / certified.name
-        place.mkdir(exist_ok=True)
-        certified.less_private.to_csv(place / "a.csv")
-        certified.more_private.to_csv(place / "b.csv")
-        write_json(place / "cert.json", certificate_document(certified.certificate))
-    every = report.get("range", {}).get("every_analyst", {})
-    if every.get("proved"):
-        proof = {"statement": f"count pipelines refine for every {report['range']['from']} ≤ e^ε' ≤ e^ε ≤ "
-                              f"{report['range']['to']} (re-derived by qifkit.stability.count_refinement_on_range)",
-                 **every}
-        write_json(folder / "range-proof.json", proof)
-        print(f"range proof written: {folder / 'range-proof.json'}")
-    if certificates:
-        where = folder if certificates[0].name == "instability" else folder / certificates[0].name
-        print(f"{len(certificates)} certificate(s) written: qifkit verify {where / 'a.csv'} {where / 'b.csv'} "
-              f"{where / 'cert.json'}")
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -65,21 +35,15 @@ def run(arguments: argparse.Namespace) -> int:
                                                    "weakly_honest": weakly_honest_family()})
     except OSError as error:
         raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
-    if arguments.json:
-        check_writable(arguments.json)
+    inputs = {"SPEC.toml": arguments.spec, **{f"{path} (named by the spec)": path for path in spec.inputs}}
+    outputs = {"--json": arguments.json, "--plot": arguments.plot}
+    check_outputs(inputs, outputs)
     if arguments.plot:
-        if not arguments.plot.endswith((".png", ".svg", ".pdf")):
-            raise UsageError(f"--plot {arguments.plot}: use .png, .svg or .pdf")
-        check_writable(arguments.plot)
+        if arguments.plot == "-" or not arguments.plot.endswith((".png", ".svg", ".pdf")):
+            raise UsageError(f"--plot {arguments.plot}: use a file ending .png, .svg or .pdf")
         _matplotlib()  # a missing matplotlib is said before any work
-    folder = Path(arguments.certificate) if arguments.certificate else None
-    if folder is not None:
-        if folder.exists() and not folder.is_dir():
-            raise UsageError(f"--certificate {folder}: exists and is not a folder")
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
+    folder = (CertificateFolder(Path(arguments.certificate), max(len(spec.eps_exp) - 1, 0), {**inputs, **outputs})
+              if arguments.certificate else None)
     started = time.perf_counter()
     report, certificates = evaluate_spec(spec, progress=progress_printer(arguments, sys.stderr),
                                          time_limit=arguments.time_limit)
@@ -133,12 +97,15 @@ def run(arguments: argparse.Namespace) -> int:
                f"{certified.less_private.shape[1]} and {certified.more_private.shape[1]} outputs, by "
                f"{certified.certificate.method}")
     if folder is not None:
-        _write_certificates(folder, certificates, report)
+        every = report.get("range", {}).get("every_analyst", {})
+        proof = ({"statement": f"count pipelines refine for every {report['range']['from']} ≤ e^ε' ≤ e^ε ≤ "
+                               f"{report['range']['to']} (re-derived by qifkit.stability.count_refinement_on_range)",
+                  **every} if every.get("proved") else None)
+        folder.write(certificates, proof, _sha256(arguments.spec))
     if arguments.plot:
         _plot_losses(arguments.plot, spec, report, Path(arguments.spec).name)
     if arguments.json:
-        write_json(arguments.json, _with_provenance(report, arguments.spec, spec))
-        print(f"report written to {arguments.json}")
+        write_json(arguments.json, _with_provenance(report, arguments.spec, spec), "report")
     return {True: EXIT_OK, False: EXIT_NEGATIVE, None: EXIT_UNDECIDED}[report["stable"]]
 
 
@@ -194,14 +161,18 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
 def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, Any]:
     """The report with what produced it: the spec file's SHA-256 and parsed content, and versions."""
     import dataclasses
-    import hashlib
     import platform
     from importlib.metadata import version
 
     content = {key: (list(value) if isinstance(value, tuple) else value if isinstance(value, (int, str, list, bool))
                      or value is None else str(value)) for key, value in dataclasses.asdict(spec).items()}
-    with open(path, "rb") as stream:
-        digest = hashlib.sha256(stream.read()).hexdigest()
-    return {"input": {"spec": path, "sha256": digest, "parsed": content},
+    return {"input": {"spec": path, "sha256": _sha256(path), "parsed": content},
             "versions": {name: version(name) for name in ("qifkit", "sympy", "python-flint", "highspy")}
             | {"python": platform.python_version()}, **report}
+
+
+def _sha256(path: str) -> str:
+    """The SHA-256 of the spec file, as the report and the certificates record it."""
+    import hashlib
+
+    return hashlib.sha256(read_input(path)).hexdigest()
