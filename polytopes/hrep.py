@@ -22,6 +22,7 @@ from typing import TypeVar
 
 import cdd
 import cdd.gmp
+import flint
 
 from qifkit.errors import FileFormatError, PolytopeError, QifError
 from qifkit.files import read_input_text
@@ -118,6 +119,15 @@ class Polytope:
         """Indices of the inequalities tight at `point`."""
         return frozenset(k for k, row in enumerate(self.inequalities)
                          if row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a) == 0)
+
+    def is_vertex(self, point: Sequence[Fraction]) -> bool:
+        """Exactly: `point` lies in the polytope and its equations and tight inequalities have rank d
+        (it is the only point satisfying them with equality), the definition of a vertex."""
+        if not self.contains(point):
+            return False
+        rows = [row[1:] for row in self.equalities] + [self.inequalities[k][1:] for k in sorted(self.tight(point))]
+        return len(rows) >= self.dimension_of_space and flint.fmpq_mat(
+            [[flint.fmpq(v.numerator, v.denominator) for v in row] for row in rows]).rank() == self.dimension_of_space
 
 
 _HEADER = re.compile(r"^\*\s*(\S+)\s+n=\d+\s+e\^eps=(\S+)\s*$")  # the comment to_ine and to_ext write

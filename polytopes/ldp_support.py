@@ -14,7 +14,11 @@ Each block is written atomically to a folder when one is given (:class:`polytope
 a manifest of the problem and of every block's SHA-256), and read back on a later run with the same n
 and e^ε, so a killed run resumes. A folder from another problem is refused; a block file the manifest
 does not list, one whose hash does not match, or one that does not parse is recomputed and said so,
-never trusted.
+never trusted. A block the manifest vouches for is re-verified all the same (hashes detect accidents,
+not a folder made wrong and consistent): its matrices must have m non-zero columns, form a set closed
+under D's row and column permutations, and be vertices of D at this e^ε (one per orbit is checked
+exactly; the group maps vertices to vertices). A block that fails is refused, naming it. What no
+check short of recomputing can see is a whole orbit of vertices removed from a block.
 """
 
 from __future__ import annotations
@@ -30,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from polytopes.classify import _exact_solution, in_d_tilde
-from polytopes.enumerate import enumerate_vertices
-from polytopes.resume import ResumeFolder
+from polytopes.enumerate import Vertex, enumerate_vertices, orbits
+from polytopes.resume import ResumeFolder, ResumeMismatchError
 from polytopes.spaces import ldp_polytope
-from qifkit.errors import QifError
+from qifkit.errors import PolytopeError, QifError
 from qifkit.files import read_json
 from qifkit.numbers import exact_eps_exp, parse_number
 
@@ -99,6 +103,29 @@ def _parse_block(data: bytes, path: Path, n: int, say: Callable[[str], None]) ->
     return block
 
 
+def _check_block(block: set[Matrix], n: int, m: int, polytope: Any, path: Path) -> None:
+    """Refuse a block read back unless it is a block of vertices of D with support size m (see the
+    module docstring): ResumeMismatchError naming the file and the first matrix that fails."""
+    for matrix in block:
+        if sum(1 for j in range(n) if any(row[j] for row in matrix)) != m:
+            raise ResumeMismatchError(f"{path}: a matrix with other than {m} non-zero columns is in the block of "
+                                      f"support {m}: {_shown(matrix)}; remove the folder or the file to recompute")
+    flat = [Vertex(tuple(v for row in matrix for v in row), frozenset()) for matrix in block]
+    try:
+        groups = orbits(flat, polytope.symmetries)
+    except PolytopeError:
+        raise ResumeMismatchError(f"{path}: the block is not closed under the row and column permutations (a vertex "
+                                  "is missing, or one was added): remove the folder or the file to recompute") from None
+    for group in groups:
+        if not polytope.is_vertex(group[0].coordinates):
+            raise ResumeMismatchError(f"{path}: {_shown(group[0].matrix((n, n)))} is not a vertex of D at e^ε = "
+                                      f"{polytope.eps_exp}: remove the folder or the file to recompute")
+
+
+def _shown(matrix: Any) -> str:
+    return "[" + "; ".join(", ".join(str(v) for v in row) for row in matrix) + "]"
+
+
 def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
                             progress: Callable[[str], None] | None = None,
                             face_method: str | None = None) -> tuple[set[Matrix], dict[int, int]]:
@@ -120,6 +147,7 @@ def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
     say = progress or (lambda text: None)
     problem = {"polytope": "LDP", "n": n, "eps_exp": str(e), "method": "by support"}
     store = ResumeFolder(folder, problem, say) if folder else None
+    polytope = ldp_polytope(n, e)
     vertices: set[Matrix] = set()
     by_size: dict[int, int] = {}
     for m in range(1, n + 1):
@@ -128,7 +156,8 @@ def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
         data = store.read(name) if store is not None else None
         block = _parse_block(data, store.path / name, n, say) if store is not None and data is not None else None
         if store is not None and block is not None:
-            say(f"support {m}: {len(block)} vertices read from {store.path / name}")
+            _check_block(block, n, m, polytope, store.path / name)
+            say(f"support {m}: {len(block)} vertices read from {store.path / name}, re-verified")
         else:
             block = full_support_vertices(n, e) if m == n else _embed(_face_vertices(n, m, e, face_method), n, m)
             if store is not None:

@@ -34,7 +34,7 @@ from typing import Any
 from polytopes.adjacency import group_elements, neighbours
 from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permuted
 from polytopes.lp import exact_minimum
-from polytopes.resume import ResumeFolder
+from polytopes.resume import ResumeFolder, ResumeMismatchError
 from polytopes.spaces import row_column_symmetries
 from qifkit.cluster import task_key
 from qifkit.errors import ClusterError
@@ -164,9 +164,19 @@ def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str) 
 
 class _Store:
     """The neighbourhoods already computed, kept in a resume folder (:class:`polytopes.resume.ResumeFolder`),
-    one file per representative named by a digest of its canonical form."""
+    one file per representative named by a digest of its canonical form.
+
+    A neighbourhood read back is re-verified, not trusted for its hash (which a folder made wrong
+    and consistent passes): its representative and every form it lists must be canonical forms of
+    vertices of this polytope (exact rank of the tight rows), and it must list at least one
+    neighbour and no more forms than neighbours (a vertex of a polytope with two or more vertices
+    has an edge). A neighbourhood that fails is refused, naming its file. Forms left out of a
+    stored neighbourhood cannot be seen short of recomputing it; the walk's closure still visits
+    every orbit that another neighbourhood reaches."""
 
     def __init__(self, polytope: Polytope, folder: str | None, say: Callable[[str], None]) -> None:
+        self.polytope = polytope
+        self.forms = _forms(polytope)
         self.dimension = polytope.dimension_of_space
         self.folder = None
         if folder is not None:
@@ -203,10 +213,24 @@ class _Store:
             count = document["neighbours"]
             if not isinstance(count, int) or count < 0:
                 raise ValueError("a bad number of neighbours")
-            return form, count, frozenset(self._key(value) for value in document["forms"])
+            around = frozenset(self._key(value) for value in document["forms"])
         except (ValueError, KeyError, TypeError) as error:
             self.say(f"{self.folder.path / name}: does not parse ({error}); recomputed")
             return None
+        self._verify(form, count, around, self.folder.path / name)
+        return form, count, around
+
+    def _verify(self, form: Key, count: int, around: frozenset[Key], path: Any) -> None:
+        """Refuse a stored neighbourhood that is not one of this polytope (see the class docstring)."""
+        if not around or count < len(around):
+            raise ResumeMismatchError(f"{path}: {count} neighbours in {len(around)} orbits; a vertex has at least one "
+                                      "neighbour, each in one orbit: remove the folder or the file to recompute")
+        for key in (form, *sorted(around)):
+            point = key_point(key)
+            if self.forms.canonical(point) != key or not self.polytope.is_vertex(point):
+                raise ResumeMismatchError(f"{path}: ({', '.join(str(v) for v in point)}) is not the canonical form of "
+                                          f"a vertex of {self.polytope.name} at e^ε = {self.polytope.eps_exp}: remove "
+                                          "the folder or the file to recompute")
 
     def keep(self, result: Neighbourhood) -> None:
         if self.folder is not None:

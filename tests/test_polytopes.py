@@ -1,6 +1,7 @@
 """Polytopes: exact enumeration against brute force and lrs, orbits, classification, bad input."""
 
 import itertools
+import json
 from fractions import Fraction as F
 
 import numpy as np
@@ -193,3 +194,44 @@ def test_parametric_search_finds_no_loose_vertex_at_n3_and_finds_holohans_n5_exa
     assert all(not feasible_values(p) for p in loose_patterns(3))  # Holohan et al. prove n ≤ 3
     n5 = ((LOW, HIGH, HIGH, LOW, LOW), (LOW, LOW, HIGH, HIGH, LOW), (HIGH, LOW, LOW, LOW, LOOSE), (LOW, HIGH, LOW, HIGH, HIGH))
     assert feasible_values(n5)  # a vertex for every e^ε > 1 (its entries are 1, e, 2, 2e, 1+e over 3+2e)
+
+
+def _forge(folder, name, blocks):
+    """Rewrite a unit of a resume folder and update its manifest hash, as a careless script would."""
+    from polytopes.resume import ResumeFolder
+
+    store = ResumeFolder(folder, json.loads((folder / "manifest.json").read_text())["problem"])
+    store.write(name, json.dumps(blocks))
+
+
+@pytest.mark.parametrize("forgery, message", [
+    ("lost", "not closed"),  # issue 38: '903 vertices', exit 0
+    ("added", "not closed"),  # a non-vertex added alone: '905'
+    ("added-orbit", "not a vertex"),  # a non-vertex added with its whole orbit
+    ("other-eps", "not a vertex"),  # the block of a run at e^ε = 3, hash updated: 288 non-vertices
+    ("wrong-support", "non-zero columns"),
+])
+def test_a_resumed_block_that_is_consistent_but_wrong_is_refused(tmp_path, capsys, forgery, message):
+    from polytopes.ldp_support import ldp_vertices_by_support
+
+    folder = tmp_path / "run"
+    ldp_vertices_by_support(4, "2", str(folder))
+    name = "support-3.json"
+    block = json.loads((folder / name).read_text())
+    base = [["1/3", "1/3", "1/3", "0"]] * 4  # in D at e^ε = 2, with support 3, and not a vertex
+    if forgery == "lost":
+        block = block[1:]
+    elif forgery == "added":
+        block.append(base)
+    elif forgery == "added-orbit":
+        for order in itertools.permutations(range(4)):
+            block.append([[row[j] for j in order] for row in base])
+    elif forgery == "other-eps":
+        ldp_vertices_by_support(4, "3", str(tmp_path / "other"))
+        block = json.loads((tmp_path / "other" / name).read_text())
+    else:
+        block = json.loads((folder / "support-2.json").read_text())
+    _forge(folder, name, block)
+    assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--resume", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and name in err
