@@ -156,3 +156,30 @@ def test_orbits_of_a_list_not_closed_under_the_group_are_refused():
     missing_one = [v for v in listed if v.coordinates != max(w.coordinates for w in listed)]
     with pytest.raises(PolytopeError, match="not closed under the symmetry group"):
         orbits([Vertex(v.coordinates, frozenset()) for v in missing_one], polytope.symmetries)
+
+
+@pytest.mark.parametrize("forgery, message", [
+    ("emptied", "at least one neighbour"),  # issue 38: every neighbourhood emptied, hashes updated: '1 orbits'
+    ("not-canonical", "not the canonical form"),  # an orbit listed twice under another of its vertices
+    ("not-a-vertex", "not the canonical form of a vertex"),
+])
+def test_a_resumed_walk_refuses_neighbourhoods_that_are_consistent_but_wrong(tmp_path, capsys, forgery, message):
+    from polytopes.resume import ResumeFolder
+
+    folder = tmp_path / "walk"
+    command = ["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--method", "orbits", "--resume", str(folder)]
+    assert main(command) == 0
+    store = ResumeFolder(folder, json.loads((folder / "manifest.json").read_text())["problem"])
+    for unit in sorted(folder.glob("orbit-*.json")):
+        document = json.loads(unit.read_text())
+        denominator, numerators = document["forms"][0]
+        if forgery == "emptied":
+            document["forms"], document["neighbours"] = [], 0
+        elif forgery == "not-canonical":  # the same vertex with its rows in reverse order
+            rows = [numerators[i:i + 3] for i in range(0, 9, 3)][::-1]
+            document["forms"].append([denominator, [v for row in rows for v in row]])
+        else:  # the centre of D, in D but no vertex
+            document["forms"].append([3, [1] * 9])
+        store.write(unit.name, json.dumps(document))
+    assert main(command) == 2
+    assert message in capsys.readouterr().err
