@@ -52,13 +52,18 @@ def read_input(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> by
         If it cannot be opened (missing, no permission); the caller names the option.
     """
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(descriptor)
+    except OSError:
+        os.close(descriptor)
+        raise
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        os.close(descriptor)
+        kind = next((name for test, name in _FILE_KINDS if test(info.st_mode)), "not a regular file")
+        raise FileFormatError(f"{path} is {kind}, not a regular file: give the input as a file"
+                              if not stat.S_ISREG(info.st_mode) else
+                              f"{path} has {info.st_size:,} bytes; inputs are read up to {limit:,} bytes")
     with os.fdopen(descriptor, "rb") as stream:
-        mode, size = os.fstat(descriptor).st_mode, os.fstat(descriptor).st_size
-        if not stat.S_ISREG(mode):
-            kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
-            raise FileFormatError(f"{path} is {kind}, not a regular file: give the input as a file")
-        if size > limit:
-            raise FileFormatError(f"{path} has {size:,} bytes; inputs are read up to {limit:,} bytes")
         data = stream.read(limit + 1)
     if len(data) > limit:  # it grew while being read
         raise FileFormatError(f"{path} has more than {limit:,} bytes; inputs are read up to {limit:,} bytes")

@@ -2,8 +2,13 @@
 malicious user could give, with the outcome a careful library owes them. A refusal is exit 2 with one
 ``qifkit: error:`` line naming the problem and no traceback; an answer is the right verdict.
 
+A case may also name files the run must leave as they were (``kept``: the user's spec, channel or
+notes: a changed one is data loss), FIFOs to create (a read of one would wait forever), and a
+``setup`` that builds a folder first (a resume folder made wrong but consistent, issue 38).
+
 The catalogue is data (``CASES``); ``python tests/test_hostile_inputs.py`` prints the tally for the
-README's reliability table (each case run in a child process with a time limit).
+README's reliability table (each case run in a child process with a time limit: refused, answered,
+wrong, data loss, crashed, timed out).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +39,9 @@ class Case:
     files: dict[str, str | bytes] = field(default_factory=dict)
     status: int = REFUSED
     says: str = ""
+    kept: tuple[str, ...] = ()
+    fifos: tuple[str, ...] = ()
+    setup: Callable[[Path], None] | None = None
 
 
 def _refine_a(name: str, a_text: str | bytes, says: str = "", status: int = REFUSED) -> Case:
@@ -153,6 +162,8 @@ def _toml(document: dict) -> str:
             return "true" if v else "false"
         if isinstance(v, list):
             return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + "}"
         return json.dumps(v) if isinstance(v, str) else str(v)
 
     return "".join(f"[{table}]\n" + "".join(f"{k} = {value(v)}\n" for k, v in keys.items()) + "\n"
@@ -332,11 +343,117 @@ def _resume_cases() -> list[Case]:
     ]
 
 
-CASES: list[Case] = _csv_cases() + _certificate_cases() + _spec_cases() + _option_cases() + _resume_cases()
+def _lost_files_cases() -> list[Case]:
+    """Issue 38: outputs onto inputs or onto each other, and a certificate folder beside the user's files."""
+    spec = {"s.toml": _toml(_SPEC)}
+    channels = {"a.csv": IDENTITY, "b.csv": FLAT}
+    mechanism = ("design", "--max-count", "2", "--alpha", "1/2", "--mechanism", "gm")
+    return [
+        Case("lost-stability-json-onto-spec", ("stability", "{d}/s.toml", "--json", "{d}/s.toml"), spec,
+             says="input", kept=("s.toml",)),
+        Case("lost-stability-json-onto-spec-by-another-path", ("stability", "{d}/s.toml", "--json", "{d}/x/../s.toml"),
+             {**spec, "x/keep": ""}, says="input", kept=("s.toml",)),
+        Case("lost-refine-json-onto-a", ("refine", "{d}/a.csv", "{d}/b.csv", "--json", "{d}/a.csv"), channels,
+             says="input", kept=("a.csv",)),
+        Case("lost-refine-json-onto-b", ("refine", "{d}/a.csv", "{d}/b.csv", "--json", "{d}/b.csv"), channels,
+             says="input", kept=("b.csv",)),
+        Case("lost-certificate-folder-beside-notes", ("stability", "{d}/s.toml", "--certificate", "{d}"),
+             {**spec, "pair-programming/notes.txt": "mine", "notes.txt": "mine"}, 0, "stable",
+             kept=("pair-programming/notes.txt", "notes.txt", "s.toml")),
+        Case("lost-certificate-folder-holds-a-users-cert", ("stability", "{d}/s.toml", "--certificate", "{d}"),
+             {**spec, "cert.json": "the user's"}, says="not a certificate qifkit wrote", kept=("cert.json",)),
+        Case("lost-certificate-over-the-spec", ("stability", "{d}/a.csv", "--certificate", "{d}"),
+             {"a.csv": _toml(_SPEC)}, says="writes a.csv", kept=("a.csv",)),
+        Case("lost-stability-json-onto-its-perturber", ("stability", "{d}/s.toml", "--json", "{d}/p.csv"),
+             {"s.toml": _toml({**_with("perturber", family="file", files={"2": "p.csv", "3": "q.csv"})}),
+              "p.csv": "2/3,1/3\n1/3,2/3\n", "q.csv": "3/4,1/4\n1/4,3/4\n"}, says="named by the spec",
+             kept=("p.csv",)),
+        Case("lost-design-out-and-json", (*mechanism, "--out", "{d}/m.json", "--json", "{d}/m.json"),
+             says="one file"),
+        Case("lost-construct-out-and-json", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--out",
+                                             "{d}/t.json", "--json", "{d}/t.json"), says="one file"),
+        Case("lost-construct-out-onto-z-file", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2", "--out",
+                                                "{d}/z.csv"), {"z.csv": "1/2,1/2\n"}, says="input", kept=("z.csv",)),
+        Case("lost-enumerate-ine-ext-json", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--ine", "{d}/x",
+                                             "--ext", "{d}/x", "--json", "{d}/x"), says="one file"),
+        Case("lost-enumerate-json-into-resume", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/r",
+                                                 "--json", "{d}/r/manifest.json"), says="resume folder"),
+        Case("lost-check-markdown-and-json", ("check", "--only", "cormode18.example1", "--markdown", "{d}/r",
+                                              "--json", "{d}/r"), says="one file"),
+        Case("lost-stability-plot-and-json", ("stability", "{d}/s.toml", "--plot", "{d}/x.png", "--json", "{d}/x.png"),
+             spec, says="one file"),
+        Case("lost-two-outputs-to-stdout", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--ine", "-", "--json", "-"),
+             says="standard output"),
+    ]
+
+
+def _vacuous_cases() -> list[Case]:
+    """Issue 38: grids that compare a pipeline with itself, values given twice, keys given twice."""
+    def stability(name: str, document: dict, says: str) -> Case:
+        return Case(f"vacuous-{name}", ("stability", "{d}/s.toml"), {"s.toml": _toml(document)}, REFUSED, says)
+
+    twice = json.dumps({"refines": True, "witness": [["1/2", "1/2"], ["1/2", "1/2"]]})[:-1] + ', "refines": false}'
+    return [
+        stability("grid-same-twice", _with("sweep", eps_exp=["2", "2"]), "twice"),
+        stability("grid-two-spellings", _with("sweep", eps_exp=["35/10", "3.5"]), "twice"),
+        stability("grid-ln-and-value", _with("sweep", eps_exp=["ln(2)", "2"]), "twice"),
+        stability("grid-one-point", _with("sweep", eps_exp=["2"]), "one e^ε"),
+        stability("known-counts-twice", _with("population", known=None, respondents=3,
+                                              known_counts={"1": 1, "01": 1}), "twice"),
+        Case("vacuous-certificate-key-twice", ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
+             {"a.csv": IDENTITY, "b.csv": FLAT, "c.json": twice}, REFUSED, "given twice"),
+    ]
+
+
+def _fill_by_support(folder: Path) -> None:
+    """A by-support resume folder of D at n = 4, e^ε = 2 whose support-3 block lost a vertex, the
+    manifest's hash updated to match (issue 38: '903 vertices', exit 0)."""
+    from polytopes.ldp_support import ldp_vertices_by_support
+    from polytopes.resume import ResumeFolder
+
+    ldp_vertices_by_support(4, "2", str(folder / "r"))
+    block = json.loads((folder / "r" / "support-3.json").read_text())
+    store = ResumeFolder(folder / "r", json.loads((folder / "r" / "manifest.json").read_text())["problem"])
+    store.write("support-3.json", json.dumps(block[1:]))
+
+
+def _hang_cases() -> list[Case]:
+    """Issue 38: inputs that could block or run for minutes, each refused at once."""
+    wide = "1" + ",0" * 2000 + "\n"  # one secret, 2,001 outputs: a 2,001 × 2,001 witness is beyond 4,000,000
+    spec = {"s.toml": _toml(_SPEC)}
+    return [
+        Case("hang-certificate-fifo", ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
+             {"a.csv": IDENTITY, "b.csv": FLAT}, says="fifo", fifos=("c.json",)),
+        Case("hang-certificate-dev-zero", ("verify", "{d}/a.csv", "{d}/b.csv", "/dev/zero"),
+             {"a.csv": IDENTITY, "b.csv": FLAT}, says="character device"),
+        Case("hang-channel-fifo", ("refine", "{d}/a.csv", "{d}/b.csv"), {"b.csv": FLAT}, says="fifo",
+             fifos=("a.csv",)),
+        Case("hang-spec-fifo", ("stability", "{d}/s.toml"), says="fifo", fifos=("s.toml",)),
+        Case("hang-z-file-fifo", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"), says="fifo",
+             fifos=("z.csv",)),
+        Case("hang-resume-unit-fifo", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/r"),
+             says="fifo", fifos=("r/support-1.json",)),
+        Case("hang-spec-a-folder", ("stability", "{d}"), says="folder"),
+        Case("hang-grid-1e300", ("stability", "{d}/s.toml"), {"s.toml": _toml(_with("sweep", eps_exp=["2", "1e300"]))},
+             says="10^9"),
+        Case("hang-range-90000-digits", ("stability", "{d}/s.toml"),
+             {"s.toml": _toml(_with("sweep", eps_exp=None, **{"from": "2", "to": "3" + "0" * 90_000 + "/1" + "0" * 89_999}))},
+             says="characters"),
+        Case("hang-verify-witness-beyond-the-limit", ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
+             {"a.csv": wide, "b.csv": wide, "c.json": "{}"}, says="4,000,000"),
+        Case("hang-resume-forged-by-support", ("enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--resume", "{d}/r"),
+             says="not closed", setup=_fill_by_support),
+        *(Case(f"answer-{name}", ("stability", "{d}/s.toml", *option), spec, 0, "stable")
+          for name, option in (("json-stdout", ("--json", "-")), ("quiet", ("-q",)))),
+    ]
+
+
+CASES: list[Case] = (_csv_cases() + _certificate_cases() + _spec_cases() + _option_cases() + _resume_cases()
+                     + _lost_files_cases() + _vacuous_cases() + _hang_cases())
 
 
 def materialise(case: Case, folder: Path) -> list[str]:
-    """Create the case's files in `folder` and return its arguments."""
+    """Create the case's files, FIFOs and folders in `folder` and return its arguments."""
     for name, content in case.files.items():
         path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -344,7 +461,18 @@ def materialise(case: Case, folder: Path) -> list[str]:
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8", newline="")
+    for name in case.fifos:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(folder / name)
+    if case.setup is not None:
+        case.setup(folder)
     return [argument.replace("{d}", str(folder)) for argument in case.argv]
+
+
+def lost(case: Case, folder: Path) -> list[str]:
+    """The files the case must keep that the run changed or removed (data loss)."""
+    return [name for name in case.kept if not (folder / name).is_file() or (folder / name).read_bytes()
+            != (case.files[name].encode("utf-8") if isinstance(case.files[name], str) else case.files[name])]
 
 
 def test_the_catalogue_is_large_and_its_ids_are_unique():
@@ -360,6 +488,7 @@ def test_hostile_input(case, tmp_path, capsys):
     except SystemExit as exit_:  # argparse's own usage errors
         status = exit_.code
     out, err = capsys.readouterr()
+    assert not lost(case, tmp_path), f"data loss: {lost(case, tmp_path)}"
     assert status == case.status, f"exit {status}, expected {case.status}; stderr: {err[-500:]}"
     assert "Traceback" not in err
     if case.status == REFUSED:
@@ -382,8 +511,11 @@ def _run_in_child(case: Case, timeout: float) -> str:  # pragma: no cover - the 
                                  timeout=timeout, env={**os.environ, "PYTHONPATH": os.getcwd()})
         except subprocess.TimeoutExpired:
             return "timed out"
+        damaged = lost(case, Path(folder))
     text = (run.stdout + run.stderr).lower()
-    if "traceback" in text or run.returncode not in (0, 1, 2, 3, 4):
+    if damaged:
+        outcome = "data loss"
+    elif "traceback" in text or run.returncode not in (0, 1, 2, 3, 4):
         outcome = "crashed"
     elif run.returncode != case.status or case.says.lower() not in text:
         outcome = "wrong"
@@ -401,7 +533,7 @@ def _tally(timeout: float = 60.0) -> None:  # pragma: no cover - the README's ta
 
     with ThreadPoolExecutor(2) as pool:
         counts = Counter(pool.map(lambda case: _run_in_child(case, timeout), CASES))
-    names = ("refused", "answered", "wrong", "crashed", "timed out")
+    names = ("refused", "answered", "wrong", "data loss", "crashed", "timed out")
     print(f"{len(CASES)} inputs: " + ", ".join(f"{counts[name]} {name}" for name in names))
 
 

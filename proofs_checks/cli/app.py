@@ -121,7 +121,9 @@ _GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
     "refine": ("Decide whether A ⊑ B (B is a post-processing of A) exactly; exit 0 with a witness W (A·W = B) "
                "or 1 with a prior and a loss that B serves better.",
                ("qifkit refine A.csv B.csv --json cert.json",)),
-    "verify": ("Re-check a refinement certificate with exact arithmetic only; exit 0 when it is valid.",
+    "verify": ("Re-check a refinement certificate with exact arithmetic only; exit 0 when it is valid. Channels "
+               "whose witness (A's outputs × B's outputs) would exceed 4,000,000 entries, refine's own limit, are "
+               "refused before the certificate is read.",
                ("qifkit verify A.csv B.csv cert.json",)),
     "stability": ("Gate a privacy pipeline: does a more private perturber always give a less useful pipeline?",
                   ("qifkit stability examples/survey_rr.toml --certificate certs/ --json report.json",

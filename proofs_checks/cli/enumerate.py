@@ -46,11 +46,11 @@ ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked befo
 
 def run(arguments: argparse.Namespace) -> int:
     outputs = {"--json": arguments.json, "--ine": arguments.ine, "--ext": arguments.ext}
-    check_outputs({"--z-file": arguments.z_file}, outputs)
     for option, path in outputs.items():
         if arguments.resume and path and path != "-" and inside(path, arguments.resume) is not None:
             raise UsageError(f"{option} {path} is inside the resume folder {arguments.resume}, which holds only what "
                              "the enumeration keeps there: write it elsewhere")
+    check_outputs({"--z-file": arguments.z_file}, outputs)
     given = arguments.z is not None or arguments.z_file is not None
     if given and arguments.polytope not in ("F", "RF"):
         raise UsageError(f"--z/--z-file is the fixed point of F and RF; {arguments.polytope} has none")

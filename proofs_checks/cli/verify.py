@@ -8,13 +8,18 @@ import argparse
 from proofs_checks.cli.base import EXIT_NEGATIVE, EXIT_OK, UsageError, detail_printer
 from proofs_checks.cli.io import read_channel
 from qifkit.files import read_json
-from qifkit.refinement import certificate_defect, certificate_from_document
+from qifkit.refinement import MAX_WITNESS_ENTRIES, certificate_defect, certificate_from_document
 
 __all__ = ["run"]
 
 
 def run(arguments: argparse.Namespace) -> int:
     a, b = read_channel(arguments.a), read_channel(arguments.b)
+    entries = a.shape[1] * b.shape[1]
+    if entries > MAX_WITNESS_ENTRIES:  # checked before the certificate is read: re-checking one would run for minutes
+        raise UsageError(f"verify re-checks certificates of channels whose witness (A's outputs × B's outputs) has at "
+                         f"most {MAX_WITNESS_ENTRIES:,} entries, the limit of refine; A has {a.shape[1]:,} outputs and "
+                         f"B {b.shape[1]:,}: {entries:,}")
     try:
         document = read_json(arguments.certificate)
     except OSError as error:
