@@ -814,7 +814,8 @@ def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
             if release is None:
                 return counts
             labels = tuple(dict.fromkeys(release(count) for count in counts.outputs))
-            return counts @ deterministic(release, counts.outputs, labels)
+            post = deterministic(release, counts.outputs, labels)
+            return counts @ (post if spec.exact else post.to_float())
         if spec.query == "sum":
             return sum_pipeline(perturber, spec.respondents, spec.known)
         if spec.query == "histogram":
@@ -842,7 +843,7 @@ def sampled_losses(spec: StabilitySpec, eps_exps: Sequence[Fraction]) -> list[fl
     --------
     >>> spec = parse_spec({"perturber": {"family": "geometric", "values": 7}, "population": {"respondents": 4,
     ...     "known": [0, 1, 1]}, "query": {"kind": "count", "of": [0]}, "analyst": {"prior": "uniform",
-    ...     "loss": "linear", "scale": 1000}, "sweep": {"eps_exp": ["7/2"]}})
+    ...     "loss": "linear", "scale": 1000}, "sweep": {"eps_exp": ["7/2", "351/100"]}})
     >>> [round(v, 6) for v in sampled_losses(spec, [Fraction(7, 2)])]  # App. D.1: 1276949536000/771895089
     [1654.304522]
     """
@@ -929,8 +930,14 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     "analyst"``), a failed pipeline refinement on the grid (``"refinement"``) or a rising stretch of
     the range (``"range"``), with prior, loss and exact gap.
 
-    The certificates: the instability's (less and more private pipeline and the refutation), or,
-    for a stable grid, each consecutive pair's witness.
+    ``pairs`` has one entry per consecutive pair of the grid (``eps_exp_low``, ``eps_exp_high``,
+    ``verdict``: ``"refines"``, ``"does not refine"`` or ``"not compared"`` with the reason, and the
+    ``method`` that certified it), and ``covered`` says what a verdict rests on: the grid pairs
+    compared out of all, and whether the range was proved for every analyst.
+
+    The certificates: the instability's (less and more private pipeline and the refutation), or
+    each consecutive pair's witness certified before the run ended (kept when the verdict is
+    undecided too: a time limit or an undecided range does not void them).
     """
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     timed_out: str | None = None
@@ -950,7 +957,10 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     text = exact_str if spec.exact else (lambda v: repr(float(v)))
     report: dict[str, Any] = {"arithmetic": "exact" if spec.exact else "float", "secrets": len(secrets),
                               "coverage": " and ".join(c for c, on in (("grid", grid), ("interval", spec.eps_range)) if on),
-                              "points": [], "monotone": True, "instability": None}
+                              "points": [], "monotone": True, "instability": None,
+                              "pairs": [{"eps_exp_low": low, "eps_exp_high": high, "verdict": "not compared",
+                                         "method": None if spec.exact else "a float sweep compares no pair"}
+                                        for low, high in zip(grid, grid[1:], strict=False)]}
     instability: Certified | None = None
     witnesses: list[Certified] = []
 
@@ -991,6 +1001,8 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                     left = (now - started) / (k + 1) * (pairs - k - 1)
                     progress(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
                              f" in {now - begun:.1f} s; about {left:.0f} s left")
+                report["pairs"][k].update(verdict="refines" if result.holds else "does not refine",
+                                          method=result.method)
                 if not result.holds:
                     refuted("refinement", low, high, result)
                     break
@@ -1012,7 +1024,12 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                                + ("only at the grid's points" if grid else "only where a grid is given (eps_exp)"))
     else:
         report["stable"], report["undecided"] = True, None
-    return report, [instability] if instability is not None else (witnesses if report["stable"] else [])
+    compared = sum(pair["verdict"] != "not compared" for pair in report["pairs"])
+    report["covered"] = {"grid_pairs_compared": compared, "grid_pairs": len(report["pairs"]),
+                         "interval": None if spec.eps_range is None else
+                         f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
+                         "not proved for every analyst"}
+    return report, [instability] if instability is not None else witnesses
 
 
 def _analyst_refutation(prior: Prior, loss: Loss, curve: Any, low: Any, high: Any, gap: Any) -> Refinement:

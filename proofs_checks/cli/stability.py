@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -78,8 +77,7 @@ def run(arguments: argparse.Namespace) -> int:
                 print(f"  the loss RISES on [{low}, {high}]  (exact ends: {exact_low}; {exact_high})")
             if not interval["rising"]:
                 print("  the loss never rises as e^ε grows")
-    verdict = {True: "stable (certified" + (" for every e^ε of the range)" if "range" in report else
-                                           ": every consecutive pair of the grid)"), False: "NOT stable",
+    verdict = {True: f"stable (certified: {_covered(report)})", False: "NOT stable",
                None: f"not decided: {report['undecided']}"}
     print(f"analyst's loss monotone: {report['monotone']}; family ({report['coverage']}): {verdict[report['stable']]}")
     instability = report["instability"]
@@ -97,6 +95,9 @@ def run(arguments: argparse.Namespace) -> int:
                f"{certified.less_private.shape[1]} and {certified.more_private.shape[1]} outputs, by "
                f"{certified.certificate.method}")
     if folder is not None:
+        for pair, certified in zip(report["pairs"], certificates if report["instability"] is None else [],
+                                   strict=False):
+            pair["certificate"] = str(folder.path / certified.name / "cert.json")
         every = report.get("range", {}).get("every_analyst", {})
         proof = ({"statement": f"count pipelines refine for every {report['range']['from']} ≤ e^ε' ≤ e^ε ≤ "
                                f"{report['range']['to']} (re-derived by qifkit.stability.count_refinement_on_range)",
@@ -128,17 +129,19 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
     import io
 
     from qifkit.files import atomic_write_bytes
+    from qifkit.numbers import exact_eps_exp, parse_number
     from qifkit.stability_spec import sampled_losses
 
     plt = _matplotlib()
-    grid = [Fraction(point["eps_exp"]) for point in report["points"]]
-    ends = grid + ([Fraction(report["range"]["from"]), Fraction(report["range"]["to"])] if "range" in report else [])
+    grid = [exact_eps_exp(point["eps_exp"]) for point in report["points"]]
+    ends = grid + ([exact_eps_exp(report["range"]["from"]), exact_eps_exp(report["range"]["to"])]
+                   if "range" in report else [])
     low, high = min(ends), max(ends)
     xs = [low + (high - low) * k / 299 for k in range(300)] if high > low else [low]
     figure, axis = plt.subplots(figsize=(6.4, 3.6))
     axis.plot([float(x) for x in xs], sampled_losses(spec, xs), color="tab:blue", label="analyst's loss (float64)")
     if grid:
-        axis.plot([float(x) for x in grid], [float(Fraction(p["loss"])) for p in report["points"]], "o", color="black",
+        axis.plot([float(x) for x in grid], [float(parse_number(p["loss"])) for p in report["points"]], "o", color="black",
                   label="grid, exact")
     for start, end in report.get("range", {}).get("rising", []):
         axis.axvspan(float(start), float(end), color="tab:red", alpha=0.3, lw=0)
@@ -146,7 +149,7 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
         axis.axvspan(0, 0, color="tab:red", alpha=0.3, label="rising (exact ends)")
     if report["instability"]:
         for key in ("eps_exp_low", "eps_exp_high"):
-            axis.axvline(float(Fraction(report["instability"][key])), color="tab:red", ls="--", lw=1)
+            axis.axvline(float(exact_eps_exp(report["instability"][key])), color="tab:red", ls="--", lw=1)
     verdict = {True: "stable", False: "NOT stable", None: "not decided"}[report["stable"]]
     axis.set(xlabel="e^ε", ylabel="expected loss", title=f"{title}: {verdict}")
     axis.set_xlim(float(low), float(high) if high > low else float(low) + 1)
@@ -176,3 +179,14 @@ def _sha256(path: str) -> str:
     import hashlib
 
     return hashlib.sha256(read_input(path)).hexdigest()
+
+
+def _covered(report: dict[str, Any]) -> str:
+    """What a stable verdict covered, in words: the grid pairs certified and the range proved."""
+    covered = report["covered"]
+    parts = []
+    if covered["grid_pairs"]:
+        parts.append(f"{covered['grid_pairs_compared']} of {covered['grid_pairs']} consecutive grid pairs refine")
+    if covered["interval"] is not None:
+        parts.append(f"the pipelines refine for every e^ε' ≤ e^ε of the range, {covered['interval']}")
+    return "; ".join(parts)
