@@ -27,6 +27,7 @@ __all__ = [
     "MissingDependencyError",
     "ClusterError",
     "InternalError",
+    "TimeLimitReached",
 ]
 
 
@@ -103,3 +104,10 @@ class ClusterError(QifError, ConnectionError):
 class InternalError(QifError, RuntimeError):
     """qifkit broke one of its own guarantees (a certificate failed its exact re-check, a theorem
     was contradicted): a bug of qifkit, never a property of the input; please report it."""
+
+
+class TimeLimitReached(BaseException):
+    """A caller's time limit ran out in the middle of a long evaluation (raised by the caller's timer,
+    e.g. ``qifkit stability --time-limit``). Not an error of the input: like ``KeyboardInterrupt`` it
+    derives from ``BaseException``, so no ``except Exception`` on the way swallows it, and the
+    evaluation that catches it reports what it had certified by then."""

@@ -47,12 +47,15 @@ Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import math
+import signal
+import threading
 import time
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -61,7 +64,7 @@ from typing import Any
 import sympy
 
 from qifkit.channel import Channel
-from qifkit.errors import QifError, UndecidableError
+from qifkit.errors import QifError, TimeLimitReached, UndecidableError
 from qifkit.expressions import parse_rational_function
 from qifkit.files import read_input_text, read_table_csv
 from qifkit.measures import (
@@ -909,18 +912,47 @@ def _exact_loss(spec: StabilitySpec, prior: Prior, loss: Loss, build: Callable[[
                                              loss, spec.known, release)
 
 
+def describe_work(spec: StabilitySpec) -> list[str]:
+    """The size of the work a spec asks for, said before it begins (``qifkit stability -v``): the
+    pipeline's secrets, outputs and entries, the grid pairs to certify, and the route the range
+    takes, with the degree in e^ε that its symbolic route works on (an upper estimate: each unknown
+    respondent multiplies the degree of a perturber entry into a count's probability)."""
+    secrets, outputs = _secret_count(spec), _output_count(spec)
+    entries = secrets * outputs
+    lines = [f"pipeline: {secrets:,} secrets × {outputs:,} outputs = {entries:,} entries "
+             f"({'exact' if spec.exact else 'float64'})"]
+    if len(spec.eps_exp) >= 2:
+        lines.append(f"grid: {len(spec.eps_exp)} e^ε, {len(spec.eps_exp) - 1} consecutive pairs to certify"
+                     + (f" (witnesses of up to {outputs:,} × {outputs:,} entries)" if spec.exact else " (not compared)"))
+    if spec.eps_range is not None:
+        degree = spec.respondents * (spec.values - 1)
+        route = (f"symbolic: entries are rational functions of e^ε of degree up to about {degree:,} "
+                 f"({spec.respondents:,} respondents' reports), every change of best action and every rise by "
+                 "real-root isolation" if entries <= RANGE_MAX_ENTRIES else
+                 f"sampled at {RANGE_SAMPLES} e^ε in float64 ({entries:,} entries, beyond {RANGE_MAX_ENTRIES:,} for "
+                 "a symbolic build), each rise re-decided exactly")
+        proof = "a proof for every analyst is tried first; " if spec.query == "count" else ""
+        lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")
+    return lines
+
+
 def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = None,
-                  time_limit: float | None = None) -> tuple[dict[str, Any], list[Certified]]:
+                  time_limit: float | None = None, keep_partial: bool = False
+                  ) -> tuple[dict[str, Any], list[Certified]]:
     """The stability report of a spec and its certificates.
 
-    `progress`, if given, receives one line per decided grid pair, with the time it took and an
+    `progress`, if given, receives a line as each step begins (the grid's losses, the range's
+    proof, the analyst on the range) and one per decided grid pair, with the time it took and an
     estimate of the time left (the mean so far times the pairs left). `time_limit` (seconds) is
-    checked between grid pairs and before the range: past it, no further step begins, an
-    instability found by then stands, and otherwise ``stable`` is null with ``undecided`` saying
-    how far the run got.
+    checked between steps and, in the main thread, also stops a step in the middle (a timer raises
+    :class:`~qifkit.errors.TimeLimitReached`, which a caller's own timer or `progress` may raise
+    too; a step inside a C library stops when that call returns). Either way no further step begins, an instability found by then stands, and otherwise ``stable`` is null
+    with ``undecided`` saying how far the run got; what was certified is kept. With `keep_partial`,
+    a ``KeyboardInterrupt`` is handled the same way and the report has ``"interrupted": true``.
 
     The report has ``points`` (e^ε and the analyst's expected loss, increasing e^ε), ``monotone``
-    (the analyst's loss never rises, on the grid and on the range), ``range`` (for a range: its
+    (true: the analyst's loss never rises, on the grid and on the whole range; false: it rises
+    somewhere, decided exactly; null: the range was only sampled or not finished), ``range`` (for a range: its
     ends, the exact losses there, the rising stretches as decimals and exactly), ``coverage``
     (``"grid"``, ``"interval"`` or ``"grid and interval"``), ``stable`` (true: every consecutive
     pair of the grid certified to refine and no range asked; false: a certified instability;
@@ -940,7 +972,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     undecided too: a time limit or an undecided range does not void them).
     """
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    timed_out: str | None = None
+    say = progress or (lambda line: None)
     exact_build = _builder(spec)
     built: dict[Any, Channel] = {}
 
@@ -951,11 +983,8 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
         return built[key]
 
     grid = sorted(spec.eps_exp, key=exact_eps_exp)
-    secrets = _secret_labels(spec)
-    prior, loss = _analyst(spec, secrets)
-    exact_loss = _exact_loss(spec, prior, loss, build)
     text = exact_str if spec.exact else (lambda v: repr(float(v)))
-    report: dict[str, Any] = {"arithmetic": "exact" if spec.exact else "float", "secrets": len(secrets),
+    report: dict[str, Any] = {"arithmetic": "exact" if spec.exact else "float", "secrets": _secret_count(spec),
                               "coverage": " and ".join(c for c, on in (("grid", grid), ("interval", spec.eps_range)) if on),
                               "points": [], "monotone": True, "instability": None,
                               "pairs": [{"eps_exp_low": low, "eps_exp_high": high, "verdict": "not compared",
@@ -980,44 +1009,72 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                     f"not materialised: {entries:,} exact entries each (beyond {MAX_CERTIFIED_ENTRIES:,}); the two "
                     "losses are exact (qifkit.pipelines.count_uncertainty re-derives them)")
 
-    if grid:
-        curve = loss_curve(build, grid, prior, loss, exact_loss if spec.exact else None)
-        report["points"] = [{"eps_exp": e, "loss": text(v)} for e, v in zip(curve.eps_exp, curve.values, strict=True)]
-        if curve.violation is not None:
-            report["monotone"] = False
-            low, high, gap = curve.violation
-            refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
-        if spec.exact:
-            candidate = _candidate(spec)
-            pairs, started = len(grid) - 1, time.perf_counter()
-            for k, (low, high) in enumerate(zip(grid, grid[1:], strict=False)):
-                begun = time.perf_counter()
-                if deadline is not None and begun > deadline:
-                    timed_out = f"the time limit of {time_limit:g} s was reached after {k} of {pairs} grid pairs"
-                    break
-                result = pipeline_refinement(build, high, low, candidate(high, low))
-                if progress is not None:
+    stage = ["before the grid's losses"]
+
+    def steps() -> str | None:
+        """The grid and the range, in order; the reason the run stopped early, or None."""
+        prior, loss = _analyst(spec, _secret_labels(spec))
+        exact_loss = _exact_loss(spec, prior, loss, build)
+        if grid:
+            say(f"the analyst's loss at {len(grid)} e^ε of the grid")
+            stage[0] = "during the grid's losses"
+            curve = loss_curve(build, grid, prior, loss, exact_loss if spec.exact else None)
+            report["points"] = [{"eps_exp": e, "loss": text(v)} for e, v in zip(curve.eps_exp, curve.values,
+                                                                                strict=True)]
+            if curve.violation is not None:
+                report["monotone"] = False
+                low, high, gap = curve.violation
+                refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
+            if spec.exact:
+                candidate = _candidate(spec)
+                pairs, started = len(grid) - 1, time.perf_counter()
+                for k, (low, high) in enumerate(zip(grid, grid[1:], strict=False)):
+                    begun = time.perf_counter()
+                    stage[0] = f"after {k} of {pairs} grid pairs"
+                    if deadline is not None and begun > deadline:
+                        return f"the time limit of {time_limit:g} s was reached {stage[0]}"
+                    result = pipeline_refinement(build, high, low, candidate(high, low))
                     now = time.perf_counter()
                     left = (now - started) / (k + 1) * (pairs - k - 1)
-                    progress(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
-                             f" in {now - begun:.1f} s; about {left:.0f} s left")
-                report["pairs"][k].update(verdict="refines" if result.holds else "does not refine",
-                                          method=result.method)
-                if not result.holds:
-                    refuted("refinement", low, high, result)
-                    break
-                witnesses.append(Certified(f"pair-{k + 1}", low, high, build(high), build(low), result))
-    if spec.eps_range is not None and timed_out is None and deadline is not None and time.perf_counter() > deadline:
-        timed_out = f"the time limit of {time_limit:g} s was reached before the range"
-    proved = spec.eps_range is not None and timed_out is None and _range_report(spec, report, prior, loss, build,
-                                                                               exact_loss, refuted)
+                    say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
+                        f" in {now - begun:.1f} s; about {left:.0f} s left")
+                    report["pairs"][k].update(verdict="refines" if result.holds else "does not refine",
+                                              method=result.method)
+                    if not result.holds:
+                        refuted("refinement", low, high, result)
+                        break
+                    witnesses.append(Certified(f"pair-{k + 1}", low, high, build(high), build(low), result))
+        if spec.eps_range is not None:
+            stage[0] = "before the range"
+            if deadline is not None and time.perf_counter() > deadline:
+                return f"the time limit of {time_limit:g} s was reached {stage[0]}"
+            stage[0] = "during the range"
+            _range_report(spec, report, prior, loss, build, exact_loss, refuted, say)
+        return None
+
+    try:
+        with _alarm(time_limit):
+            timed_out = steps()
+    except TimeLimitReached:
+        timed_out = f"the time limit of {time_limit:g} s was reached {stage[0]}" if time_limit else \
+            f"the caller's time limit was reached {stage[0]}"
+    except KeyboardInterrupt:
+        if not keep_partial:
+            raise
+        timed_out, report["interrupted"] = f"interrupted (Ctrl-C) {stage[0]}", True
+    if "range" in report:
+        report["range"].setdefault("analyst", f"not followed: {timed_out}")
+        followed = "rising" in report["range"] and "samples" not in report["range"]
+        if report["monotone"] and not followed and not report["range"]["every_analyst"].get("proved"):
+            report["monotone"] = None  # sampled, or stopped: the loss between the points is not known
+    proved = bool(report.get("range", {}).get("every_analyst", {}).get("proved"))
     if not spec.exact:
         report["stable"], report["undecided"] = None, "a float sweep decides nothing; set exact = true"
     elif report["instability"] is not None:
         report["stable"], report["undecided"] = False, None
     elif timed_out is not None:
         report["stable"], report["undecided"] = None, timed_out
-    elif spec.eps_range is not None and not proved:
+    elif spec.eps_range is not None and not proved and "every_analyst" in report.get("range", {}):
         report["stable"] = None
         report["undecided"] = ("no rise was found, but refinement between the pipelines (every analyst) over the "
                                f"range is not proved ({report['range']['every_analyst']['reason']}); it is certified "
@@ -1032,6 +1089,26 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     return report, [instability] if instability is not None else witnesses
 
 
+@contextlib.contextmanager
+def _alarm(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`~qifkit.errors.TimeLimitReached` where the evaluation is once `seconds` have
+    passed (a real-time timer, in the main thread only; elsewhere the checks between steps apply)."""
+    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise TimeLimitReached
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _analyst_refutation(prior: Prior, loss: Loss, curve: Any, low: Any, high: Any, gap: Any) -> Refinement:
     """The spec's analyst as the certificate that pipeline(high) does not refine pipeline(low)."""
     values = dict(zip(curve.eps_exp, curve.values, strict=True))
@@ -1041,13 +1118,15 @@ def _analyst_refutation(prior: Prior, loss: Loss, curve: Any, low: Any, high: An
 
 def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
                   build: Callable[[Any], Channel], exact_loss: Callable[[Any], Any],
-                  refuted: Callable[..., None]) -> bool:
+                  refuted: Callable[..., None], say: Callable[[str], None]) -> bool:
     """The spec's range: refinement for every analyst where a proof exists
     (:func:`qifkit.stability.count_refinement_on_range`), and the spec's analyst at every e^ε
     (:func:`qifkit.stability.loss_on_range`) for pipelines of at most :data:`RANGE_MAX_ENTRIES`
-    entries. True when every analyst is proved safe on the range."""
+    entries. True when every analyst is proved safe on the range. `say` is told as each step begins."""
     low, high = spec.eps_range  # type: ignore[misc]
     family = _family(spec)
+    say(f"range [{low}, {high}]: a proof for every analyst" + ("" if spec.query == "count" else " (none for a "
+                                                                                                 f"{spec.query} query)"))
     proof, reason = (count_refinement_on_range(lambda t: family(spec.values, t), spec.counted, low, high)
                      if spec.query == "count" else (None, f"no proof route for a {spec.query} query"))
     report["range"] = {"from": low, "to": high, "every_analyst": (
@@ -1056,10 +1135,14 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     entries = _secret_count(spec) * _output_count(spec)
     if entries > RANGE_MAX_ENTRIES:
         if proof is None:  # a proof settles every analyst; else the analyst's curve is searched in floats
+            say(f"range: the analyst's loss sampled at {RANGE_SAMPLES} e^ε ({entries:,} pipeline entries, beyond "
+                f"{RANGE_MAX_ENTRIES:,} for a symbolic build), each rise re-decided exactly")
             _sampled_range(spec, report, prior, loss, exact_loss, refuted, entries)
         else:
             report["range"]["analyst"] = "not followed: every analyst is proved safe on the range"
         return proof is not None
+    say(f"range: the analyst's loss followed exactly at every e^ε ({entries:,} pipeline entries as rational "
+        "functions of e^ε, their best actions' changes and the loss's slope by real-root isolation)")
     curve = loss_on_range(_builder(spec), low, high, prior, loss)
 
     def exact_end(point: RealPoint) -> str:

@@ -132,3 +132,22 @@ def test_every_option_gives_the_verdict_of_the_plain_run(tmp_path_factory, optio
     plain = main(["stability", spec, "-q"])
     assert plain in (0, 1, 4)
     assert main(["stability", spec, *_OPTIONS[option](folder)]) == plain
+
+
+def test_a_time_limit_stops_the_range_in_the_middle_of_its_work(tmp_path, monkeypatch):
+    """Issue 32: the limit was checked only before the range, so a long range ran on for minutes.
+    The range's work is stood in for by a loop that only the timer can end."""
+    from qifkit import stability_spec
+
+    def endless(*arguments, **keywords):
+        for _ in range(3 * 10**8):  # pure Python, seconds of it: the timer's exception lands here
+            pass
+        raise AssertionError("the range's work ran to its end: the time limit did not stop it")
+
+    monkeypatch.setattr(stability_spec, "loss_on_range", endless)
+    spec = stability_spec.read_spec(_write(tmp_path, _spec(family="geometric", values=3, respondents=2,
+                                                           query='kind = "threshold"\nof = [0]\nat = 1',
+                                                           sweep='from = "2"\nto = "3"')))
+    report, _ = stability_spec.evaluate_spec(spec, time_limit=0.5)
+    assert report["stable"] is None and report["undecided"] == "the time limit of 0.5 s was reached during the range"
+    assert report["monotone"] is None and report["range"]["analyst"].startswith("not followed")

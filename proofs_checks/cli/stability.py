@@ -15,9 +15,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli.base import EXIT_NEGATIVE, EXIT_OK, EXIT_UNDECIDED, UsageError, detail_printer, progress_printer
+from proofs_checks.cli.base import (
+    EXIT_INTERRUPTED,
+    EXIT_NEGATIVE,
+    EXIT_OK,
+    EXIT_UNDECIDED,
+    UsageError,
+    detail_printer,
+    progress_printer,
+)
 from proofs_checks.cli.certificate_folder import CertificateFolder
-from proofs_checks.cli.io import approximately, check_outputs, write_json
+from proofs_checks.cli.io import SHOWN_DIGITS, approximately, check_outputs, write_json
 from qifkit.errors import MissingDependencyError
 from qifkit.files import read_input
 
@@ -28,7 +36,7 @@ def run(arguments: argparse.Namespace) -> int:
     try:
         from polytopes.constrained import weakly_honest_family  # lent to the spec's layer, which sits below
         from polytopes.fixed_point import fixed_point_family
-        from qifkit.stability_spec import evaluate_spec, read_spec  # loaded by this command only
+        from qifkit.stability_spec import describe_work, evaluate_spec, read_spec  # loaded by this command only
 
         spec = read_spec(arguments.spec, families={"fixed_point": fixed_point_family(),
                                                    "weakly_honest": weakly_honest_family()})
@@ -43,9 +51,12 @@ def run(arguments: argparse.Namespace) -> int:
         _matplotlib()  # a missing matplotlib is said before any work
     folder = (CertificateFolder(Path(arguments.certificate), max(len(spec.eps_exp) - 1, 0), {**inputs, **outputs})
               if arguments.certificate else None)
+    detail = detail_printer(arguments)
+    for line in describe_work(spec):
+        detail(line)
     started = time.perf_counter()
     report, certificates = evaluate_spec(spec, progress=progress_printer(arguments, sys.stderr),
-                                         time_limit=arguments.time_limit)
+                                         time_limit=arguments.time_limit, keep_partial=True)
     seconds = time.perf_counter() - started
     if report["points"]:
         print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
@@ -74,7 +85,7 @@ def run(arguments: argparse.Namespace) -> int:
             print(f"  the spec's analyst: loss {approximately(interval['loss_from'])} at {interval['from']}, "
                   f"{approximately(interval['loss_to'])} at {interval['to']}")
             for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"], strict=True):
-                print(f"  the loss RISES on [{low}, {high}]  (exact ends: {exact_low}; {exact_high})")
+                print(f"  the loss RISES on [{low}, {high}]  (exact ends: {_shown(exact_low)}; {_shown(exact_high)})")
             if not interval["rising"]:
                 print("  the loss never rises as e^ε grows")
     verdict = {True: f"stable (certified: {_covered(report)})", False: "NOT stable",
@@ -88,7 +99,6 @@ def run(arguments: argparse.Namespace) -> int:
               + f" loses more with less privacy, by {approximately(instability['gap']) if spec.exact else instability['gap']}")
         if "pipelines" in instability:
             print(f"  the certificate's pipelines: {instability['pipelines']}")
-    detail = detail_printer(arguments)
     detail(f"evaluated in {seconds:.2f} s ({report['arithmetic']}); {len(certificates)} certificate(s) kept")
     for certified in certificates:
         detail(f"{certified.name}: {certified.less_private.shape[0]} secrets, pipelines of "
@@ -107,7 +117,17 @@ def run(arguments: argparse.Namespace) -> int:
         _plot_losses(arguments.plot, spec, report, Path(arguments.spec).name)
     if arguments.json:
         write_json(arguments.json, _with_provenance(report, arguments.spec, spec), "report")
+    if report.get("interrupted"):
+        print("qifkit: interrupted; what was certified by then is kept in the outputs above", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return {True: EXIT_OK, False: EXIT_NEGATIVE, None: EXIT_UNDECIDED}[report["stable"]]
+
+
+def _shown(exact_text: str) -> str:
+    """An exact end of a rising stretch for the terminal: in full if short, else its start and size
+    (a root of a polynomial of degree 300 is 30 KB; the JSON keeps it whole)."""
+    return exact_text if len(exact_text) <= SHOWN_DIGITS else f"{exact_text[:60]}… ({len(exact_text):,} characters, " \
+        "in the JSON report)"
 
 
 def _matplotlib() -> Any:
