@@ -101,8 +101,8 @@ from qifkit.refinement import MAX_WITNESS_ENTRIES, Refinement
 from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
 from qifkit.validation import bounded_eps_exp
 
-__all__ = ["SpecError", "PerturberFamily", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec", "sampled_losses",
-           "MAX_ROWS", "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES"]
+__all__ = ["SpecError", "PerturberFamily", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec",
+           "describe_work", "sampled_losses", "secret_labels", "MAX_ROWS", "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES"]
 
 #: The largest secret space (rows) a spec may ask for.
 MAX_ROWS = 10**6
@@ -891,7 +891,7 @@ def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss
     return prior, loss
 
 
-def _secret_labels(spec: StabilitySpec) -> tuple[Any, ...]:
+def secret_labels(spec: StabilitySpec) -> tuple[Any, ...]:
     """The pipeline's secrets without building it: the values of the one unknown respondent, or the
     histograms of the unknown respondents (all respondents for argmax), as the pipelines list them."""
     if spec.query == "argmax":
@@ -1013,7 +1013,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
 
     def steps() -> str | None:
         """The grid and the range, in order; the reason the run stopped early, or None."""
-        prior, loss = _analyst(spec, _secret_labels(spec))
+        prior, loss = _analyst(spec, secret_labels(spec))
         exact_loss = _exact_loss(spec, prior, loss, build)
         if grid:
             say(f"the analyst's loss at {len(grid)} e^ε of the grid")

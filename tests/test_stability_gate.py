@@ -151,3 +151,18 @@ def test_a_time_limit_stops_the_range_in_the_middle_of_its_work(tmp_path, monkey
     report, _ = stability_spec.evaluate_spec(spec, time_limit=0.5)
     assert report["stable"] is None and report["undecided"] == "the time limit of 0.5 s was reached during the range"
     assert report["monotone"] is None and report["range"]["analyst"].startswith("not followed")
+
+
+def test_the_secrets_are_listed_in_the_order_a_prior_file_gives_them(tmp_path, capsys):
+    """Issue 32: with several unknown respondents the secrets are histograms in an order nothing
+    listed, so no user could write prior.csv. The list is checked against a prior written in it."""
+    spec = _spec(values=3, respondents=2, sweep='eps_exp = ["2", "3"]')
+    assert main(["stability", _write(tmp_path, spec), "--list-secrets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("# 6 secrets") and lines[1:] == ["2 0 0", "1 1 0", "1 0 1", "0 2 0", "0 1 1", "0 0 2"]
+    # a prior putting all its mass on 'both respondents hold value 0', in that order, and the Bayes
+    # loss: the analyst is never wrong, at every e^ε
+    (tmp_path / "prior.csv").write_text("\n".join("1" if line == "2 0 0" else "0" for line in lines[1:]) + "\n")
+    out = tmp_path / "r.json"
+    assert main(["stability", _write(tmp_path, spec.replace('"uniform"', '"prior.csv"')), "--json", str(out)]) == 0
+    assert [p["loss"] for p in json.loads(out.read_text())["points"]] == ["0", "0"]

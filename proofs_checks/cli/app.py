@@ -78,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
                            "finishes): an instability found by then is still certified, else exit 4")
     stability.add_argument("--plot", metavar="FILE.png|.svg|.pdf",
                            help="draw the analyst's loss against e^ε, the rising stretches shaded (needs matplotlib)")
+    stability.add_argument("--list-secrets", action="store_true",
+                           help="list the spec's secrets in the order a prior.csv or loss.csv gives them, and stop")
     stability.set_defaults(module="stability")
     enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
     enumerate_.add_argument("polytope", choices=POLYTOPE_NAMES)

@@ -42,6 +42,9 @@ def run(arguments: argparse.Namespace) -> int:
                                                    "weakly_honest": weakly_honest_family()})
     except OSError as error:
         raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
+    if arguments.list_secrets:
+        _list_secrets(spec)
+        return EXIT_OK
     inputs = {"SPEC.toml": arguments.spec, **{f"{path} (named by the spec)": path for path in spec.inputs}}
     outputs = {"--json": arguments.json, "--plot": arguments.plot}
     check_outputs(inputs, outputs)
@@ -210,3 +213,18 @@ def _covered(report: dict[str, Any]) -> str:
     if covered["interval"] is not None:
         parts.append(f"the pipelines refine for every e^ε' ≤ e^ε of the range, {covered['interval']}")
     return "; ".join(parts)
+
+
+def _list_secrets(spec: Any) -> None:
+    """``--list-secrets``: the secrets, one a line, in the order of the pipeline's rows (and of a
+    prior.csv): a value of the one unknown respondent, or a histogram (how many unknown respondents
+    hold each value 0..values-1, all respondents for argmax) as counts separated by spaces."""
+    from qifkit.stability_spec import secret_labels
+
+    secrets = secret_labels(spec)
+    histograms = bool(secrets) and isinstance(secrets[0], tuple)
+    print(f"# {len(secrets):,} secrets of {spec.query} query, in the order of a prior.csv: "
+          + ("histograms, the count of each value 0.." + str(spec.values - 1) if histograms else
+             "the value of the unknown respondent"))
+    for secret in secrets:
+        print(" ".join(str(c) for c in secret) if histograms else secret)
