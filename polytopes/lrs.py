@@ -10,6 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from polytopes.hrep import Polytope
+from qifkit.errors import PolytopeError
 
 __all__ = ["lrs_available", "lrs_vertices"]
 
@@ -26,6 +27,8 @@ def lrs_vertices(polytope: Polytope, timeout: float = 600.0) -> set[tuple[Fracti
     ------
     FileNotFoundError
         If lrs is not installed.
+    PolytopeError
+        If lrs finds a ray or a line: the set is not a polytope, and its vertices alone do not describe it.
     """
     program = shutil.which("lrs")
     if program is None:
@@ -41,6 +44,8 @@ def lrs_vertices(polytope: Polytope, timeout: float = 600.0) -> set[tuple[Fracti
             inside = True
         elif words[:1] == ["end"]:
             break
+        elif words[:1] == ["linearity"] or inside and words[:1] == ["0"]:
+            raise PolytopeError(f"{polytope.name} is not bounded: lrs found rays or lines")
         elif inside and words and words[0] == "1":
             vertices.add(tuple(Fraction(w) for w in words[1:]))
     return vertices

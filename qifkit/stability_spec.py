@@ -748,9 +748,17 @@ def _grid(values: Any) -> tuple[Fraction, ...]:
     return tuple(seen)
 
 
+#: The longest number string of a spec (a prior's entry, a scale, a sensitivity), checked before it
+#: is read: exact work on a 90,000-digit prior would run for minutes for nothing.
+MAX_SPEC_NUMBER_TEXT = 1000
+
+
 def _number(value: Any, name: str) -> Fraction:
     if isinstance(value, bool) or isinstance(value, float):
         raise SpecError(f"{name} = {quoted(value)}: give exact numbers as integers or strings such as \"0.1\"")
+    if isinstance(value, str) and len(value) > MAX_SPEC_NUMBER_TEXT:
+        raise SpecError(f"{name} is a number string of {len(value):,} characters; a spec's numbers have at most "
+                        f"{MAX_SPEC_NUMBER_TEXT:,}")
     try:
         return parse_number(value) if isinstance(value, str) else Fraction(int(value))
     except (QifError, TypeError, ValueError) as error:

@@ -48,3 +48,13 @@ def test_floats_are_refused():
     loss = Loss.from_rows([[0, 1], [1, 0]])
     with pytest.raises(NumberKindError):
         count_uncertainty(perturber.to_float(), 2, {0}, prior, loss, known=[0])
+
+
+def test_a_counted_value_that_is_not_an_output_is_refused():
+    """Issue 37: counting {0, 7} of a perturber on 0..2 must not silently count {0} alone."""
+    from qifkit.errors import LabelError
+    from qifkit.measures import bayes_risk, uniform_prior
+
+    perturber = randomized_response(3, "2")
+    with pytest.raises(LabelError, match="not an output"):
+        count_uncertainty(perturber, 2, {0, 7}, uniform_prior(range(3)), bayes_risk(range(3)), (0,))

@@ -507,3 +507,33 @@ def test_count_program_and_count_polytope_hold_exactly_the_count_mechanisms(n, e
     expected = _is_count_mechanism(matrix, e, z)
     assert count_program(n, e, z, fixed=fixed).contains(point) == expected
     assert count_polytope(n, e, z, fixed=fixed).contains(point) == expected
+
+
+def test_exact_verification_refuses_a_matrix_that_moves_z():
+    """Issue 37: rows stochastic and every ratio within e^ε = 2, but z·T = (5/12, 7/12) ≠ z."""
+    from polytopes.fixed_point import verify_mechanism
+
+    matrix = [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
+    assert verify_mechanism(matrix, "2").dp_ratio == 2  # in U
+    with pytest.raises(CertificateError, match="fixed"):
+        verify_mechanism(matrix, "2", [Fraction(1, 4), Fraction(3, 4)])
+
+
+def test_exact_verification_refuses_a_ratio_above_e_eps_upwards():
+    """Issue 37: column 1 of [[2/5, 3/5], [4/5, 1/5]] has the ratio 3 > e^ε = 2 (row 0 over row 1),
+    while column 0 sits exactly at e^ε downwards."""
+    from polytopes.fixed_point import verify_mechanism
+
+    with pytest.raises(CertificateError, match="worst ratio 3"):
+        verify_mechanism([[Fraction(2, 5), Fraction(3, 5)], [Fraction(4, 5), Fraction(1, 5)]], "2")
+
+
+def test_float_verification_refuses_a_zero_beside_a_positive_entry():
+    """Issue 37: log T with −inf (a zero) beside a finite entry is an infinite ratio."""
+    from polytopes.fixed_point import verify_log_mechanism
+
+    logs = np.array([[0.0, -np.inf], [math.log(0.5), math.log(0.5)]])
+    with pytest.raises(CertificateError, match="worst ratio inf"):
+        verify_log_mechanism(logs, math.log(2))
+    both_zero = np.array([[0.0, -np.inf], [0.0, -np.inf]])  # a column of zeros: ratio 1
+    assert verify_log_mechanism(both_zero, math.log(2)).dp_ratio == pytest.approx(1)

@@ -439,6 +439,8 @@ def _hang_cases() -> list[Case]:
         Case("hang-range-90000-digits", ("stability", "{d}/s.toml"),
              {"s.toml": _toml(_with("sweep", eps_exp=None, **{"from": "2", "to": "3" + "0" * 90_000 + "/1" + "0" * 89_999}))},
              says="characters"),
+        Case("hang-prior-90000-digits", ("stability", "{d}/s.toml"),
+             {"s.toml": _toml(_with("analyst", prior=["1/3" + "0" * 90_000, "1"]))}, says="at most 1,000"),
         Case("hang-verify-witness-beyond-the-limit", ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
              {"a.csv": wide, "b.csv": wide, "c.json": "{}"}, says="4,000,000"),
         Case("hang-resume-forged-by-support", ("enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--resume", "{d}/r"),

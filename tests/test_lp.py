@@ -186,6 +186,36 @@ def test_forged_unboundedness_certificates_are_rejected():
     assert certificate_defect(program, replace(answer, point=(F(0), F(1)))).startswith("row 0 = -1 is below")
 
 
+
+def test_a_point_above_a_rows_upper_bound_is_refused():
+    """Issue 37: min −x, x ≤ 1 as a row. x = 2 with y = (−2) (reduced cost 1 on x ≥ 0) has equal
+    primal and dual values −2 and feasible duals: only the row's upper bound refutes it (the true
+    optimum is −1)."""
+    program = LinearProgram.build(1, [{0: 1}], row_upper=[1], cost=[-1])
+    assert solve(program).value == -1
+    forged = LPSolution("optimal", F(-2), (F(2),), (F(-2),))
+    assert certificate_defect(program, forged) == "row 0 = 2 is above its upper bound 1"
+
+
+def test_a_point_above_a_variables_upper_bound_is_refused():
+    """Issue 37: min −x, 0 ≤ x ≤ 1, and a row x ≤ 2. x = 2 with y = (−1): values −2 and −2, duals
+    feasible; only the variable's upper bound refutes it (one unit above)."""
+    program = LinearProgram.build(1, [{0: 1}], row_upper=[2], cost=[-1], upper=1)
+    assert solve(program).value == -1
+    forged = LPSolution("optimal", F(-2), (F(2),), (F(-1),))
+    assert certificate_defect(program, forged) == "variable 0 = 2 is above its upper bound 1"
+
+
+@pytest.mark.parametrize("bounds", [dict(row_upper=[1]), dict(upper=1)])
+def test_a_ray_that_leaves_an_upper_bound_is_refused(bounds):
+    """Issue 37: min −x over a program bounded above (by a row, or by the variable's bound): the ray
+    x → x + 1 lowers the cost and keeps every lower bound; only the upper side refutes it."""
+    program = LinearProgram.build(1, [{0: 1}], **({"row_upper": [None]} | bounds), cost=[-1])
+    assert solve(program).status == "optimal"
+    forged = LPSolution("unbounded", point=(F(0),), ray=(F(1),))
+    assert certificate_defect(program, forged).endswith("changes by 1 along the ray, leaving its bounds")
+
+
 # ---------------------------------------------------------------------------------- the engine's routes
 def test_without_fallback_an_unverified_basis_is_undecidable(monkeypatch):
     monkeypatch.setattr(lp, "_by_bases", lambda program, time_limit, certify, repair=0.0: ("unknown", None))

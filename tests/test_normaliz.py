@@ -8,7 +8,6 @@ from polytopes.normaliz import normaliz_available, normaliz_vertices
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
 from proofs_checks.cli import main
-from qifkit.errors import QifError
 
 pytestmark = pytest.mark.skipif(not normaliz_available(), reason="PyNormaliz is a dependency; skipped only without it")
 
@@ -28,16 +27,6 @@ def test_normaliz_finds_the_vertices_cdd_and_lrs_find(name):
     assert found == {v.coordinates for v in enumerate_vertices(polytope, "cdd").vertices}
     if lrs_available():
         assert found == {v.coordinates for v in enumerate_vertices(polytope, "lrs").vertices}
-
-
-def test_normaliz_refuses_an_unbounded_set():
-    from fractions import Fraction as F
-
-    from polytopes.hrep import Polytope
-
-    half_line = Polytope("half-line", (1, 1), F(2), (), ((F(0), F(1)),))
-    with pytest.raises(QifError, match="not bounded"):
-        normaliz_vertices(half_line)
 
 
 @pytest.mark.parametrize("name", ["D n=4 e=7/2", "F n=4 e=3/2 skewed"])

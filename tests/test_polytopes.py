@@ -235,3 +235,19 @@ def test_a_resumed_block_that_is_consistent_but_wrong_is_refused(tmp_path, capsy
     assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--resume", str(folder)]) == 2
     err = capsys.readouterr().err
     assert message in err and name in err
+
+
+@pytest.mark.parametrize("method", ["cdd", "normaliz", "lrs"])
+def test_every_enumerator_refuses_an_unbounded_set(method):
+    """Issue 37: a half-line has no vertex list; each route must say so (only Normaliz's was tested)."""
+    from fractions import Fraction as F
+
+    from polytopes.hrep import Polytope
+    from polytopes.normaliz import normaliz_available
+    from qifkit.errors import QifError
+
+    if method == "lrs" and not lrs_available() or method == "normaliz" and not normaliz_available():
+        pytest.skip(f"{method} is not installed")
+    half_line = Polytope("half-line", (1, 1), F(2), (), ((F(0), F(1)),))
+    with pytest.raises(QifError, match="not bounded"):
+        enumerate_vertices(half_line, method)

@@ -403,3 +403,30 @@ def test_the_float_gap_never_passes_over_a_loss_with_a_positive_exact_gap():
     floats = refinement._FloatGap(a, b, [F(1)] * a.shape[0])
     assert posterior_uncertainty(uniform_prior(a.secrets), a, result.loss) > posterior_uncertainty(uniform_prior(a.secrets), b, result.loss)
     assert not floats.clearly_not_positive(table)
+
+
+def test_a_refutation_with_gap_zero_is_refused():
+    """Issue 37: 'A does not refine A' with equal uncertainties and gap 0 is no refutation."""
+    from qifkit.measures import bayes_risk, posterior_uncertainty, uniform_prior
+
+    a = randomized_response(3, "2")
+    prior, loss = uniform_prior(a.secrets), bayes_risk(a.secrets)
+    u = posterior_uncertainty(prior, a, loss)
+    forged = refinement.Refinement(False, prior=prior, loss=loss, uncertainty_a=u, uncertainty_b=u, gap=F(0))
+    assert refinement.certificate_defect(a, a, forged) == "the gap 0 is not positive"
+
+
+def test_a_float_row_basis_that_misses_a_direction_of_a_is_not_trusted():
+    """Issue 37: A (4 × 3) has exact rank 2, but its rows differ by 1e-13, so a float QR sees rank 1.
+    A witness W with denominators beyond 256 bits sends the check through a row basis; with the
+    float basis {row 0}, A_R·W = B_R and T·B_R = B hold for B = four copies of A_0·W, though
+    A·W ≠ B. Only the exact test A = T·A_R refuses that basis."""
+    tiny = [F(k, 10**13) for k in (3, 2, 1, 0)]
+    a = Channel.from_rows([[F(1, 2), F(1, 4) + d, F(1, 4) - d] for d in tiny])
+    p, q = F(1, 2**300 + 1), F(1, 2**300 + 3)
+    w = Channel.from_rows([[1, 0], [p, 1 - p], [q, 1 - q]], secrets=a.outputs)
+    row = (a @ w).rows()[0]
+    b = Channel.from_rows([row] * 4, secrets=a.secrets)
+    assert (a @ w).rows() != b.rows()
+    defect = refinement.certificate_defect(a, b, refinement.Refinement(True, witness=w))
+    assert defect is not None and defect.startswith("(A·W)[1]")

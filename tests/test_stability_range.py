@@ -278,3 +278,27 @@ def test_the_census_range_example_is_decided_in_under_a_minute(tmp_path):
     low, high = (F(report["instability"][key]) for key in ("eps_exp_low", "eps_exp_high"))
     floats = sampled_losses(read_spec(str(example)), [low, high])
     assert floats[1] - floats[0] == pytest.approx(float(parse_number(report["instability"]["gap"])), rel=1e-3)
+
+
+def test_sign_on_refuses_a_touching_root_and_a_pole():
+    """Issue 37: (t − 2)² touches 0 inside [1, 3] (not strictly positive there), and 1/(t − 2) has a
+    pole there (no sign on the whole interval); each is refused only by its own test."""
+    from qifkit.real_roots import sign_on
+
+    t = sympy.Symbol("t")
+    assert sign_on((t - 2) ** 2, t, F(1), F(3)) is None
+    assert sign_on((t - 2) ** 2, t, F(1), F(3), allow_zero=True) == 1
+    assert sign_on(1 / (t - 2), t, F(1), F(3)) is None
+    assert sign_on(1 / (t - 2), t, F(3), F(4)) == 1
+
+
+def test_the_loss_is_not_followed_across_a_pole_of_the_pipeline():
+    """Issue 37: a pipeline whose entries have a pole at e^ε = 2 inside [3/2, 3] is refused, not
+    reported monotone."""
+    from qifkit import Channel
+
+    def build(t):
+        return Channel.from_symbolic([[(t - 3) / (t - 2), 1 / (t - 2)], [F(1, 2), F(1, 2)]], parameters=(t,))
+
+    with pytest.raises(UndecidableError, match="vanishes between"):
+        loss_on_range(build, "3/2", "3", uniform_prior((0, 1)), bayes_risk((0, 1)))

@@ -1,0 +1,142 @@
+"""Re-run the guard audit: break one guard at a time in a copy of the tree and see a test fail.
+
+Each entry of ``MUTATIONS`` is a guard of the toolkit's promise (a certificate checker, a sign
+decision, a refusal), the one-line change that breaks it, and the test files that must catch it.
+For each, the tracked files (and the untracked ones git does not ignore) are copied to a temporary
+folder, the change is applied there (the text must occur exactly once), and pytest runs on the copy;
+the working tree is never touched. A mutation is *killed* when the tests fail, *survived* when they
+pass. Run from the repository root::
+
+    .venv/bin/python scripts/mutation_audit.py                 # every mutation, its own test files
+    .venv/bin/python scripts/mutation_audit.py --only lp-      # the ids starting with lp-
+    .venv/bin/python scripts/mutation_audit.py --suite         # each against the whole fast suite
+
+Exit status 0 when every mutation is killed, 1 otherwise. Add a mutation here with each new guard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One broken guard: replace `old` (exactly once in `path`) by `new`; `tests` must then fail."""
+
+    id: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+    what: str
+
+
+MUTATIONS = (
+    Mutation("lp-row-upper", "qifkit/lp.py",
+             "        if high is not None and activity > high:\n            return f\"row {i} = {activity} is above",
+             "        if False:\n            return f\"row {i} = {activity} is above",
+             ("tests/test_lp.py",), "the certificate checker skips a row's upper bound"),
+    Mutation("lp-variable-upper-slack", "qifkit/lp.py",
+             "        if high is not None and v > high:", "        if high is not None and v > high + 1:",
+             ("tests/test_lp.py",), "a variable may exceed its upper bound by up to 1"),
+    Mutation("lp-ray-lower-side-only", "qifkit/lp.py",
+             "        if (low is not None and change < 0) or (high is not None and change > 0):",
+             "        if low is not None and change < 0:",
+             ("tests/test_lp.py",), "a ray is checked against lower bounds only"),
+    Mutation("refinement-gap-zero", "qifkit/refinement.py",
+             "    if result.gap <= 0:", "    if result.gap < 0:",
+             ("tests/test_refinement.py",), "a refutation with gap 0 is accepted"),
+    Mutation("refinement-row-basis-unchecked", "qifkit/refinement.py",
+             "    return combination if combination * a_rows == exact_a else None", "    return combination",
+             ("tests/test_refinement.py",), "a row basis is used without the exact test A = T·A_R"),
+    Mutation("sign-on-touching-root", "qifkit/real_roots.py",
+             "    if not allow_zero and (roots or 0 in signs):", "    if not allow_zero and 0 in signs:",
+             ("tests/test_stability_range.py",), "a root where the sign does not change passes as strict"),
+    Mutation("sign-on-pole", "qifkit/real_roots.py",
+             "    if denominator.degree() > 0 and (value(denominator, low) == 0",
+             "    if False and denominator.degree() > 0 and (value(denominator, low) == 0",
+             ("tests/test_stability_range.py",), "a pole inside the interval is not seen"),
+    Mutation("loss-on-range-pole", "qifkit/stability.py",
+             "    if common.degree() > 0 and common.count_roots(",
+             "    if False and common.degree() > 0 and common.count_roots(",
+             ("tests/test_stability_range.py",), "the loss is followed across a pole of the pipeline"),
+    Mutation("fixed-point-z-unchecked", "polytopes/fixed_point.py",
+             "    if worst_ratio > e or row_error or fixed_error:", "    if worst_ratio > e or row_error:",
+             ("tests/test_fixed_point.py",), "exact verification does not enforce z·T = z"),
+    Mutation("fixed-point-upward-ratio", "polytopes/fixed_point.py",
+             "    within = min(falls, default=0) >= 0 and min(rises, default=0) >= 0",
+             "    within = min(falls, default=0) >= 0",
+             ("tests/test_fixed_point.py",), "exact verification skips the upward ratio bound"),
+    Mutation("log-mechanism-zero-beside-positive", "polytopes/fixed_point.py",
+             "np.isneginf(logs[1:]) & np.isneginf(logs[:-1])", "np.isneginf(logs[1:]) | np.isneginf(logs[:-1])",
+             ("tests/test_fixed_point.py",), "float verification takes a zero beside a positive entry as ratio 1"),
+    Mutation("cdd-unbounded", "polytopes/enumerate.py",
+             "    if generators.lin_set or any(row[0] == 0 for row in generators.array):", "    if False:",
+             ("tests/test_polytopes.py",), "cddlib's enumeration accepts an unbounded set"),
+    Mutation("count-uncertainty-unknown-counted", "qifkit/pipelines.py",
+             "    if len(columns) != len(set(counted)):", "    if False:",
+             ("tests/test_count_uncertainty.py",), "a counted value that is not an output is ignored"),
+    Mutation("table-mismatches-in-floats", "proofs_checks/evidence.py",
+             "        if value != exact(expected)", "        if abs(float(value) - float(exact(expected))) > 1e-9",
+             ("tests/test_checks.py",), "printed tables are compared in floats to 1e-9"),
+    Mutation("two-stage-tolerance-50", "proofs_checks/kohli2026.py",
+             "abs(ours[name] - quoted) > 0.25 * quoted", "abs(ours[name] - quoted) > 0.5 * quoted",
+             ("tests/test_checks.py",), "the two-stage check's tolerance widened from 25 % to 50 %"),
+)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=source, check=True,
+                            capture_output=True, text=True).stdout.splitlines()
+    for name in listed:
+        if (source / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / name, target / name)
+
+
+def run(mutation: Mutation, root: Path, whole_suite: bool) -> tuple[bool, str]:
+    """Apply `mutation` to a copy of `root` and run its tests; (killed, the first failing test or why)."""
+    with tempfile.TemporaryDirectory(prefix=f"mutant-{mutation.id}-") as folder:
+        copy = Path(folder)
+        _copy_tree(root, copy)
+        path = copy / mutation.path
+        text = path.read_text(encoding="utf-8")
+        if text.count(mutation.old) != 1:
+            return False, f"the guard's text occurs {text.count(mutation.old)} times in {mutation.path}: update the entry"
+        path.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
+        tests = [] if whole_suite else list(mutation.tests)
+        command = [sys.executable, "-m", "pytest", "-x", "-rf", "-p", "no:cacheprovider", *tests]
+        if whole_suite:
+            command += ["-n", "2"]
+        result = subprocess.run(command, cwd=copy, capture_output=True, text=True,
+                                env={**os.environ, "PYTHONPATH": str(copy)})
+        failed = [line for line in result.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        last = result.stdout.strip().splitlines()[-1:] or [""]
+        return result.returncode != 0, failed[0] if failed else last[0]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", default="", help="run the mutations whose id starts with this")
+    parser.add_argument("--suite", action="store_true", help="run the whole fast suite on each mutant")
+    arguments = parser.parse_args()
+    root = Path(__file__).resolve().parent.parent
+    chosen = [m for m in MUTATIONS if m.id.startswith(arguments.only)]
+    survivors = 0
+    for mutation in chosen:
+        killed, detail = run(mutation, root, arguments.suite)
+        survivors += not killed
+        print(f"{'killed  ' if killed else 'SURVIVED'} {mutation.id:<36} {mutation.what}\n         {detail}", flush=True)
+    print(f"{len(chosen) - survivors} of {len(chosen)} mutations killed")
+    return 0 if survivors == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
