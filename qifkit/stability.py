@@ -31,7 +31,8 @@ from typing import Any
 import sympy
 
 from qifkit.channel import Channel
-from qifkit.errors import PrivacyParameterError, ShapeError, UndecidableError
+from qifkit.errors import PrivacyParameterError, QifError, ShapeError, UndecidableError
+from qifkit.expressions import parse_rational_function
 from qifkit.matrices import Matrix, NumberKind, equal, matmul
 from qifkit.measures import Loss, Prior, expected_table, posterior_uncertainty
 from qifkit.numbers import exact_eps_exp
@@ -40,6 +41,7 @@ from qifkit.real_roots import RealPoint, rational_between, real_roots, sign_on, 
 from qifkit.refinement import Refinement, refines
 
 __all__ = [
+    "range_proof_defect",
     "condition_11",
     "pipeline_refinement",
     "Instability",
@@ -343,24 +345,72 @@ def count_refinement_on_range(perturber: Callable[[Any], Channel], counted: Iter
     ('t/(t + 3)', '1/(t + 3)')
     """
     low, high, t, channel = _symbolic_on_range(perturber, low, high, "perturber")
-    columns = [j for j, y in enumerate(channel.outputs) if y in set(counted)]
-    hits: list[sympy.Expr] = []
-    for row in channel.rows():
-        h = sympy.cancel(sum((row[j] for j in columns), sympy.Integer(0)))
-        if all(sympy.cancel(h - other) != 0 for other in hits):
-            hits.append(h)
+    hits = _hit_probabilities(channel, counted)
     if len(hits) == 1:
-        return CountRangeProof(low, high, str(hits[0]), str(hits[0]), ("one hit probability: the count is blind",)), ""
+        return CountRangeProof(low, high, _written(hits[0]), _written(hits[0]),
+                               ("one hit probability: the count is blind",)), ""
     if len(hits) > 2:
         return None, f"the perturber has {len(hits)} hit probabilities; this proof needs two"
     gap_sign = sign_on(sympy.cancel(hits[0] - hits[1]), t, low, high)
     if gap_sign in (0, None):
         return None, "the two hit probabilities are not strictly ordered on the whole range"
     hit, miss = (hits[0], hits[1]) if gap_sign > 0 else (hits[1], hits[0])
+    failed, conditions = _proof_conditions(hit, miss, t, low, high)
+    if failed:
+        return None, failed
+    return CountRangeProof(low, high, _written(hit), _written(miss), conditions), ""
+
+
+def _hit_probabilities(channel: Channel, counted: Iterable[Any]) -> list[sympy.Expr]:
+    """The distinct probabilities, one per secret value, that a report is counted (cancelled)."""
+    columns = [j for j, y in enumerate(channel.outputs) if y in set(counted)]
+    hits: list[sympy.Expr] = []
+    for row in channel.rows():
+        h = sympy.cancel(sum((row[j] for j in columns), sympy.Integer(0)))
+        if all(sympy.cancel(h - other) != 0 for other in hits):
+            hits.append(h)
+    return hits
+
+
+def _proof_conditions(hit: sympy.Expr, miss: sympy.Expr, t: sympy.Symbol, low: Fraction, high: Fraction
+                      ) -> tuple[str, tuple[str, ...]]:
+    """The sign conditions of :func:`count_refinement_on_range`, decided exactly: ("", the
+    conditions) when all hold, else (the first that fails, ())."""
+    if sign_on(sympy.cancel(hit - miss), t, low, high) != 1:
+        return f"H − M = {sympy.cancel(hit - miss)} is not > 0 on [{low}, {high}]", ()
     conditions = [f"H − M > 0 on [{low}, {high}]"]
     for name, ratio in (("M/H", miss / hit), ("(1 − H)/(1 − M)", (1 - hit) / (1 - miss))):
         slope = sign_on(sympy.cancel(sympy.diff(ratio, t)), t, low, high, allow_zero=True)
         if slope is None or slope > 0:
-            return None, f"{name} = {sympy.cancel(ratio)} is not non-increasing on [{low}, {high}]"
+            return f"{name} = {sympy.cancel(ratio)} is not non-increasing on [{low}, {high}]", ()
         conditions.append(f"d/dt {name} ≤ 0 on [{low}, {high}]")
-    return CountRangeProof(low, high, str(hit), str(miss), tuple(conditions)), ""
+    return "", tuple(conditions)
+
+
+def _written(expression: sympy.Expr) -> str:
+    """A rational function of t as :func:`qifkit.expressions.parse_rational_function` reads it back."""
+    return str(expression).replace("**", "^")
+
+
+def range_proof_defect(perturber: Callable[[Any], Channel], counted: Iterable[Any], proof: Any) -> str | None:
+    """What is wrong with a range proof of :func:`count_refinement_on_range` given as its JSON
+    document (``from``, ``to``, ``hit``, ``miss``), for this perturber family and counted set; None
+    when it is valid. Exact: H and M are read by our own grammar (never evaluated as code), must be
+    exactly the perturber's two hit probabilities (H > M), and the three sign conditions are decided
+    again on [from, to]. A proof with one hit probability is valid when the perturber has only it."""
+    if not isinstance(proof, dict) or not all(isinstance(proof.get(k), str) for k in ("from", "to", "hit", "miss")):
+        return 'a range proof is a JSON object with the strings "from", "to", "hit" and "miss"'
+    try:
+        low, high, t, channel = _symbolic_on_range(perturber, proof["from"], proof["to"], "perturber")
+        hit, miss = (parse_rational_function(proof[k], t) for k in ("hit", "miss"))
+    except QifError as error:
+        return f"the proof does not read: {error}"
+    hits = _hit_probabilities(channel, counted)
+    claimed = [hit] if sympy.cancel(hit - miss) == 0 else [hit, miss]
+    if len(hits) != len(claimed) or any(all(sympy.cancel(h - c) != 0 for h in hits) for c in claimed):
+        return (f"the perturber's hit probabilities are {', '.join(_written(h) for h in hits)}, not "
+                f"{', '.join(proof[k] for k in ('hit', 'miss'))}")
+    if len(claimed) == 1:
+        return None
+    failed, _ = _proof_conditions(hit, miss, t, low, high)
+    return failed or None

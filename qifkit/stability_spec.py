@@ -98,11 +98,17 @@ from qifkit.pipelines import (
 from qifkit.postprocess import deterministic
 from qifkit.real_roots import RealPoint, rational_between, sign_on
 from qifkit.refinement import MAX_WITNESS_ENTRIES, Refinement
-from qifkit.stability import count_refinement_on_range, loss_curve, loss_on_range, pipeline_refinement
+from qifkit.stability import (
+    count_refinement_on_range,
+    loss_curve,
+    loss_on_range,
+    pipeline_refinement,
+    range_proof_defect,
+)
 from qifkit.validation import bounded_eps_exp
 
 __all__ = ["SpecError", "PerturberFamily", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec",
-           "describe_work", "sampled_losses", "secret_labels", "MAX_ROWS", "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES"]
+           "describe_work", "range_proof_problem", "sampled_losses", "secret_labels", "MAX_ROWS", "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES"]
 
 #: The largest secret space (rows) a spec may ask for.
 MAX_ROWS = 10**6
@@ -918,6 +924,16 @@ def _exact_loss(spec: StabilitySpec, prior: Prior, loss: Loss, build: Callable[[
     family, release = _family(spec), _release(spec)
     return lambda eps_exp: count_uncertainty(family(spec.values, eps_exp), spec.respondents, set(spec.counted), prior,
                                              loss, spec.known, release)
+
+
+def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
+    """What is wrong with a ``range-proof.json`` for this spec (``qifkit verify --range-proof``), or
+    None when it is valid: the spec must ask a count query, and the proof is re-checked exactly
+    against its perturber family (:func:`qifkit.stability.range_proof_defect`)."""
+    if spec.query != "count":
+        return f"a range proof is about count pipelines; this spec asks a {spec.query} query"
+    family = _family(spec)
+    return range_proof_defect(lambda t: family(spec.values, t), spec.counted, document)
 
 
 def describe_work(spec: StabilitySpec) -> list[str]:

@@ -89,6 +89,24 @@ MUTATIONS = (
     Mutation("two-stage-tolerance-50", "proofs_checks/kohli2026.py",
              "abs(ours[name] - quoted) > 0.25 * quoted", "abs(ours[name] - quoted) > 0.5 * quoted",
              ("tests/test_checks.py",), "the two-stage check's tolerance widened from 25 % to 50 %"),
+    # the guards of round 4 (issues 32, 38)
+    Mutation("range-proof-hits-unchecked", "qifkit/stability.py",
+             "    if len(hits) != len(claimed) or any(", "    if False and any(",
+             ("tests/test_stability_gate.py",), "a range proof's H and M are not compared with the perturber's"),
+    Mutation("output-onto-input", "proofs_checks/cli/io.py",
+             "            if source and source != \"-\" and same_file(path, source):", "            if False:",
+             ("tests/test_hostile_inputs.py",), "an output may replace an input of the run"),
+    Mutation("certificate-folder-foreign-file", "proofs_checks/cli/certificate_folder.py",
+             "            if (target.exists() or target.is_symlink()) and self.written.get(name) != _digest(target):",
+             "            if False:",
+             ("tests/test_hostile_inputs.py", "tests/test_stability_cli.py"),
+             "the certificate folder writes over a file it did not write"),
+    Mutation("input-not-a-regular-file", "qifkit/files.py",
+             "    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:", "    if info.st_size > limit:",
+             ("tests/test_hostile_inputs.py",), "a FIFO or a device is read as an input"),
+    Mutation("resume-block-unchecked", "polytopes/ldp_support.py",
+             "            _check_block(block, n, m, polytope, store.path / name)\n", "",
+             ("tests/test_polytopes.py",), "a resumed support block is trusted for its hash"),
 )
 
 

@@ -166,3 +166,26 @@ def test_the_secrets_are_listed_in_the_order_a_prior_file_gives_them(tmp_path, c
     out = tmp_path / "r.json"
     assert main(["stability", _write(tmp_path, spec.replace('"uniform"', '"prior.csv"')), "--json", str(out)]) == 0
     assert [p["loss"] for p in json.loads(out.read_text())["points"]] == ["0", "0"]
+
+
+def test_verify_re_checks_a_range_proof_and_refuses_forged_ones(tmp_path, capsys):
+    """Issue 32: `qifkit verify` refused a range proof. Now it re-checks one against its spec, and
+    refuses a proof whose H is not the perturber's, whose H and M are swapped, or of another spec."""
+    spec = _write(tmp_path, _spec(values=4, respondents=3, sweep='from = "3/2"\nto = "8"'))
+    folder = tmp_path / "certs"
+    assert main(["stability", spec, "--certificate", str(folder), "-q"]) == 0
+    proof = folder / "range-proof.json"
+    assert main(["verify", "--range-proof", str(proof), spec]) == 0
+    assert "range proof: valid" in capsys.readouterr().out
+    document = json.loads(proof.read_text())
+    assert (document["hit"], document["miss"], document["from"], document["to"]) == ("t/(t + 3)", "1/(t + 3)",
+                                                                                      "3/2", "8")
+    for forged, says in (({"hit": "t/(t + 2)"}, "hit probabilities are"), ({"hit": "1/(t + 3)", "miss": "t/(t + 3)"},
+                                                                            "is not > 0"),
+                         ({"from": "1/2"}, "does not read")):
+        (tmp_path / "forged.json").write_text(json.dumps({**document, **forged}))
+        assert main(["verify", "--range-proof", str(tmp_path / "forged.json"), spec]) == 1
+        assert says in capsys.readouterr().out
+    other = _write(tmp_path, _spec(values=3, respondents=3, sweep='from = "3/2"\nto = "8"'), "other.toml")
+    assert main(["verify", "--range-proof", str(proof), other]) == 2
+    assert "another spec" in capsys.readouterr().err

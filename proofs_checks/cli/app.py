@@ -62,9 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     refine.add_argument("--json", metavar="FILE", help="write the certificate as JSON (atomically)")
     refine.set_defaults(module="refine")
     verify = commands.add_parser("verify", help="re-check a refinement certificate exactly")
-    verify.add_argument("a", metavar="A.csv")
-    verify.add_argument("b", metavar="B.csv")
-    verify.add_argument("certificate", metavar="CERT.json")
+    verify.add_argument("a", metavar="A.csv", help="channel A, or the spec with --range-proof")
+    verify.add_argument("b", metavar="B.csv", nargs="?")
+    verify.add_argument("certificate", metavar="CERT.json", nargs="?")
+    verify.add_argument("--range-proof", metavar="PROOF.json",
+                        help="re-check a range proof of qifkit stability against its spec: verify --range-proof "
+                        "range-proof.json SPEC.toml")
     verify.set_defaults(module="verify")
     stability = commands.add_parser("stability", help="gate a pipeline on its stability over a grid or range of e^ε",
                                     description="Exit 0 stable (certified), 1 NOT stable (certified instability), "
@@ -126,7 +129,7 @@ _GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
     "verify": ("Re-check a refinement certificate with exact arithmetic only; exit 0 when it is valid. Channels "
                "whose witness (A's outputs × B's outputs) would exceed 4,000,000 entries, refine's own limit, are "
                "refused before the certificate is read.",
-               ("qifkit verify A.csv B.csv cert.json",)),
+               ("qifkit verify A.csv B.csv cert.json", "qifkit verify --range-proof certs/range-proof.json spec.toml")),
     "stability": ("Gate a privacy pipeline: does a more private perturber always give a less useful pipeline?",
                   ("qifkit stability examples/survey_rr.toml --certificate certs/ --json report.json",
                    "qifkit stability examples/appd1_range.toml --time-limit 600")),

@@ -29,19 +29,25 @@ from proofs_checks.cli.io import SHOWN_DIGITS, approximately, check_outputs, wri
 from qifkit.errors import MissingDependencyError
 from qifkit.files import read_input
 
-__all__ = ["run"]
+__all__ = ["run", "read_stability_spec", "sha256_of"]
+
+
+def read_stability_spec(path: str) -> Any:
+    """A stability spec from its file, with the perturber families that polytopes lends the spec's layer."""
+    from polytopes.constrained import weakly_honest_family  # lent to the spec's layer, which sits below
+    from polytopes.fixed_point import fixed_point_family
+    from qifkit.stability_spec import read_spec  # loaded by the commands that read a spec only
+
+    try:
+        return read_spec(path, families={"fixed_point": fixed_point_family(), "weakly_honest": weakly_honest_family()})
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
 
 
 def run(arguments: argparse.Namespace) -> int:
-    try:
-        from polytopes.constrained import weakly_honest_family  # lent to the spec's layer, which sits below
-        from polytopes.fixed_point import fixed_point_family
-        from qifkit.stability_spec import describe_work, evaluate_spec, read_spec  # loaded by this command only
+    from qifkit.stability_spec import describe_work, evaluate_spec
 
-        spec = read_spec(arguments.spec, families={"fixed_point": fixed_point_family(),
-                                                   "weakly_honest": weakly_honest_family()})
-    except OSError as error:
-        raise UsageError(f"cannot read {arguments.spec}: {error.strerror}") from None
+    spec = read_stability_spec(arguments.spec)
     if arguments.list_secrets:
         _list_secrets(spec)
         return EXIT_OK
@@ -113,9 +119,10 @@ def run(arguments: argparse.Namespace) -> int:
             pair["certificate"] = str(folder.path / certified.name / "cert.json")
         every = report.get("range", {}).get("every_analyst", {})
         proof = ({"statement": f"count pipelines refine for every {report['range']['from']} ≤ e^ε' ≤ e^ε ≤ "
-                               f"{report['range']['to']} (re-derived by qifkit.stability.count_refinement_on_range)",
+                               f"{report['range']['to']} (qifkit verify --range-proof range-proof.json SPEC.toml "
+                               "re-checks it)", "from": report["range"]["from"], "to": report["range"]["to"],
                   **every} if every.get("proved") else None)
-        folder.write(certificates, proof, _sha256(arguments.spec))
+        folder.write(certificates, proof, sha256_of(arguments.spec))
     if arguments.plot:
         _plot_losses(arguments.plot, spec, report, Path(arguments.spec).name)
     if arguments.json:
@@ -192,12 +199,12 @@ def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, 
 
     content = {key: (list(value) if isinstance(value, tuple) else value if isinstance(value, (int, str, list, bool))
                      or value is None else str(value)) for key, value in dataclasses.asdict(spec).items()}
-    return {"input": {"spec": path, "sha256": _sha256(path), "parsed": content},
+    return {"input": {"spec": path, "sha256": sha256_of(path), "parsed": content},
             "versions": {name: version(name) for name in ("qifkit", "sympy", "python-flint", "highspy")}
             | {"python": platform.python_version()}, **report}
 
 
-def _sha256(path: str) -> str:
+def sha256_of(path: str) -> str:
     """The SHA-256 of the spec file, as the report and the certificates record it."""
     import hashlib
 
