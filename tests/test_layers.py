@@ -86,7 +86,9 @@ def test_every_error_is_also_the_builtin_a_caller_expects():
     from qifkit import errors
 
     classes = [cls for _, cls in inspect.getmembers(errors, inspect.isclass) if issubclass(cls, errors.QifError)]
-    assert set(errors.__all__) == {cls.__name__ for cls in classes}
+    # TimeLimitReached is a caller's stop, not an error: like KeyboardInterrupt, no `except Exception` catches it
+    assert set(errors.__all__) == {cls.__name__ for cls in classes} | {"TimeLimitReached"}
+    assert issubclass(errors.TimeLimitReached, BaseException) and not issubclass(errors.TimeLimitReached, Exception)
     for cls in classes:
         if cls is not errors.QifError:
             assert any(base.__module__ == "builtins" and base is not Exception for base in cls.__mro__[1:-2]), cls
