@@ -432,6 +432,13 @@ def test_kohli_n4_is_not_confirmed_without_r_f(monkeypatch):
     assert outcome.status is Status.FAILED and "lrs is missing" in outcome.summary
 
 
+@pytest.mark.skipif(not beyond.lrs_available(), reason="lrs (Debian lrslib) is not installed")
+def test_kohli_n4_says_when_cdd_and_lrs_were_not_compared():
+    """Issue 37: without --full, R_F is enumerated by lrs alone; the evidence says so instead of null."""
+    evidence = beyond.kohli_n4().evidence
+    assert evidence["rf_by_lrs"] is True and evidence["cdd_agrees_with_lrs_on_rf"].startswith("not compared")
+
+
 def test_kohli_structure_checks_fail_with_a_wrong_scale_matrix(monkeypatch):
     """Ψ with one scale replaced by a non-scale: conic decompositions, the Ψ map and the
     simplification tests must notice."""
