@@ -1100,9 +1100,15 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
         report["stable"], report["undecided"] = None, timed_out
     elif spec.eps_range is not None and not proved and "every_analyst" in report.get("range", {}):
         report["stable"] = None
+        outputs = _output_count(spec)
+        where = ("only at the grid's points" if grid else "only where a grid is given (eps_exp)"
+                 if outputs ** 2 <= MAX_WITNESS_ENTRIES else
+                 f"nowhere at this size: a grid's pairs would need {outputs:,} × {outputs:,} witnesses, beyond the "
+                 f"{MAX_WITNESS_ENTRIES:,} entries refinement takes, so no spec of this pipeline gets a verdict for "
+                 "every analyst yet")
         report["undecided"] = ("no rise was found, but refinement between the pipelines (every analyst) over the "
                                f"range is not proved ({report['range']['every_analyst']['reason']}); it is certified "
-                               + ("only at the grid's points" if grid else "only where a grid is given (eps_exp)"))
+                               + where)
     else:
         report["stable"], report["undecided"] = True, None
     compared = sum(pair["verdict"] != "not compared" for pair in report["pairs"])

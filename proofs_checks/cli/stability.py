@@ -99,7 +99,8 @@ def run(arguments: argparse.Namespace) -> int:
                 print("  the loss never rises as e^ε grows")
     verdict = {True: f"stable (certified: {_covered(report)})", False: "NOT stable",
                None: f"not decided: {report['undecided']}"}
-    print(f"analyst's loss monotone: {report['monotone']}; family ({report['coverage']}): {verdict[report['stable']]}")
+    monotone = {True: "yes", False: "NO", None: "not decided (sampled or stopped)"}[report["monotone"]]
+    print(f"analyst's loss monotone: {monotone}; family ({report['coverage']}): {verdict[report['stable']]}")
     instability = report["instability"]
     if instability:
         print(f"instability ({instability['found_by']}): the pipeline at e^ε = {instability['eps_exp_high']} does not "
