@@ -195,12 +195,10 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
     (["enumerate", "U", "--n", "6", "--eps-exp", "2"], "stops at n = 5"),
 ])
 def test_sizes_beyond_reach_are_refused_before_any_work(command, message, capsys):
-    # these used to run until killed (a GM of 10^10 exact entries, an enumeration of D at n = 100)
-    import time
-
-    start = time.perf_counter()
+    # these used to run until killed (a GM of 10^10 exact entries, an enumeration of D at n = 100);
+    # the message names the size, which is known before any work (no clock is asserted: issue 36)
     assert main(command) == 2
-    assert message in capsys.readouterr().err and time.perf_counter() - start < 5
+    assert message in capsys.readouterr().err
 
 
 def test_design_n_counts_values_as_everywhere_and_max_count_is_cormodes_n(tmp_path, capsys):

