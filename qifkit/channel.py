@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import sympy
@@ -64,7 +64,8 @@ class Channel(LabelledMatrix):
 
     Build channels with the factories (:meth:`from_rows`, :meth:`from_symbolic`,
     :meth:`from_floats`, :meth:`from_numpy`, :meth:`from_sympy`, :meth:`from_columns`,
-    :meth:`read_csv`), which validate; the constructor itself trusts its arguments.
+    :meth:`read_csv`), which validate; the constructor itself trusts its entries (it refuses only a
+    matrix that is not a qifkit matrix, naming the factories).
 
     Attributes
     ----------
@@ -90,6 +91,7 @@ class Channel(LabelledMatrix):
     matrix: Matrix
     secrets: tuple[Hashable, ...]
     outputs: tuple[Hashable, ...]
+    factories: ClassVar[str] = "from_rows (exact), Channel.from_numpy or Channel.from_symbolic"
 
     # ------------------------------------------------------------------ factories
     @classmethod

@@ -70,6 +70,20 @@ class LabelledMatrix:
     matrix: Matrix
     row_role: ClassVar[str] = "secret"
     column_role: ClassVar[str] = "output"
+    #: The factories that build one from user data, named when the constructor is given anything else.
+    factories: ClassVar[str] = "from_rows"
+
+    def __post_init__(self) -> None:
+        """Refuse a constructor call on raw data (``Prior(pi)`` with a list or a 1-D array): the
+        matrix must be a float64 array of two dimensions or a sympy ``DomainMatrix``; the error
+        names the factories that read user data."""
+        matrix = self.matrix
+        if not (isinstance(matrix, np.ndarray) and matrix.ndim == 2 and matrix.dtype == np.float64
+                or type(matrix).__name__ == "DomainMatrix"):
+            name = type(self).__name__
+            raise NumberKindError(f"{name}(...) takes a qifkit matrix, not {type(matrix).__name__}"
+                                  + (f" of shape {matrix.shape}" if isinstance(matrix, np.ndarray) else "")
+                                  + f"; build a {name} from your values with {name}.{self.factories}(...)")
 
     # ------------------------------------------------------------------ what subclasses say
     @property

@@ -27,7 +27,7 @@ Fraction(1, 2)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
@@ -96,6 +96,7 @@ class Prior(LabelledMatrix):
 
     matrix: Matrix
     secrets: tuple[Hashable, ...] | None = None
+    factories: ClassVar[str] = "from_values (exact) or Prior.from_floats"
 
     @classmethod
     def from_values(cls, values: Sequence[Any], secrets: Sequence[Hashable] | None = None) -> Prior:
@@ -109,7 +110,11 @@ class Prior(LabelledMatrix):
         values = list(values)
         if not values:
             raise DistributionError("a prior needs at least one secret")
-        return cls._validated(exact_matrix([values], "prior"), secrets)
+        try:
+            matrix = exact_matrix([values], "prior")
+        except NotExactError as error:
+            raise NotExactError(f"{error}; or read float probabilities with Prior.from_floats") from None
+        return cls._validated(matrix, secrets)
 
     @classmethod
     def from_floats(cls, values: Sequence[float], secrets: Sequence[Hashable] | None = None) -> Prior:
@@ -225,6 +230,7 @@ class _DecisionTable(LabelledMatrix):
     matrix: Matrix
     secrets: tuple[Hashable, ...]
     actions: tuple[Hashable, ...]
+    factories: ClassVar[str] = "from_rows (or .from_function)"
 
     @classmethod
     def from_rows(
@@ -257,6 +263,10 @@ class _DecisionTable(LabelledMatrix):
 
         The function must return exact values (ints, Fractions, number strings).
         """
+        for what, labels in (("secrets", secrets), ("actions", actions)):
+            if labels is not None and (isinstance(labels, (str, bytes)) or not isinstance(labels, Iterable)):
+                raise LabelError(f"the {what} are a sequence of labels, e.g. range(3) or the channel's .secrets, "
+                                 f"not {labels!r}")
         secrets = tuple(secrets)
         actions = secrets if actions is None else tuple(actions)
         return cls.from_rows([[function(x, w) for w in actions] for x in secrets], secrets, actions)

@@ -28,6 +28,7 @@ from qifkit.channel import Channel
 from qifkit.errors import LabelError, UndecidableError
 from qifkit.matrices import NumberKind, public_value
 from qifkit.numbers import exact
+from qifkit.validation import eps_exp_above_one
 
 __all__ = [
     "local_adjacency",
@@ -128,8 +129,9 @@ def tightest_eps_exp(channel: Channel, adjacency: nx.Graph | None = None) -> Pri
 
 
 def satisfies_dp(channel: Channel, eps_exp: Any, adjacency: nx.Graph | None = None) -> bool:
-    """True when `channel` is ε-DP on `adjacency` for the given exact e^ε."""
-    return tightest_eps_exp(channel, adjacency).eps_exp <= exact(eps_exp)
+    """True when `channel` is ε-DP on `adjacency` for the given exact e^ε (a number, or ``"ln(x)"``
+    as everywhere e^ε is taken; e^ε = 1 is 0-DP)."""
+    return tightest_eps_exp(channel, adjacency).eps_exp <= eps_exp_above_one(eps_exp, allow_one=True)
 
 
 @dataclass(frozen=True)

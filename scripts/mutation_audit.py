@@ -107,6 +107,14 @@ MUTATIONS = (
     Mutation("resume-block-unchecked", "polytopes/ldp_support.py",
              "            _check_block(block, n, m, polytope, store.path / name)\n", "",
              ("tests/test_polytopes.py",), "a resumed support block is trusted for its hash"),
+    Mutation("labelled-matrix-raw-data", "qifkit/labelled.py",
+             "        if not (isinstance(matrix, np.ndarray) and matrix.ndim == 2",
+             "        if False and not (isinstance(matrix, np.ndarray) and matrix.ndim == 2",
+             ("tests/test_measures.py",), "Prior(pi) and Channel(rows) accept raw data"),
+    Mutation("table-labels-unchecked", "qifkit/measures.py",
+             "            if labels is not None and (isinstance(labels, (str, bytes))",
+             "            if False and labels is not None and (isinstance(labels, (str, bytes))",
+             ("tests/test_measures.py",), "bayes_risk(3) fails with a raw TypeError"),
 )
 
 

@@ -1,7 +1,9 @@
 """Priors, losses, uncertainty, posteriors and leakage: hand values and the papers' numbers."""
 
+import re
 from fractions import Fraction as F
 
+import numpy as np
 import pytest
 import sympy
 
@@ -29,7 +31,14 @@ from qifkit import (
     squared_error,
     uniform_prior,
 )
-from qifkit.errors import DistributionError, LabelError, NegativeEntryError, NumberKindError, UndecidableError
+from qifkit.errors import (
+    DistributionError,
+    LabelError,
+    NegativeEntryError,
+    NotExactError,
+    NumberKindError,
+    UndecidableError,
+)
 
 R = Channel.from_rows([["3/4", "1/4"], ["1/4", "3/4"]])
 
@@ -176,3 +185,26 @@ def test_priors_and_losses_are_labelled_matrices_like_channels():
         loss["a"]
     with pytest.raises(DistributionError, match="not 1"):  # a conversion is validated like a factory
         Prior.from_floats([0.1, 0.2, 0.7]).to_exact()  # the three doubles, read exactly, miss 1
+
+
+@pytest.mark.parametrize("call, error, says", [
+    (lambda: bayes_risk(3), LabelError, "range(3)"),
+    (lambda: Prior(np.array([0.5, 0.5])), NumberKindError, "Prior.from_floats"),
+    (lambda: Prior([F(1, 2), F(1, 2)]), NumberKindError, "Prior.from_values"),
+    (lambda: Channel([[1]], (0,), (0,)), NumberKindError, "Channel.from_rows"),
+    (lambda: Prior.from_values(np.array([0.5, 0.5])), NotExactError, "Prior.from_floats"),
+])
+def test_a_factory_misused_names_the_one_to_use(call, error, says):
+    """Issue 35: bayes_risk(3) raised a raw TypeError, Prior(pi) an IndexError, and
+    Prior.from_values of floats did not name from_floats."""
+    with pytest.raises(error, match=re.escape(says)):
+        call()
+
+
+def test_satisfies_dp_takes_e_eps_as_every_command_does():
+    """Issue 35: satisfies_dp(C, "ln(2)") was refused though the CLI takes ln(2)."""
+    from qifkit import randomized_response
+    from qifkit.privacy import satisfies_dp
+
+    rr = randomized_response(2, "2")
+    assert satisfies_dp(rr, "ln(2)") and satisfies_dp(rr, "2") and not satisfies_dp(rr, "ln(3/2)")
