@@ -174,9 +174,11 @@ class _Store:
     stored neighbourhood cannot be seen short of recomputing it; the walk's closure still visits
     every orbit that another neighbourhood reaches."""
 
-    def __init__(self, polytope: Polytope, folder: str | None, say: Callable[[str], None]) -> None:
+    def __init__(self, polytope: Polytope, forms: _RowColumnForms | _ElementForms, folder: str | None,
+                 say: Callable[[str], None]) -> None:
         self.polytope = polytope
-        self.forms = _forms(polytope)
+        self.forms = forms
+        self.verified: set[Key] = set()  # forms already found canonical vertices: each is checked once
         self.dimension = polytope.dimension_of_space
         self.folder = None
         if folder is not None:
@@ -225,12 +227,15 @@ class _Store:
         if not around or count < len(around):
             raise ResumeMismatchError(f"{path}: {count} neighbours in {len(around)} orbits; a vertex has at least one "
                                       "neighbour, each in one orbit: remove the folder or the file to recompute")
-        for key in (form, *sorted(around)):
+        for key in (form, *sorted(around - self.verified)):
+            if key in self.verified:
+                continue
             point = key_point(key)
             if self.forms.canonical(point) != key or not self.polytope.is_vertex(point):
                 raise ResumeMismatchError(f"{path}: ({', '.join(str(v) for v in point)}) is not the canonical form of "
                                           f"a vertex of {self.polytope.name} at e^ε = {self.polytope.eps_exp}: remove "
                                           "the folder or the file to recompute")
+            self.verified.add(key)
 
     def keep(self, result: Neighbourhood) -> None:
         if self.folder is not None:
@@ -271,7 +276,7 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     """
     begin = time.perf_counter()
     forms = _forms(polytope)
-    store = _Store(polytope, folder, progress or (lambda text: None))
+    store = _Store(polytope, forms, folder, progress or (lambda text: None))
     first = forms.canonical(start if start is not None else _first_vertex(polytope))
     found = {first: forms.orbit_size(first)}
     computed = 0

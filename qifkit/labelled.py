@@ -17,6 +17,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from sympy.polys.domains import QQ
+from sympy.polys.matrices import DomainMatrix
 
 from qifkit.errors import LabelError, NumberKindError
 from qifkit.matrices import Matrix, NumberKind, exact_matrix, float_matrix, kind_of, public_rows, public_value, shape_of
@@ -79,7 +80,7 @@ class LabelledMatrix:
         names the factories that read user data."""
         matrix = self.matrix
         if not (isinstance(matrix, np.ndarray) and matrix.ndim == 2 and matrix.dtype == np.float64
-                or type(matrix).__name__ == "DomainMatrix"):
+                or isinstance(matrix, DomainMatrix)):
             name = type(self).__name__
             raise NumberKindError(f"{name}(...) takes a qifkit matrix, not {type(matrix).__name__}"
                                   + (f" of shape {matrix.shape}" if isinstance(matrix, np.ndarray) else "")

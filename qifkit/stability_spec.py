@@ -108,7 +108,8 @@ from qifkit.stability import (
 from qifkit.validation import bounded_eps_exp
 
 __all__ = ["SpecError", "PerturberFamily", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec",
-           "describe_work", "range_proof_problem", "sampled_losses", "secret_labels", "MAX_ROWS", "MAX_ENTRIES", "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES"]
+           "describe_work", "range_proof_problem", "sampled_losses", "secret_labels", "MAX_ROWS", "MAX_ENTRIES",
+           "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES"]
 
 #: The largest secret space (rows) a spec may ask for.
 MAX_ROWS = 10**6
@@ -939,8 +940,8 @@ def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
 def describe_work(spec: StabilitySpec) -> list[str]:
     """The size of the work a spec asks for, said before it begins (``qifkit stability -v``): the
     pipeline's secrets, outputs and entries, the grid pairs to certify, and the route the range
-    takes, with the degree in e^ε that its symbolic route works on (an upper estimate: each unknown
-    respondent multiplies the degree of a perturber entry into a count's probability)."""
+    takes, with the degree in e^ε that its symbolic route works on (an estimate: every respondent's
+    report multiplies the degree of a perturber entry, about values − 1, into the pipeline's entries)."""
     secrets, outputs = _secret_count(spec), _output_count(spec)
     entries = secrets * outputs
     lines = [f"pipeline: {secrets:,} secrets × {outputs:,} outputs = {entries:,} entries "
@@ -970,14 +971,15 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     estimate of the time left (the mean so far times the pairs left). `time_limit` (seconds) is
     checked between steps and, in the main thread, also stops a step in the middle (a timer raises
     :class:`~qifkit.errors.TimeLimitReached`, which a caller's own timer or `progress` may raise
-    too; a step inside a C library stops when that call returns). Either way no further step begins, an instability found by then stands, and otherwise ``stable`` is null
-    with ``undecided`` saying how far the run got; what was certified is kept. With `keep_partial`,
+    too; a step inside a C library stops when that call returns). Either way no further step
+    begins, an instability found by then stands, and otherwise ``stable`` is null with
+    ``undecided`` saying how far the run got; what was certified is kept. With `keep_partial`,
     a ``KeyboardInterrupt`` is handled the same way and the report has ``"interrupted": true``.
 
     The report has ``points`` (e^ε and the analyst's expected loss, increasing e^ε), ``monotone``
     (true: the analyst's loss never rises, on the grid and on the whole range; false: it rises
-    somewhere, decided exactly; null: the range was only sampled or not finished), ``range`` (for a range: its
-    ends, the exact losses there, the rising stretches as decimals and exactly), ``coverage``
+    somewhere, decided exactly; null: the range was only sampled or not finished), ``range`` (for
+    a range: its ends, the exact losses there, the rising stretches as decimals and exactly), ``coverage``
     (``"grid"``, ``"interval"`` or ``"grid and interval"``), ``stable`` (true: every consecutive
     pair of the grid certified to refine and no range asked; false: a certified instability;
     null: float sweep, or a range on which the analyst sees no rise but refinement between the
@@ -1098,7 +1100,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
         report["stable"], report["undecided"] = False, None
     elif timed_out is not None:
         report["stable"], report["undecided"] = None, timed_out
-    elif spec.eps_range is not None and not proved and "every_analyst" in report.get("range", {}):
+    elif spec.eps_range is not None and not proved:
         report["stable"] = None
         outputs = _output_count(spec)
         where = ("only at the grid's points" if grid else "only where a grid is given (eps_exp)"
@@ -1148,11 +1150,11 @@ def _analyst_refutation(prior: Prior, loss: Loss, curve: Any, low: Any, high: An
 
 def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
                   build: Callable[[Any], Channel], exact_loss: Callable[[Any], Any],
-                  refuted: Callable[..., None], say: Callable[[str], None]) -> bool:
-    """The spec's range: refinement for every analyst where a proof exists
+                  refuted: Callable[..., None], say: Callable[[str], None]) -> None:
+    """The spec's range, into ``report["range"]``: refinement for every analyst where a proof exists
     (:func:`qifkit.stability.count_refinement_on_range`), and the spec's analyst at every e^ε
     (:func:`qifkit.stability.loss_on_range`) for pipelines of at most :data:`RANGE_MAX_ENTRIES`
-    entries. True when every analyst is proved safe on the range. `say` is told as each step begins."""
+    entries. `say` is told as each step begins."""
     low, high = spec.eps_range  # type: ignore[misc]
     family = _family(spec)
     say(f"range [{low}, {high}]: a proof for every analyst" + ("" if spec.query == "count" else " (none for a "
@@ -1170,7 +1172,7 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
             _sampled_range(spec, report, prior, loss, exact_loss, refuted, entries)
         else:
             report["range"]["analyst"] = "not followed: every analyst is proved safe on the range"
-        return proof is not None
+        return
     say(f"range: the analyst's loss followed exactly at every e^ε ({entries:,} pipeline entries as rational "
         "functions of e^ε, their best actions' changes and the loss's slope by real-root isolation)")
     curve = loss_on_range(_builder(spec), low, high, prior, loss)
@@ -1198,7 +1200,6 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
         certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                  gap=upper - lower, method="the spec's analyst on the range's rising stretch")
         refuted("range", exact_str(a), exact_str(b), certificate)
-    return proof is not None
 
 
 def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
