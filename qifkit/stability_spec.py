@@ -109,7 +109,7 @@ from qifkit.validation import bounded_eps_exp
 
 __all__ = ["SpecError", "PerturberFamily", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec",
            "describe_work", "range_proof_problem", "sampled_losses", "secret_labels", "MAX_ROWS", "MAX_ENTRIES",
-           "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES"]
+           "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES", "RANGE_FOLLOW_WORK"]
 
 #: The largest secret space (rows) a spec may ask for.
 MAX_ROWS = 10**6
@@ -128,8 +128,16 @@ RANGE_MAX_ENTRIES = 2000
 #: The longest polynomial a histogram query is worked out on (N·(N+1)^(K−1) + 1 terms for N
 #: respondents over K values, :func:`qifkit.pipelines.histogram_pipeline`).
 HISTOGRAM_MAX_LENGTH = 200_000
-#: How many e^ε of a range a pipeline beyond :data:`RANGE_MAX_ENTRIES` is sampled at, in float64.
+#: How many e^ε of a range a pipeline beyond :data:`RANGE_MAX_ENTRIES` (or
+#: :data:`RANGE_FOLLOW_WORK`) is sampled at, in float64.
 RANGE_SAMPLES = 200
+#: The most symbolic work (pipeline entries × degree² in e^ε, the estimate :func:`describe_work`
+#: prints) on which a range's analyst is followed exactly straight away. Root isolation grows with
+#: the cube of the degree, so beyond it the loss is first searched in float64 and a rise that exact
+#: losses confirm decides the verdict (NOT stable) at once; only when none is confirmed is the
+#: analyst followed exactly after all (within :data:`RANGE_MAX_ENTRIES`), the one route that can
+#: prove a range monotone. A choice by the spec's size, never by the clock.
+RANGE_FOLLOW_WORK = 4_000_000
 #: The largest pipelines (secrets × outputs) an instability's certificate carries, for
 #: ``qifkit verify``; beyond it (census scale: 6 × 11,711 entries of tens of thousands of digits)
 #: the report keeps the prior, loss and exact losses, and says that the pipelines were not formed.
@@ -937,11 +945,23 @@ def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
     return range_proof_defect(lambda t: family(spec.values, t), spec.counted, document)
 
 
+def _range_degree(spec: StabilitySpec) -> int:
+    """An estimate of the degree in e^ε of the pipeline's entries over a range: every respondent's
+    report multiplies in a perturber entry of degree about values − 1."""
+    return spec.respondents * (spec.values - 1)
+
+
+def _symbolic_work(spec: StabilitySpec) -> int:
+    """The size of following the analyst symbolically over a range: pipeline entries × degree²
+    (compared with :data:`RANGE_FOLLOW_WORK`)."""
+    return _secret_count(spec) * _output_count(spec) * _range_degree(spec) ** 2
+
+
 def describe_work(spec: StabilitySpec) -> list[str]:
     """The size of the work a spec asks for, said before it begins (``qifkit stability -v``): the
     pipeline's secrets, outputs and entries, the grid pairs to certify, and the route the range
-    takes, with the degree in e^ε that its symbolic route works on (an estimate: every respondent's
-    report multiplies the degree of a perturber entry, about values − 1, into the pipeline's entries)."""
+    takes, with the degree in e^ε that its symbolic route works on (an estimate,
+    :func:`_range_degree`)."""
     secrets, outputs = _secret_count(spec), _output_count(spec)
     entries = secrets * outputs
     lines = [f"pipeline: {secrets:,} secrets × {outputs:,} outputs = {entries:,} entries "
@@ -950,12 +970,18 @@ def describe_work(spec: StabilitySpec) -> list[str]:
         lines.append(f"grid: {len(spec.eps_exp)} e^ε, {len(spec.eps_exp) - 1} consecutive pairs to certify"
                      + (f" (witnesses of up to {outputs:,} × {outputs:,} entries)" if spec.exact else " (not compared)"))
     if spec.eps_range is not None:
-        degree = spec.respondents * (spec.values - 1)
-        route = (f"symbolic: entries are rational functions of e^ε of degree up to about {degree:,} "
-                 f"({spec.respondents:,} respondents' reports), every change of best action and every rise by "
-                 "real-root isolation" if entries <= RANGE_MAX_ENTRIES else
-                 f"sampled at {RANGE_SAMPLES} e^ε in float64 ({entries:,} entries, beyond {RANGE_MAX_ENTRIES:,} for "
-                 "a symbolic build), each rise re-decided exactly")
+        degree, work = _range_degree(spec), _symbolic_work(spec)
+        symbolic = (f"symbolic: entries are rational functions of e^ε of degree up to about {degree:,} "
+                    f"({spec.respondents:,} respondents' reports), every change of best action and every rise by "
+                    "real-root isolation")
+        sampled = f"sampled at {RANGE_SAMPLES} e^ε in float64, each rise re-decided exactly"
+        if entries > RANGE_MAX_ENTRIES:
+            route = f"{sampled} ({entries:,} entries, beyond {RANGE_MAX_ENTRIES:,} for a symbolic build)"
+        elif work > RANGE_FOLLOW_WORK:
+            route = (f"{sampled} first (symbolic work {work:,} = entries × degree², beyond {RANGE_FOLLOW_WORK:,}); "
+                     f"if no rise is confirmed, {symbolic}")
+        else:
+            route = symbolic
         proof = "a proof for every analyst is tried first; " if spec.query == "count" else ""
         lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")
     return lines
@@ -1154,7 +1180,8 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     """The spec's range, into ``report["range"]``: refinement for every analyst where a proof exists
     (:func:`qifkit.stability.count_refinement_on_range`), and the spec's analyst at every e^ε
     (:func:`qifkit.stability.loss_on_range`) for pipelines of at most :data:`RANGE_MAX_ENTRIES`
-    entries. `say` is told as each step begins."""
+    entries; beyond :data:`RANGE_FOLLOW_WORK` a float search comes first, and a rise it confirms
+    exactly is the verdict. `say` is told as each step begins."""
     low, high = spec.eps_range  # type: ignore[misc]
     family = _family(spec)
     say(f"range [{low}, {high}]: a proof for every analyst" + ("" if spec.query == "count" else " (none for a "
@@ -1164,15 +1191,19 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     report["range"] = {"from": low, "to": high, "every_analyst": (
         {"proved": True, "hit": proof.hit, "miss": proof.miss, "conditions": list(proof.conditions)}
         if proof is not None else {"proved": False, "reason": reason})}
-    entries = _secret_count(spec) * _output_count(spec)
-    if entries > RANGE_MAX_ENTRIES:
-        if proof is None:  # a proof settles every analyst; else the analyst's curve is searched in floats
-            say(f"range: the analyst's loss sampled at {RANGE_SAMPLES} e^ε ({entries:,} pipeline entries, beyond "
-                f"{RANGE_MAX_ENTRIES:,} for a symbolic build), each rise re-decided exactly")
-            _sampled_range(spec, report, prior, loss, exact_loss, refuted, entries)
-        else:
+    entries, work = _secret_count(spec) * _output_count(spec), _symbolic_work(spec)
+    if entries > RANGE_MAX_ENTRIES or work > RANGE_FOLLOW_WORK:
+        if proof is not None:  # a proof settles every analyst; else the analyst's curve is searched in floats
             report["range"]["analyst"] = "not followed: every analyst is proved safe on the range"
-        return
+            return
+        why = (f"{entries:,} pipeline entries, beyond {RANGE_MAX_ENTRIES:,} for a symbolic build"
+               if entries > RANGE_MAX_ENTRIES else
+               f"symbolic work {work:,} = entries × degree², beyond {RANGE_FOLLOW_WORK:,} before a search")
+        say(f"range: the analyst's loss sampled at {RANGE_SAMPLES} e^ε ({why}), each rise re-decided exactly")
+        if _sampled_range(spec, report, prior, loss, exact_loss, refuted, why) or entries > RANGE_MAX_ENTRIES:
+            return
+        for key in ("samples", "rises_not_confirmed"):  # the search found nothing; the exact route decides
+            del report["range"][key]
     say(f"range: the analyst's loss followed exactly at every e^ε ({entries:,} pipeline entries as rational "
         "functions of e^ε, their best actions' changes and the loss's slope by real-root isolation)")
     curve = loss_on_range(_builder(spec), low, high, prior, loss)
@@ -1203,14 +1234,15 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
 
 
 def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
-                   exact_loss: Callable[[Any], Any], refuted: Callable[..., None], entries: int) -> None:
-    """The spec's analyst on a range too large for a symbolic build (census scale): the loss in
+                   exact_loss: Callable[[Any], Any], refuted: Callable[..., None], why: str) -> bool:
+    """The spec's analyst on a range too large to follow symbolically first (`why` says how): the loss in
     float64 at :data:`RANGE_SAMPLES` rational e^ε spread evenly in ε = ln e^ε (a search), then each
     stretch where the floats rise re-decided exactly at two sampled e^ε (its first step, the cheapest
     numbers, else its ends): a rise confirmed there is a certified instability (the exact losses at
     two e^ε), whatever the floats said between.
     The rising stretches are reported between sampled points, not with exact ends, and a range on
-    which no rise is confirmed is not proved monotone (only sampled)."""
+    which no rise is confirmed is not proved monotone (only sampled). Returns whether a rise was
+    confirmed."""
     low, high = (exact_eps_exp(v) for v in spec.eps_range)  # type: ignore[union-attr]
     ratio = math.log(high) - math.log(low)
     step = ratio / (RANGE_SAMPLES - 1)  # in ε; each sample moves by at most a quarter of its gap
@@ -1237,8 +1269,7 @@ def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, lo
                 confirmed.append((samples[first], samples[last], a, b, lower, upper))
                 break
     report["range"].update({
-        "analyst": (f"sampled: the pipeline has {entries:,} entries, beyond {RANGE_MAX_ENTRIES:,} for a symbolic "
-                    f"build; its loss in float64 at {len(samples)} e^ε, each rise re-decided exactly"),
+        "analyst": f"sampled ({why}): its loss in float64 at {len(samples)} e^ε, each rise re-decided exactly",
         "samples": len(samples),
         "rising": [[f"{float(start):.12g}", f"{float(end):.12g}"] for start, end, *_ in confirmed],
         "rising_exact": [[exact_str(a), exact_str(b)] for _, _, a, b, _, _ in confirmed],
@@ -1250,6 +1281,7 @@ def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, lo
         certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                  gap=upper - lower, method="the spec's analyst at two sampled e^ε of a rise")
         refuted("range", exact_str(a), exact_str(b), certificate)
+    return bool(confirmed)
 
 
 def _short_rational(x: float, room: float) -> Fraction:

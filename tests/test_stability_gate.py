@@ -189,3 +189,62 @@ def test_verify_re_checks_a_range_proof_and_refuses_forged_ones(tmp_path, capsys
     other = _write(tmp_path, _spec(values=3, respondents=3, sweep='from = "3/2"\nto = "8"'), "other.toml")
     assert main(["verify", "--range-proof", str(proof), other]) == 2
     assert "another spec" in capsys.readouterr().err
+
+
+_GOAL_THRESHOLD = _spec(family="geometric", values=10, respondents=100,
+                        known="known_counts = {" + ", ".join(f'"{v}" = {9 if v == 9 else 10}' for v in range(10)) + "}",
+                        query='kind = "threshold"\nof = [0, 1, 2]\nat = 30', loss="squared",
+                        sweep='from = "11/10"\nto = "20"')
+
+
+def test_a_range_too_large_to_follow_first_gets_its_rise_decided_exactly(tmp_path, capsys):
+    """Issue 32's first goal: geometric on 10 values, 100 respondents (99 known), a threshold query,
+    squared loss, [1.1, 20] ran 1,302 s in silence, following the analyst symbolically (degree
+    about 900). Its size now sends it to the float search first, and the rise found there is
+    decided exactly. The written certificate is re-checked by `qifkit verify`, and its two losses
+    by the materialised pipelines (the gate's losses come from generating functions)."""
+    from fractions import Fraction
+
+    from qifkit import posterior_uncertainty, squared_error, truncated_geometric, uniform_prior
+    from qifkit.pipelines import count_pipeline
+    from qifkit.postprocess import deterministic
+
+    spec, out, folder = _write(tmp_path, _GOAL_THRESHOLD), tmp_path / "r.json", tmp_path / "certs"
+    assert main(["stability", spec, "-v", "--json", str(out), "--certificate", str(folder)]) == 1
+    assert "sampled at 200 e^ε in float64, each rise re-decided exactly first" in capsys.readouterr().out
+    report = json.loads(out.read_text())
+    assert report["stable"] is False and report["monotone"] is False
+    assert report["range"]["analyst"].startswith("sampled (symbolic work 16,200,000")
+    instability = report["instability"]
+    assert instability["found_by"] == "range"
+    low, high = Fraction(instability["eps_exp_low"]), Fraction(instability["eps_exp_high"])
+    assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
+    assert "certificate for A ⋢ B: valid" in capsys.readouterr().out
+
+    known = [v for v in range(10) for _ in range(9 if v == 9 else 10)]
+
+    def loss_at(e: Fraction) -> Fraction:
+        counts = count_pipeline(truncated_geometric(10, e), 100, {0, 1, 2}, known)
+        released = counts @ deterministic(lambda c: int(c >= 30), counts.outputs, (0, 1))
+        return posterior_uncertainty(uniform_prior(10), released, squared_error(range(10)))
+
+    before, after = loss_at(low), loss_at(high)
+    assert low < high and after > before and Fraction(instability["gap"]) == after - before
+
+
+def test_a_range_searched_first_without_a_rise_is_then_followed_exactly(tmp_path, monkeypatch):
+    """Beyond RANGE_FOLLOW_WORK the float search comes first; when it confirms no rise, the analyst
+    is followed exactly after all, so a monotone range is still proved: the same report as the
+    symbolic route gives straight away (forced here by a work limit of 0)."""
+    from qifkit import stability_spec
+
+    spec = stability_spec.read_spec(_write(tmp_path, _spec(family="geometric", values=4, respondents=3,
+                                                           query='kind = "threshold"\nof = [0]\nat = 1',
+                                                           sweep='from = "3/2"\nto = "8"')))
+    straight, _ = stability_spec.evaluate_spec(spec)
+    lines: list[str] = []
+    monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
+    searched, _ = stability_spec.evaluate_spec(spec, progress=lines.append)
+    assert any(line.startswith("range: the analyst's loss sampled at 200 e^ε") for line in lines)
+    assert searched["monotone"] is True and searched["range"]["analyst"] == "followed at every e^ε"
+    assert searched == straight
