@@ -166,7 +166,7 @@ def check_optimality(program: SparseProgram | Polytope, objective: Sequence[Any]
 
 
 def certified_minimum(program: SparseProgram | Polytope, objective: Sequence[Any],
-                      fallback: bool = True, time_limit: float = 60.0) -> LinearProgramResult:
+                      fallback: bool = True, time_limit: float | None = None) -> LinearProgramResult:
     """min c·x, exact and certified, by :func:`qifkit.lp.solve` (HiGHS basis, exact solve and check;
     cddlib as a last resort unless ``fallback=False``, which raises
     :class:`~qifkit.errors.UndecidableError` instead)."""

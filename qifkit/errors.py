@@ -20,6 +20,7 @@ __all__ = [
     "LabelError",
     "DistributionError",
     "PrivacyParameterError",
+    "ParameterError",
     "UndecidableError",
     "CertificateError",
     "FileFormatError",
@@ -75,6 +76,11 @@ class PrivacyParameterError(QifError, ValueError):
     """A privacy parameter is out of range, e.g. e^ε ≤ 1 where ε > 0 is needed."""
 
 
+class ParameterError(QifError, ValueError):
+    """An option of a call is out of its range, e.g. a time limit that is not a positive number of
+    seconds (privacy parameters have :class:`PrivacyParameterError`)."""
+
+
 class UndecidableError(QifError, TypeError):
     """A comparison (a minimum, a maximum) cannot be decided for symbolic entries."""
 
@@ -108,6 +114,7 @@ class InternalError(QifError, RuntimeError):
 
 class TimeLimitReached(BaseException):
     """A caller's time limit ran out in the middle of a long evaluation (raised by the caller's timer,
-    e.g. ``qifkit stability --time-limit``). Not an error of the input: like ``KeyboardInterrupt`` it
-    derives from ``BaseException``, so no ``except Exception`` on the way swallows it, and the
-    evaluation that catches it reports what it had certified by then."""
+    e.g. ``qifkit stability --time-limit``, or by :func:`qifkit.lp.solve`'s `time_limit`). Not an
+    error of the input: like ``KeyboardInterrupt`` it derives from ``BaseException``, so no
+    ``except Exception`` on the way swallows it, and the evaluation that catches it reports what
+    it had certified by then."""

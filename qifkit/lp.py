@@ -13,7 +13,7 @@ with ``None`` for an infinite bound (an equality row has row_lower = row_upper).
 
 Method, the route of the exact solvers SoPlex and QSopt_ex [1]_, [2]_:
 
-1. HiGHS (dual simplex, with a time limit) solves the LP in floats and hands back its final
+1. HiGHS (dual simplex) solves the LP in floats and hands back its final
    **basis**: which variables and rows are basic, and at which bound the others sit.
 2. The basis is solved exactly: the basic variables from the non-basic rows
    (:func:`qifkit.sparse_exact.solve_square`, block triangular form plus FLINT), the row duals
@@ -79,8 +79,10 @@ import scipy.sparse
 from qifkit.errors import (
     CertificateError,
     MissingDependencyError,
+    ParameterError,
     PolytopeError,
     ShapeError,
+    TimeLimitReached,
     UndecidableError,
 )
 from qifkit.numbers import exact, reduced_fraction
@@ -488,22 +490,31 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = True,
-          pivot_time_limit: float = 300.0) -> LPSolution:
+#: Exact dual simplex pivots :func:`solve` allows after the refinement rounds, by default.
+_PIVOTS = 200
+
+
+def solve(program: LinearProgram, *, time_limit: float | None = None, fallback: bool = True,
+          pivots: int = _PIVOTS) -> LPSolution:
     """Solve `program` exactly; the answer is certified before it is returned.
+
+    The route is bounded by work alone (HiGHS's iteration counts, a number of refinement rounds,
+    a number of exact pivots), so the same program gets the same answer, certificate or
+    :class:`UndecidableError`, on an idle machine and on a busy one.
 
     Parameters
     ----------
     program : LinearProgram
-    time_limit : float
-        Seconds the float solver may spend in each of its runs.
+    time_limit : float or None
+        The caller's bound on the whole solve, in seconds of wall-clock time (None: none). It never
+        changes the route or the answer: once it has passed, the solve stops with
+        :class:`~qifkit.errors.TimeLimitReached`.
     fallback : bool
         Whether cddlib's exact simplex may be tried when no float basis certifies (only for
         programs of at most :data:`CDD_LIMIT` variables × rows).
-    pivot_time_limit : float
-        Seconds the exact dual simplex may pivot from a float basis (each pivot is exact solves
-        with the basis; at n = 80 of Kohli's F with a uniform z, 40 pivots of about 0.4 s). A
-        program it does not certify takes about that long more to end in UndecidableError.
+    pivots : int
+        How many exact dual simplex pivots may follow a float basis that misses a bound by a hair
+        (0: none).
 
     Returns
     -------
@@ -515,24 +526,57 @@ def solve(program: LinearProgram, *, time_limit: float = 60.0, fallback: bool = 
     ------
     UndecidableError
         When neither the float bases nor (within its size limit) cddlib give a certificate.
+    TimeLimitReached
+        When `time_limit` has passed.
     """
     if not isinstance(program, LinearProgram):
         raise TypeError(f"solve takes a LinearProgram, not {type(program).__name__}")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
+                                   or not time_limit > 0):
+        raise ParameterError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
+    if isinstance(pivots, bool) or not isinstance(pivots, int) or pivots < 0:
+        raise ParameterError(f"pivots must be a whole number ≥ 0, got {pivots!r}")
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     with collector_paused():
-        return _solve(program, time_limit, fallback, pivot_time_limit)
+        return _solve(program, deadline, fallback, pivots)
 
 
-def _solve(program: LinearProgram, time_limit: float, fallback: bool, pivot_time_limit: float) -> LPSolution:
-    status, solution = _by_bases(program, time_limit, _optimum_of(program), repair=pivot_time_limit)
+def _run(highs: Any, deadline: float | None) -> Any:
+    """``highs.run()`` within the caller's deadline (``time.perf_counter()``, None: none): HiGHS is
+    given the time left, and a run it stops on that time raises
+    :class:`~qifkit.errors.TimeLimitReached` rather than being read as an answer."""
+    import highspy
+
+    if deadline is not None:
+        highs.setOptionValue("time_limit", _time_left(deadline))
+    status = highs.run()
+    if deadline is not None and highs.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+        raise TimeLimitReached
+    return status
+
+
+def _time_left(deadline: float | None) -> float:
+    """Seconds until the caller's deadline (inf for none); TimeLimitReached once it has passed."""
+    if deadline is None:
+        return math.inf
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise TimeLimitReached
+    return left
+
+
+def _solve(program: LinearProgram, deadline: float | None, fallback: bool, pivots: int) -> LPSolution:
+    status, solution = _by_bases(program, deadline, _optimum_of(program), pivots=pivots)
     if solution is None and status == "infeasible":
-        solution = _ray_certificate(program, time_limit) or _farkas_certificate(program, time_limit)
+        solution = _ray_certificate(program, deadline) or _farkas_certificate(program, deadline)
     if solution is None and status == "unbounded":
-        solution = _unbounded_certificate(program, time_limit)
+        solution = _unbounded_certificate(program, deadline)
     if solution is None and status != "infeasible":  # feasible to HiGHS's tolerance only (1e-9 from a bound)?
-        solution = _ray_certificate(program, time_limit)
+        solution = _ray_certificate(program, deadline)
         if solution is None and status != "optimal":  # the elastic LP costs a full solve: not after an optimum
-            solution = _farkas_certificate(program, time_limit)
+            solution = _farkas_certificate(program, deadline)
     if solution is None and fallback and len(program.rows) * program.variables <= CDD_LIMIT:
+        _time_left(deadline)
         solution = solve_by_cdd(program)
     if solution is None:
         raise UndecidableError(f"no certificate found for {program.name} ({len(program.rows)} rows, "
@@ -556,17 +600,17 @@ _ATTEMPTS: tuple[tuple[str, dict[str, Any]], ...] = (
 _Certifier = Callable[[Any, str, dict], "LPSolution | None"]
 
 
-def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, repair: float = 0.0
+def _by_bases(program: LinearProgram, deadline: float | None, certify: _Certifier, pivots: int = 0
               ) -> tuple[str, LPSolution | None]:
     """Run HiGHS on `program` (each setting of :data:`_ATTEMPTS` in turn, each continuing from
     the last basis) until `certify` turns an optimal basis into a checked certificate; the float
-    status and that certificate, or None. A basis already refused is not solved again. With
-    `repair` > 0, when no refinement round certified, :func:`_exact_dual_simplex` pivots for at
-    most `repair` seconds from the last basis or, if that is not dual feasible, from the latest
+    status and that certificate, or None. A basis already refused is not solved again. Each
+    refinement round may take :data:`_ROUND_ITERATIONS` times the first run's simplex iterations.
+    With `pivots` > 0, when no refinement round certified, :func:`_exact_dual_simplex` makes at
+    most that many pivots from the last basis or, if that is not dual feasible, from the latest
     dual feasible basis whose point missed a bound (for the program's own optimum, not for derived
-    programs)."""
+    programs). `deadline` is the caller's (:func:`_run`)."""
     highs = _highs(program)
-    highs.setOptionValue("time_limit", float(time_limit))
     status = "unknown"
     refused: set[bytes] = set()
     memo: dict[bytes, Any] = {}
@@ -581,25 +625,24 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
             refused.add(key)
         return solution
 
-    first_run = None
+    first_run = None  # the first run's simplex iterations
     for name, options in _ATTEMPTS:
         for key, value in options.items():
             highs.setOptionValue(key, value)
-        started = time.perf_counter()
-        highs.run()
-        first_run = time.perf_counter() - started if first_run is None else first_run
+        _run(highs, deadline)
+        first_run = highs.getInfo().simplex_iteration_count if first_run is None else first_run
         status = _status(highs)
         if status != "optimal":
             return status, None
         solution = try_basis(f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
-    deadline, stalls = time.perf_counter() + time_limit, 0
+    stalls = 0
     smallest: dict[str, flint.fmpq] = {}  # the largest violation seen, by kind of round
     missed: list[Any] = []  # the bases whose exact points missed a bound, starts for the exact dual simplex
     for round_ in range(1, _REFINEMENTS + 1):
         residual = _residual_program(program, highs, memo)
-        if residual is None or time.perf_counter() > deadline:
+        if residual is None:
             break
         _, kind, worst = residual
         if kind == "primal":
@@ -609,7 +652,7 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
             break
         smallest[kind] = min(worst, smallest.get(kind, worst))
         refined = _refinement_round(program, highs, memo, residual[0],
-                                    min(float(time_limit), 1.0 + 10 * (first_run or 0.0)))
+                                    _ROUND_ITERATIONS * max(first_run or 0, _MIN_ROUND_ITERATIONS), deadline)
         if refined is None:
             break
         # HiGHS may stop short of "optimal" on the magnified residual program with a basis that is
@@ -620,7 +663,7 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
         if solution is not None:
             return status, solution
         highs = refined
-    if repair > 0:
+    if pivots > 0:
         # from the last basis if it is dual feasible, else from the latest one that missed a bound
         # and is: a round can end on a basis whose point is exactly feasible and whose duals are far
         # off (Kohli's F at n = 80, uniform z: round 4, HiGHS "infeasible", 134 multipliers of the
@@ -630,7 +673,7 @@ def _by_bases(program: LinearProgram, time_limit: float, certify: _Certifier, re
             flags, found = _basis_flags(start), _basis_of(program, start, memo=memo)  # memoised by the rounds
             if flags is not None and found is not None and found[0] is not None and found[1] is not None \
                     and _dual_feasible(program, found[0], found[1]):
-                return status, _exact_dual_simplex(program, flags, time.perf_counter() + repair)
+                return status, _exact_dual_simplex(program, flags, deadline, pivots)
     return status, None
 
 
@@ -641,8 +684,8 @@ def _dual_feasible(program: LinearProgram, x: Sequence[flint.fmpq], y: Sequence[
     return _dual_defect(program, "optimal", y, x, exact_dot(zip(program.cost, x, strict=True))) is None
 
 
-def _refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: LinearProgram, time_limit: float
-                      ) -> Any:
+def _refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: LinearProgram, iterations: int,
+                      deadline: float | None) -> Any:
     """HiGHS on the next residual program (`residual`, from :func:`_residual_program`),
     warm-started from `highs`'s basis: the dual simplex first, then the primal simplex, then with
     a third and two thirds less magnification, while HiGHS ends in a solve error (ill-conditioned bases meet
@@ -650,8 +693,8 @@ def _refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: 
     succeeds at 2^29). None when no attempt leaves a valid basis.
 
     A warm-started round needs a few pivots; on a badly conditioned residual program HiGHS can
-    wander for minutes (77 s on Cormode's L0 design at n = 60, α = 1/3) and end "infeasible",
-    hence `time_limit`."""
+    wander for many (Cormode's L0 design at n = 60, α = 1/3) and end "infeasible", hence the
+    bound of `iterations` simplex iterations for each attempt."""
     import highspy
 
     for damping, strategy in _ROUND_ATTEMPTS:
@@ -659,11 +702,11 @@ def _refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: 
         if damped is None:  # pragma: no cover - a violation that one magnification saw, any other sees
             return None
         refined = _highs(damped[0])
-        refined.setOptionValue("time_limit", time_limit)
+        refined.setOptionValue("simplex_iteration_limit", int(iterations))
         if strategy is not None:
             refined.setOptionValue("simplex_strategy", strategy)
         refined.setBasis(highs.getBasis())
-        if refined.run() != highspy.HighsStatus.kError and refined.getBasis().valid:
+        if _run(refined, deadline) != highspy.HighsStatus.kError and refined.getBasis().valid:
             return refined
     return None
 
@@ -673,7 +716,7 @@ def _refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: 
 _ROUND_ATTEMPTS: tuple[tuple[float, int | None], ...] = ((1.0, None), (1.0, 4), (2 / 3, None), (1 / 3, None))
 
 
-def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, pivots: int = 200
+def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float | None, pivots: int = 200
                         ) -> LPSolution | None:
     """Exact dual simplex pivots from a basis of HiGHS's, (column basic, column at upper, row
     basic, row at upper) as :func:`_basis_flags` reads it, when that basis is dual feasible but
@@ -686,7 +729,7 @@ def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, 
     feasible, so the first primal feasible basis is optimal; its certificate is checked by
     :func:`certificate_defect`. None when the start is not dual feasible, when no variable can
     enter (the program would be infeasible: the elastic route decides that), or after `pivots`
-    pivots or past `deadline` (``time.perf_counter()``).
+    pivots; TimeLimitReached past the caller's `deadline` (:func:`_run`).
     """
 
     m, n = program.shape
@@ -695,8 +738,7 @@ def _exact_dual_simplex(program: LinearProgram, start: _Flags, deadline: float, 
     low = list(program.lower) + list(program.row_lower)
     high = list(program.upper) + list(program.row_upper)
     for pivot in range(pivots):
-        if time.perf_counter() > deadline:
-            return None
+        _time_left(deadline)
         factor = None if program.blocks is not None else _basis_factor(program, column_basic, row_basic)
         found = basis_solution(program, column_basic, column_upper, row_basic, row_upper, factor=factor)
         if found is None or found[0] is None or found[1] is None:
@@ -813,7 +855,7 @@ def _inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic
     return None if rho is None else (tight_rows, rho)
 
 
-def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 4) -> LPSolution | None:
+def _ray_certificate(program: LinearProgram, deadline: float | None, attempts: int = 4) -> LPSolution | None:
     """Farkas multipliers read off the basis at which HiGHS's dual simplex finds `program`
     infeasible, without the elastic program.
 
@@ -833,8 +875,7 @@ def _ray_certificate(program: LinearProgram, time_limit: float, attempts: int = 
     feasibility = program.with_cost([0] * n)
     highs = _highs(feasibility)
     highs.setOptionValue("presolve", "off")
-    highs.setOptionValue("time_limit", float(time_limit))
-    highs.run()
+    _run(highs, deadline)
     flags = _basis_flags(highs)
     if _status(highs) != "infeasible" or flags is None:
         return None
@@ -911,6 +952,10 @@ def _basis_flags(highs: Any) -> _Flags | None:
 #: Kohli's F at n = 40 with a binomial z needs 7 rounds, each gaining about 2^-7 to 2^-9.
 _REFINEMENTS = 50
 _STALLS = 3
+#: Each attempt of a refinement round may take this many times the first run's simplex iterations
+#: (at least :data:`_MIN_ROUND_ITERATIONS` times): warm-started, a round needs a few pivots.
+_ROUND_ITERATIONS = 10
+_MIN_ROUND_ITERATIONS = 100
 
 
 #: A bound of the residual program farther than this from the current point (in magnified units)
@@ -1238,7 +1283,7 @@ def _elastic(program: LinearProgram) -> LinearProgram:
                          f"{program.name} (elastic)", blocks)
 
 
-def _farkas_certificate(program: LinearProgram, time_limit: float) -> LPSolution | None:
+def _farkas_certificate(program: LinearProgram, deadline: float | None) -> LPSolution | None:
     """Farkas multipliers from an optimal basis of the elastic program, checked on `program`."""
 
     def certify(highs: Any, method: str, memo: dict) -> LPSolution | None:
@@ -1249,16 +1294,16 @@ def _farkas_certificate(program: LinearProgram, time_limit: float) -> LPSolution
         return solution if certificate_defect(program, solution) is None else None
 
     elastic = _elastic(program)
-    return _by_bases(elastic, time_limit, certify)[1]
+    return _by_bases(elastic, deadline, certify)[1]
 
 
-def _unbounded_certificate(program: LinearProgram, time_limit: float) -> LPSolution | None:
+def _unbounded_certificate(program: LinearProgram, deadline: float | None) -> LPSolution | None:
     """A feasible point (the program with c = 0) and an improving ray (the recession cone cut by
     the box −1 ≤ r ≤ 1), or the Farkas certificate when the program is in fact infeasible."""
     m, n = program.shape
-    status, feasible = _by_bases(program.with_cost([0] * n), time_limit, _optimum_of(program.with_cost([0] * n)))
+    status, feasible = _by_bases(program.with_cost([0] * n), deadline, _optimum_of(program.with_cost([0] * n)))
     if status == "infeasible":
-        return _farkas_certificate(program, time_limit)
+        return _farkas_certificate(program, deadline)
     if feasible is None:
         return None
 
@@ -1271,7 +1316,7 @@ def _unbounded_certificate(program: LinearProgram, time_limit: float) -> LPSolut
                               program.cost, tuple(flint.fmpq(-1) if b[0] is None else b[0] for b in bounds),
                               tuple(flint.fmpq(1) if b[1] is None else b[1] for b in bounds), f"{program.name} (rays)",
                               program.blocks)
-    _, direction = _by_bases(recession, time_limit, _optimum_of(recession))
+    _, direction = _by_bases(recession, deadline, _optimum_of(recession))
     if direction is None or direction.value is None or direction.value >= 0:
         return None
     solution = LPSolution("unbounded", point=feasible.point, ray=direction.point,

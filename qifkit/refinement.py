@@ -104,7 +104,7 @@ def _check_prior(prior: Prior, a: Channel) -> None:
 MAX_WITNESS_ENTRIES = 4_000_000
 
 
-def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: float = 60.0,
+def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: float | None = None,
             candidate: Channel | None = None) -> Refinement:
     """Decide A ⊑ B (B is a post-processing of A) exactly, with a certificate.
 
@@ -115,8 +115,9 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
     prior : Prior, optional
         The prior a refutation should use (it must give every secret positive probability);
         the uniform prior by default.
-    time_limit : float
-        Seconds each float LP run of the engine may take (see :func:`qifkit.lp.solve`).
+    time_limit : float or None
+        The caller's bound on the LP, in seconds (see :func:`qifkit.lp.solve`): it never changes
+        the answer; once passed, :class:`~qifkit.errors.TimeLimitReached` is raised.
     candidate : Channel, optional
         A witness to try first, e.g. one built from the channels' structure
         (:func:`qifkit.pipelines.count_witness`). It is accepted only if it passes
@@ -169,7 +170,7 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
     return result
 
 
-def _decide(a: Channel, b: Channel, prior: Prior | None, time_limit: float) -> Refinement:
+def _decide(a: Channel, b: Channel, prior: Prior | None, time_limit: float | None) -> Refinement:
     """The verdict for abstract channels (no zero columns, no two proportional columns).
 
     1. An exact row basis R of A (rows that floats suggest, checked exactly: A = T·A_R). Then
@@ -357,7 +358,7 @@ def _unique_candidate(a: Channel, b: Channel, rows: list[int], prior: Prior | No
 
 
 def _witness_lp_verdict(a: Channel, b: Channel, rows: list[int], prior: Prior | None,
-                        time_limit: float) -> Refinement:
+                        time_limit: float | None) -> Refinement:
     """The witness LP on the rows R (A_R·W = B_R, W·1 = 1, W ≥ 0) by the exact LP engine.
 
     The equations are posed in reduced echelon form, E·W = S·B_R with E = S·A_R = rref(A_R) and

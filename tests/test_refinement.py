@@ -222,8 +222,8 @@ def test_rank_deficient_a_goes_to_the_exact_lp_engine():
 
 def test_cddlib_decides_when_no_float_basis_certifies(monkeypatch):
     """The engine's last resort: with every HiGHS basis refused, cddlib's simplex still decides."""
-    monkeypatch.setattr(lp, "_by_bases", lambda program, time_limit, certify, repair=0.0: ("unknown", None))
-    monkeypatch.setattr(lp, "_ray_certificate", lambda program, time_limit: None)
+    monkeypatch.setattr(lp, "_by_bases", lambda program, deadline, certify, pivots=0: ("unknown", None))
+    monkeypatch.setattr(lp, "_ray_certificate", lambda program, deadline: None)
     a = Channel.from_rows([["1/2", "1/2", 0], ["1/2", "1/2", 0], [0, "1/2", "1/2"]])
     holds = a @ Channel.from_rows([[1, 0], [0, 1], ["1/3", "2/3"]])
     assert "cddlib" in refines(a, holds).method
