@@ -18,9 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from qifkit import stability_spec
+from proofs_checks import stability_spec
+from proofs_checks.stability_spec import evaluate_spec, read_spec, sampled_losses
 from qifkit.numbers import exact_eps_exp
-from qifkit.stability_spec import evaluate_spec, read_spec, sampled_losses
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLLOW_WORK = stability_spec.RANGE_FOLLOW_WORK

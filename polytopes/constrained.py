@@ -40,7 +40,6 @@ __all__ = [
     "weakly_honest_mechanism",
     "recommend",
     "gupte_violation",
-    "weakly_honest_family",
 ]
 
 PROPERTIES = ("RH", "RM", "CH", "CM", "F", "WH", "S")
@@ -253,22 +252,3 @@ def gupte_violation(mechanism: Channel, alpha: Any) -> str | None:
             if rows[j][i] - a * rows[j - 1][i] < a * (rows[j + 1][i] - a * rows[j][i]):
                 return f"i={i}, j={j}: Pr[{i}|{j}] − α·Pr[{i}|{j - 1}] < α·(Pr[{i}|{j + 1}] − α·Pr[{i}|{j}])"
     return None
-
-
-def weakly_honest_family() -> Any:
-    """``family = "weakly_honest"`` for stability specs (a :class:`qifkit.stability_spec.PerturberFamily`,
-    lent by ``qifkit stability``): :func:`weakly_honest_mechanism` on the values 0..values-1 at
-    α = 1/e^ε, an exact certified LP optimum at each e^ε of the grid, built when the spec is read.
-    The optimum is not unique; the LP engine's choice is deterministic, and another optimal WM may
-    give another stability verdict."""
-    from qifkit.stability_spec import PerturberFamily  # the spec's layer is below; loaded only here
-
-    def make(table: dict[str, Any], values: int, grid: tuple[Fraction, ...]) -> Any:
-        def build(eps_exp: Any) -> Channel:
-            return weakly_honest_mechanism(values - 1, 1 / exact(eps_exp))
-
-        for eps_exp in grid:
-            build(eps_exp)
-        return build
-
-    return PerturberFamily(frozenset(), make, "Cormode et al.'s weakly honest mechanism WM")

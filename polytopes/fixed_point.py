@@ -44,7 +44,6 @@ from qifkit.numbers import reduced_fraction
 from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = [
-    "fixed_point_family",
     "NAMED_FIXED_POINTS",
     "named_fixed_point",
     "SELECTORS",
@@ -1167,48 +1166,3 @@ def named_fixed_point(name: str, n: int) -> list[Fraction]:
     if name == "uniform":
         return [Fraction(1, n)] * n
     return [Fraction(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)]
-
-
-def _fixed_point_perturber(table: dict[str, Any], values: int, grid: tuple[Fraction, ...]) -> Callable[[Any], Any]:
-    """The [perturber] of ``family = "fixed_point"``: ``z = ["1/4", "1/2", "1/4"]`` (or ``"uniform"``,
-    ``"binomial"``) on ``values`` values and an optional ``selector``; Algorithm 1's mechanism at each
-    e^ε, exact (T[i][j] = Pr[report j | value i], z·T = z), built and verified here at every e^ε of
-    the grid before the spec is accepted."""
-    from qifkit.channel import Channel
-
-    given = table.get("z")
-    if isinstance(given, str):
-        z = named_fixed_point(given, values)
-    elif isinstance(given, list) and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in given):
-        z = [exact_number(v) for v in given]
-    else:
-        raise ShapeError('z must be a list of probabilities, e.g. z = ["1/4", "1/2", "1/4"], or "uniform" or "binomial"')
-    if len(z) != values:
-        raise ShapeError(f"z has {len(z)} entries for values = {values}")
-    selector = table.get("selector", "sandwich")
-    if selector not in SELECTORS:
-        raise LabelError(f"selector {selector!r} is not one of {', '.join(SELECTORS)}")
-
-    def build(eps_exp: Any) -> Channel:
-        rows = heuristic_constructor(z, eps_exp, selector).matrix
-        assert rows is not None  # the exact mode always has the matrix
-        return Channel.from_rows([list(row) for row in rows])
-
-    for eps_exp in grid:
-        build(eps_exp)
-    return build
-
-
-def fixed_point_family() -> Any:
-    """``family = "fixed_point"`` for stability specs (a :class:`qifkit.stability_spec.PerturberFamily`),
-    which ``qifkit stability`` lends: ``read_spec(path, families={"fixed_point": fixed_point_family()})``.
-
-    The spec's ``[perturber]`` gives ``values``, ``z`` (a list of probabilities, or ``"uniform"`` or
-    ``"binomial"``) and optionally ``selector``; the perturber at each e^ε of the grid is Algorithm 1's
-    mechanism (:func:`heuristic_constructor`, exact), whose rows are the values and whose fixed
-    point is z: a respondent's value keeps its distribution z in expectation.
-    """
-    from qifkit.stability_spec import PerturberFamily  # the spec's layer is below; loaded only here
-
-    return PerturberFamily(frozenset({"z", "selector"}), _fixed_point_perturber,
-                           "Kohli and Laskowski's Algorithm 1 with fixed point z")

@@ -15,6 +15,7 @@ Fraction(2, 1)
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ __all__ = [
     "satisfies_dp",
     "DPrivacyBound",
     "tightest_d_privacy",
+    "local_privacy_defect_on_range",
 ]
 
 
@@ -185,3 +187,34 @@ def tightest_d_privacy(channel: Channel, metric: Callable[[Hashable, Hashable], 
     ratio, distance, i, j, y = best
     value = sympy.Rational(ratio.numerator, ratio.denominator) ** sympy.Rational(distance.denominator, distance.numerator)
     return DPrivacyBound(value, ratio, distance, channel.secrets[i], channel.secrets[j], channel.outputs[y])
+
+
+def local_privacy_defect_on_range(rows: Sequence[Sequence[sympy.Expr]], t: sympy.Symbol, low: Any, high: Any
+                                  ) -> str | None:
+    """What keeps a perturber whose entries are rational functions of t = e^ε from being
+    e^ε-locally-private at *every* e^ε of [low, high], or None when it is: each entry ≥ 0 and
+    C[x, y] ≤ t·C[x', y] for every column y and pair of rows x ≠ x' (Alvim et al. eq. (1), every two
+    values adjacent), each a sign condition on the interval decided exactly by real-root isolation
+    (:func:`qifkit.real_roots.sign_on`); values² · (values − 1) conditions.
+
+    Examples
+    --------
+    >>> t = sympy.Symbol("t")
+    >>> rr = [[t / (t + 1), 1 / (t + 1)], [1 / (t + 1), t / (t + 1)]]  # randomized response
+    >>> local_privacy_defect_on_range(rr, t, 2, 5) is None
+    True
+    >>> local_privacy_defect_on_range([[t / (t + 1), 1 / (t + 1)], [1 / (t**2 + 1), t**2 / (t**2 + 1)]], t, 2, 5)
+    'C[0, 0] ≤ t·C[1, 0] fails somewhere in [2, 5]'
+    """
+    from qifkit.real_roots import sign_on
+
+    low, high = exact(low), exact(high)
+    for i, row in enumerate(rows):
+        for j, entry in enumerate(row):
+            if sign_on(entry, t, low, high, allow_zero=True) not in (0, 1):
+                return f"entry ({i}, {j}) = {entry} is not ≥ 0 for every e^ε in [{low}, {high}]"
+    for j in range(len(rows[0]) if rows else 0):
+        for i, other in itertools.permutations(range(len(rows)), 2):
+            if sign_on(t * rows[other][j] - rows[i][j], t, low, high, allow_zero=True) not in (0, 1):
+                return f"C[{i}, {j}] ≤ t·C[{other}, {j}] fails somewhere in [{low}, {high}]"
+    return None

@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -31,7 +32,7 @@ from typing import Any
 import sympy
 
 from qifkit.channel import Channel
-from qifkit.errors import PrivacyParameterError, QifError, ShapeError, UndecidableError
+from qifkit.errors import ParameterError, PrivacyParameterError, QifError, ShapeError, UndecidableError
 from qifkit.expressions import parse_rational_function
 from qifkit.matrices import Matrix, NumberKind, equal, matmul
 from qifkit.measures import Loss, Prior, expected_table, posterior_uncertainty
@@ -51,6 +52,9 @@ __all__ = [
     "loss_curve",
     "RangeLoss",
     "loss_on_range",
+    "SampledRise",
+    "RangeSearch",
+    "search_rises",
     "CountRangeProof",
     "count_refinement_on_range",
 ]
@@ -260,6 +264,81 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
         return sum((value(f, at) / value(d, at) for f, (d, _) in zip(chosen(at), columns, strict=True)), Fraction(0))
 
     return RangeLoss(low, high, tuple((a, b) for a, b in stretches), tuple(breakpoints), loss_at(low), loss_at(high))
+
+
+@dataclass(frozen=True)
+class SampledRise:
+    """A stretch of a float search where the loss rose, confirmed exactly: between the samples
+    `start` and `end` the floats rise, and the exact losses at the sampled e^ε `low` < `high` in it
+    are `loss_low` < `loss_high` (an ℓ-instability of Alvim et al. Def. 10, whatever the floats)."""
+
+    start: Fraction
+    end: Fraction
+    low: Fraction
+    high: Fraction
+    loss_low: Any
+    loss_high: Any
+
+
+@dataclass(frozen=True)
+class RangeSearch:
+    """What :func:`search_rises` saw: its sampled e^ε, the rises it confirmed exactly, and how
+    many rises of the floats the exact losses did not confirm (float noise, or a rise between the
+    two e^ε tried)."""
+
+    samples: tuple[Fraction, ...]
+    confirmed: tuple[SampledRise, ...]
+    unconfirmed: int
+
+
+def search_rises(float_losses: Callable[[Sequence[Fraction]], Sequence[float]], exact_loss: Callable[[Fraction], Any],
+                 low: Any, high: Any, samples: int = 200) -> RangeSearch:
+    """Search [low, high] for e^ε where an analyst's loss rises: floats search, exact losses decide.
+
+    The loss is computed in float64 by `float_losses` at `samples` rational e^ε spread evenly in
+    ε = ln e^ε (the simplest rational within a quarter of each gap: exact losses cost with the
+    digits of e^ε), and each run of consecutive rises of the floats is re-decided by `exact_loss`
+    at two sampled e^ε: the run's first step (the smallest e^ε, the cheapest numbers), then its two
+    ends. A confirmed rise is a certified instability, whatever the floats said between; a range
+    with none confirmed is only searched, not proved monotone (a rise between two samples can be
+    missed), for which :func:`loss_on_range` is the exact route.
+
+    Examples
+    --------
+    >>> curve = lambda e: (e - 3) ** 2  # falls to its minimum at e^ε = 3, then rises
+    >>> found = search_rises(lambda es: [float(curve(e)) for e in es], curve, 2, 4, samples=20)
+    >>> [(float(r.start), float(r.end)) for r in found.confirmed], found.unconfirmed
+    ([(3.0, 4.0)], 0)
+    """
+    low, high = exact_eps_exp(low), exact_eps_exp(high)
+    if not 1 < low < high:
+        raise PrivacyParameterError(f"the range of e^ε must satisfy 1 < low < high, got [{low}, {high}]")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 3:
+        raise ParameterError(f"samples must be a whole number ≥ 3, got {samples!r}")
+    step = (math.log(high) - math.log(low)) / (samples - 1)  # in ε; each sample moves by at most a quarter of its gap
+    points = (math.exp(math.log(low) + step * k) for k in range(1, samples - 1))
+    inside = {rational_between(Fraction(x - x * math.expm1(step) / 4), Fraction(x + x * math.expm1(step) / 4))
+              for x in points}
+    grid = sorted({low, high} | {v for v in inside if low < v < high})
+    losses = list(float_losses(grid))
+    noise = 1e-9 * max(abs(v) for v in losses)
+    runs, start = [], None
+    for k in range(len(grid) - 1):
+        if losses[k + 1] - losses[k] > noise:
+            start = k if start is None else start
+        elif start is not None:
+            runs.append((start, k))
+            start = None
+    if start is not None:
+        runs.append((start, len(grid) - 1))
+    confirmed = []
+    for first, last in runs:
+        for a, b in dict.fromkeys(((grid[first], grid[first + 1]), (grid[first], grid[last]))):
+            lower, upper = exact_loss(a), exact_loss(b)
+            if upper > lower:
+                confirmed.append(SampledRise(grid[first], grid[last], a, b, lower, upper))
+                break
+    return RangeSearch(tuple(grid), tuple(confirmed), len(runs) - len(confirmed))
 
 
 def _symbolic_on_range(build: Callable[[Any], Channel], low: Any, high: Any, what: str

@@ -268,8 +268,8 @@ def test_a_time_limit_leaves_the_gate_undecided_unless_an_instability_is_certifi
         assert "not decided: the time limit" in capsys.readouterr().out
     # the timer is stood in for by the progress line of the first pair: the analyst's rise on the grid
     # was certified before it, and stands
+    from proofs_checks.stability_spec import evaluate_spec, read_spec
     from qifkit.errors import TimeLimitReached
-    from qifkit.stability_spec import evaluate_spec, read_spec
 
     def stop_at_a_pair(line):
         if line.startswith("pair"):
@@ -282,7 +282,7 @@ def test_a_time_limit_leaves_the_gate_undecided_unless_an_instability_is_certifi
 def test_ctrl_c_writes_the_partial_report_and_keeps_what_was_certified(tmp_path, monkeypatch, capsys):
     """Issue 32: Ctrl-C in the second grid pair: exit 130, the report written with the first pair's
     verdict and its certificate kept for qifkit verify."""
-    from qifkit import stability_spec
+    from proofs_checks import stability_spec
 
     calls = []
     original = stability_spec.pipeline_refinement
@@ -316,7 +316,7 @@ def test_a_time_limit_that_is_not_a_positive_number_is_refused(limit, capsys):
 def test_plot_draws_the_loss_and_its_float_curve_rises_where_the_exact_stretch_is(tmp_path, monkeypatch, capsys):
     """--plot (issue 15): a PNG of App. D.1's loss on [3, 4]; the float64 curve it draws rises inside the
     exact rising stretch [3.50054..., 3.51661...] and falls on both sides of it."""
-    from qifkit.stability_spec import read_spec, sampled_losses
+    from proofs_checks.stability_spec import read_spec, sampled_losses
 
     picture = tmp_path / "loss.png"
     assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(picture)]) == 1

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from qifkit.stability_spec import SpecError, evaluate_spec, parse_spec
+from proofs_checks.stability_spec import SpecError, evaluate_spec, parse_spec
 
 
 def spec(folder, perturber, query=None, analyst=None, sweep=None, respondents=3, known=(0,)):
@@ -115,18 +115,17 @@ def test_the_exponential_example_is_unstable_with_a_certificate_that_verifies(tm
     assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
 
 
-def test_a_fixed_point_perturber_lent_by_polytopes(tmp_path):
-    """family = "fixed_point" (Kohli and Laskowski's Algorithm 1 with fixed point z), lent to the spec's
-    layer by polytopes: its perturber at each e^ε is the constructor's mechanism (rows the values,
-    z·T = z), so the one-respondent pipeline of a count of 0 is that mechanism's first column and
-    its complement; without the lending the family is unknown."""
-    from polytopes.fixed_point import fixed_point_family, heuristic_constructor
+def test_a_fixed_point_perturber_from_polytopes(tmp_path):
+    """family = "fixed_point" (Kohli and Laskowski's Algorithm 1 with fixed point z), built from
+    polytopes by the spec's layer: its perturber at each e^ε is the constructor's mechanism (rows the
+    values, z·T = z), so the one-respondent pipeline of a count of 0 is that mechanism's first
+    column and its complement. An unknown family's refusal lists it."""
+    from polytopes.fixed_point import heuristic_constructor
 
-    families = {"fixed_point": fixed_point_family()}
     perturber = {"family": "fixed_point", "values": 3, "z": ["1/4", "1/2", "1/4"]}
     parsed = parse_spec({"perturber": perturber, "population": {"respondents": 1},
                          "query": {"kind": "count", "of": [0]}, "analyst": {"prior": "uniform", "loss": "bayes"},
-                         "sweep": {"eps_exp": ["2", "3"]}}, tmp_path, families)
+                         "sweep": {"eps_exp": ["2", "3"]}}, tmp_path)
     report, certificates = evaluate_spec(parsed)
     mechanism = heuristic_constructor(["1/4", "1/2", "1/4"], "2").matrix
     z = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
@@ -136,9 +135,9 @@ def test_a_fixed_point_perturber_lent_by_polytopes(tmp_path):
                                   if v == x) for x in range(3)) for y in (0, 1))
     assert Fraction(report["points"][0]["loss"]) == expected
     assert report["stable"] in (True, False) and certificates
-    with pytest.raises(SpecError, match="unknown perturber family 'fixed_point'"):
-        parse_spec({"perturber": perturber, "population": {"respondents": 1}, "query": {"kind": "count", "of": [0]},
-                    "sweep": {"eps_exp": ["2"]}}, tmp_path)
+    with pytest.raises(SpecError, match="unknown perturber family 'fixed point'; use one of .*fixed_point"):
+        parse_spec({"perturber": {**perturber, "family": "fixed point"}, "population": {"respondents": 1},
+                    "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2"]}}, tmp_path)
 
 
 @pytest.mark.parametrize("perturber, sweep, message", [
@@ -150,12 +149,9 @@ def test_a_fixed_point_perturber_lent_by_polytopes(tmp_path):
     ({"z": [0.25, 0.5, 0.25]}, {"eps_exp": ["2"]}, "z must be a list of probabilities"),
 ])
 def test_fixed_point_perturbers_that_do_not_fit_are_refused(tmp_path, perturber, sweep, message):
-    from polytopes.fixed_point import fixed_point_family
-
     with pytest.raises(SpecError, match=message):
         parse_spec({"perturber": {"family": "fixed_point", "values": 3, **perturber}, "population": {"respondents": 2},
-                    "query": {"kind": "count", "of": [0]}, "sweep": sweep}, tmp_path,
-                   {"fixed_point": fixed_point_family()})
+                    "query": {"kind": "count", "of": [0]}, "sweep": sweep}, tmp_path)
 
 
 def test_the_fixed_point_family_from_the_command_line(tmp_path):
@@ -224,17 +220,16 @@ def test_pre_processors_that_are_not_onto_the_perturbers_inputs_are_refused(tmp_
 
 def test_cormodes_uniform_and_weakly_honest_mechanisms_as_perturbers(tmp_path):
     """UM is the same at every e^ε: every pipeline equals the next (stable, flat loss, the prior's
-    Bayes risk 2/3 on three values). WM (lent by polytopes) is Cormode et al.'s symmetric L0-optimal
+    Bayes risk 2/3 on three values). WM (from polytopes) is Cormode et al.'s symmetric L0-optimal
     mechanism with WH, RM and CM, built by the certified LP at each e^ε: the spec's perturber is that
     matrix (its count-of-0 pipeline for one respondent is its first column)."""
-    from polytopes.constrained import weakly_honest_family, weakly_honest_mechanism
+    from polytopes.constrained import weakly_honest_mechanism
 
     uniform, _ = evaluate_spec(spec(tmp_path, {"family": "uniform", "values": 3}, respondents=1, known=(),
                                     sweep={"eps_exp": ["2", "3", "5"]}))
     assert losses(uniform) == ["2/3"] * 3 and uniform["stable"] is True
     wm = parse_spec({"perturber": {"family": "weakly_honest", "values": 3}, "population": {"respondents": 1},
-                     "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2", "3"]}}, tmp_path,
-                    {"weakly_honest": weakly_honest_family()})
+                     "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2", "3"]}}, tmp_path)
     report, _ = evaluate_spec(wm)
     mechanism = weakly_honest_mechanism(2, Fraction(1, 2)).rows()
     hit = [row[0] for row in mechanism]  # Bayes risk under the uniform prior from the released bit

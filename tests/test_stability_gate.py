@@ -137,7 +137,7 @@ def test_every_option_gives_the_verdict_of_the_plain_run(tmp_path_factory, optio
 def test_a_time_limit_stops_the_range_in_the_middle_of_its_work(tmp_path, monkeypatch):
     """Issue 32: the limit was checked only before the range, so a long range ran on for minutes.
     The range's work is stood in for by a loop that only the timer can end."""
-    from qifkit import stability_spec
+    from proofs_checks import stability_spec
 
     def endless(*arguments, **keywords):
         for _ in range(3 * 10**8):  # pure Python, seconds of it: the timer's exception lands here
@@ -236,7 +236,7 @@ def test_a_range_searched_first_without_a_rise_is_then_followed_exactly(tmp_path
     """Beyond RANGE_FOLLOW_WORK the float search comes first; when it confirms no rise, the analyst
     is followed exactly after all, so a monotone range is still proved: the same report as the
     symbolic route gives straight away (forced here by a work limit of 0)."""
-    from qifkit import stability_spec
+    from proofs_checks import stability_spec
 
     spec = stability_spec.read_spec(_write(tmp_path, _spec(family="geometric", values=4, respondents=3,
                                                            query='kind = "threshold"\nof = [0]\nat = 1',

@@ -242,7 +242,8 @@ def test_a_range_too_large_to_follow_symbolically_is_sampled_and_each_rise_decid
     from fractions import Fraction
     from pathlib import Path
 
-    from qifkit import linear_error, posterior_uncertainty, stability_spec, truncated_geometric, uniform_prior
+    from proofs_checks import stability_spec
+    from qifkit import linear_error, posterior_uncertainty, truncated_geometric, uniform_prior
     from qifkit.pipelines import count_pipeline
 
     monkeypatch.setattr(stability_spec, "RANGE_MAX_ENTRIES", 0)
@@ -266,8 +267,8 @@ def test_the_census_range_example_is_decided_with_an_exact_gap(tmp_path):
     from pathlib import Path
 
     from proofs_checks.cli import main
+    from proofs_checks.stability_spec import read_spec, sampled_losses
     from qifkit.numbers import parse_number  # the gap has 32,000 digits: beyond int()'s default limit
-    from qifkit.stability_spec import read_spec, sampled_losses
 
     example = Path(__file__).resolve().parent.parent / "examples" / "census_gd_range.toml"
     assert main(["stability", str(example), "-q", "--json", str(tmp_path / "r.json")]) == 1

@@ -1,5 +1,5 @@
 """``qifkit stability SPEC.toml``: evaluate a pipeline over a grid and/or a range of e^ε (see
-:mod:`qifkit.stability_spec`) and exit as a deployment gate: 0 stable (certified), 1 NOT stable (a
+:mod:`proofs_checks.stability_spec`) and exit as a deployment gate: 0 stable (certified), 1 NOT stable (a
 certified instability), 4 not decided (a float sweep, or a range on which only the spec's analyst
 is decided), 2 bad input. With ``--certificate DIR`` (created if missing; only the certificates of
 an earlier run are replaced, :mod:`~proofs_checks.cli.certificate_folder`) an instability is written
@@ -33,19 +33,18 @@ __all__ = ["run", "read_stability_spec", "sha256_of"]
 
 
 def read_stability_spec(path: str) -> Any:
-    """A stability spec from its file, with the perturber families that polytopes lends the spec's layer."""
-    from polytopes.constrained import weakly_honest_family  # lent to the spec's layer, which sits below
-    from polytopes.fixed_point import fixed_point_family
-    from qifkit.stability_spec import read_spec  # loaded by the commands that read a spec only
+    """A stability spec from its file (:func:`proofs_checks.stability_spec.read_spec`); a file that
+    cannot be read is a usage error."""
+    from proofs_checks.stability_spec import read_spec  # loaded by the commands that read a spec only
 
     try:
-        return read_spec(path, families={"fixed_point": fixed_point_family(), "weakly_honest": weakly_honest_family()})
+        return read_spec(path)
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from qifkit.stability_spec import describe_work, evaluate_spec
+    from proofs_checks.stability_spec import describe_work, evaluate_spec
 
     spec = read_stability_spec(arguments.spec)
     if arguments.list_secrets:
@@ -159,9 +158,9 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
     the certified instability's pair marked; written atomically."""
     import io
 
+    from proofs_checks.stability_spec import sampled_losses
     from qifkit.files import atomic_write_bytes
     from qifkit.numbers import exact_eps_exp, parse_number
-    from qifkit.stability_spec import sampled_losses
 
     plt = _matplotlib()
     grid = [exact_eps_exp(point["eps_exp"]) for point in report["points"]]
@@ -227,7 +226,7 @@ def _list_secrets(spec: Any) -> None:
     """``--list-secrets``: the secrets, one a line, in the order of the pipeline's rows (and of a
     prior.csv): a value of the one unknown respondent, or a histogram (how many unknown respondents
     hold each value 0..values-1, all respondents for argmax) as counts separated by spaces."""
-    from qifkit.stability_spec import secret_labels
+    from proofs_checks.stability_spec import secret_labels
 
     secrets = secret_labels(spec)
     histograms = bool(secrets) and isinstance(secrets[0], tuple)

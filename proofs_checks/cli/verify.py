@@ -43,10 +43,10 @@ def run(arguments: argparse.Namespace) -> int:
 
 def _range_proof(arguments: argparse.Namespace) -> int:
     """``verify --range-proof PROOF.json SPEC.toml``: the proof re-checked exactly against the spec's
-    perturber family (:func:`qifkit.stability_spec.range_proof_problem`); a spec whose SHA-256 is not
+    perturber family (:func:`proofs_checks.stability_spec.range_proof_problem`); a spec whose SHA-256 is not
     the one the proof records is refused (the proof is about another spec)."""
     from proofs_checks.cli.stability import read_stability_spec, sha256_of
-    from qifkit.stability_spec import range_proof_problem
+    from proofs_checks.stability_spec import range_proof_problem
 
     if arguments.b is not None or arguments.certificate is not None:
         raise UsageError("verify --range-proof PROOF.json takes one more argument: the spec it proves")
