@@ -90,3 +90,25 @@ def test_symbolic_channel_privacy_is_undecidable():
     e = sympy.Symbol("e")
     with pytest.raises(UndecidableError):
         tightest_eps_exp(randomized_response(2, e))
+
+
+def test_local_privacy_on_a_whole_range_is_decided_between_the_points_too():
+    """A perturber that is e^ε-private at both ends of [2, 5] but not in between: rows (1/2, 1/2)
+    and (1 − q, q) with q = 1/(2t) − (t − 2)(5 − t)/(8t), so that C[0, 1]/C[1, 1] = t at the ends
+    and more inside (checked by exact evaluation at the ends and at 7/2); the randomized response
+    of the same t is proved private on the whole range (its ratios are exactly t)."""
+    from qifkit.privacy import local_privacy_defect_on_range
+
+    t = sympy.Symbol("t")
+    rr = [[t / (t + 1), 1 / (t + 1)], [1 / (t + 1), t / (t + 1)]]
+    assert local_privacy_defect_on_range(rr, t, 2, 5) is None
+    low_end = 1 / (2 * t) - (t - 2) * (5 - t) / (8 * t)
+    bumped = [[sympy.Rational(1, 2), sympy.Rational(1, 2)], [1 - low_end, low_end]]
+    for end in (2, 5):  # private at the ends ...
+        ratio = sympy.Rational(1, 2) / low_end.subs(t, end)
+        assert ratio <= end
+    inside = sympy.Rational(7, 2)  # ... not at 7/2
+    assert sympy.Rational(1, 2) / low_end.subs(t, inside) > inside
+    assert local_privacy_defect_on_range(bumped, t, 2, 5) == "C[0, 1] ≤ t·C[1, 1] fails somewhere in [2, 5]"
+    negative = [[1 - (t - 3) / 10, (t - 3) / 10], [sympy.Rational(1, 2), sympy.Rational(1, 2)]]
+    assert "entry (0, 1)" in local_privacy_defect_on_range(negative, t, 2, 5)

@@ -300,3 +300,25 @@ def test_the_loss_is_not_followed_across_a_pole_of_the_pipeline():
 
     with pytest.raises(UndecidableError, match="vanishes between"):
         loss_on_range(build, "3/2", "3", uniform_prior((0, 1)), bayes_risk((0, 1)))
+
+
+def test_the_float_search_confirms_a_rise_by_exact_losses_and_only_then():
+    """qifkit.stability.search_rises: a loss (e − 3)² on [2, 4] rises after its minimum at 3; the
+    rise is confirmed at two sampled e^ε whose exact losses are the formula's. A float curve that
+    rises where the exact one does not (a float artefact) is counted, never confirmed."""
+    from qifkit.errors import ParameterError, PrivacyParameterError
+    from qifkit.stability import search_rises
+
+    curve = lambda e: (e - 3) ** 2  # noqa: E731
+    found = search_rises(lambda grid: [float(curve(e)) for e in grid], curve, 2, 4, samples=50)
+    (rise,) = found.confirmed
+    assert abs(rise.start - 3) < F(1, 10) and rise.start <= rise.low < rise.high <= rise.end == 4
+    assert (rise.loss_low, rise.loss_high) == ((rise.low - 3) ** 2, (rise.high - 3) ** 2)
+    assert found.unconfirmed == 0 and len(found.samples) == 50 and found.samples[0] == 2
+    falling = lambda e: 1 / e  # noqa: E731
+    artefact = search_rises(lambda grid: [1.0 if e < 3 else 2.0 for e in grid], falling, 2, 4)
+    assert artefact.confirmed == () and artefact.unconfirmed == 1
+    with pytest.raises(ParameterError, match="samples"):
+        search_rises(lambda grid: [0.0] * len(grid), falling, 2, 4, samples=2)
+    with pytest.raises(PrivacyParameterError, match="1 < low < high"):
+        search_rises(lambda grid: [0.0] * len(grid), falling, 4, 2)
