@@ -23,7 +23,7 @@ from polytopes.hrep import Polytope
 from polytopes.lp import Row as SparseRow
 from polytopes.lp import SparseProgram
 from polytopes.scales import psi, scales
-from qifkit.errors import DistributionError, ShapeError
+from qifkit.errors import DistributionError
 from qifkit.numbers import exact
 from qifkit.validation import eps_exp_above_one, whole_number
 
@@ -75,8 +75,7 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True, columns: int 
     """
     size = whole_number(n, 2, "n")
     width = size if columns is None else columns
-    if isinstance(width, bool) or not isinstance(width, int) or not 1 <= width <= size:
-        raise ShapeError(f"columns must be a whole number in 1..{size}, got {columns!r}")
+    whole_number(width, 1, "columns", maximum=size)
     e = eps_exp_above_one(eps_exp, allow_one=True)
     d = size * width
     index = lambda i, j: 1 + i * width + j  # noqa: E731  (column 0 is the constant)

@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from qifkit.errors import DistributionError, PrivacyParameterError, ShapeError
+from qifkit.validation import whole_number
 
 __all__ = [
     "cyclic_difference",
@@ -44,16 +45,14 @@ __all__ = [
 
 def cyclic_difference(n: int) -> list[list[Fraction]]:
     """D with V = ζ + D·L: row i has +1 at i and −1 at i+1 (mod n)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 2:
-        raise ShapeError(f"n must be a whole number >= 2, got {n!r}")
+    whole_number(n, 2, "n")
     return [[Fraction(int(j == i)) - Fraction(int(j == (i + 1) % n)) for j in range(n)] for i in range(n)]
 
 
 def _check(epsilon: float, table_size: int) -> None:
     if not epsilon > 0:
         raise PrivacyParameterError(f"ε = {epsilon} is not > 0")
-    if isinstance(table_size, bool) or not isinstance(table_size, int) or table_size < 1:
-        raise ShapeError(f"the table size N must be a whole number >= 1, got {table_size!r}")
+    whole_number(table_size, 1, "the table size N")
 
 
 def cyclic_laplace(zeta: Sequence[float] | np.ndarray, epsilon: float, table_size: int, rng: np.random.Generator) -> np.ndarray:

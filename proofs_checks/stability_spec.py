@@ -105,7 +105,7 @@ from qifkit.stability import (
     range_proof_defect,
     search_rises,
 )
-from qifkit.validation import bounded_eps_exp
+from qifkit.validation import bounded_eps_exp, whole_number
 
 __all__ = ["SpecError", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec",
            "describe_work", "range_proof_problem", "sampled_losses", "secret_labels", "MAX_ROWS", "MAX_ENTRIES",
@@ -611,10 +611,8 @@ def _expanded_counts(counts: Any, values: int, respondents: int) -> list[int]:
     return sorted(value for value, count in checked.items() for _ in range(count))
 
 
-def _whole(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SpecError(f"{name} must be a whole number >= {minimum}, got {quoted(value)}")
-    return value
+def _whole(value: Any, name: str, minimum: int, maximum: int | None = None) -> int:
+    return whole_number(value, minimum, name, maximum=maximum, error=SpecError)
 
 
 def parse_spec(document: dict[str, Any], folder: Path | None = None) -> StabilitySpec:
@@ -649,8 +647,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
             raise SpecError("[population] give the known respondents as known = [...] or as known_counts, not both")
         known = _expanded_counts(known_counts, values, respondents)
     for value in known:
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < values:
-            raise SpecError(f"known value {quoted(value)} is out of range: values are 0..{values - 1}")
+        _whole(value, "[population] known value", 0, values - 1)
     if len(known) > respondents - 1:
         raise SpecError(f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown")
     query = get("query", "kind")
@@ -674,8 +671,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
         if not isinstance(counted, list) or not counted:
             raise SpecError("[query] of must list the values a count query counts")
         for value in counted:
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < values:
-                raise SpecError(f"counted value {quoted(value)} is out of range: values are 0..{values - 1}")
+            _whole(value, "[query] of: a counted value", 0, values - 1)
     if query == "argmax" and known:
         raise SpecError("an argmax query has histograms as secrets: [population] known is not allowed")
     loss = get("analyst", "loss", "bayes")

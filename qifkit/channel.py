@@ -47,6 +47,7 @@ from qifkit.matrices import (
     symbolic_matrix,
 )
 from qifkit.numbers import exact, reduced_fraction
+from qifkit.validation import whole_number
 
 __all__ = ["Channel", "FLOAT_TOLERANCE"]
 
@@ -370,8 +371,7 @@ class Channel(LabelledMatrix):
         The result has ``rows**count`` rows: for symmetric queries use the pipeline algebra
         instead of materialising it.
         """
-        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
-            raise ShapeError(f"Kronecker power needs a whole number count >= 0, got {count!r}")
+        whole_number(count, 0, "a Kronecker power's count")
         if count == 0:
             identity = (
                 float_matrix([[1.0]]) if self.kind is NumberKind.FLOAT

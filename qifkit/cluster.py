@@ -24,7 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from qifkit.errors import ClusterError, MissingDependencyError, ShapeError
+from qifkit.errors import ClusterError, MissingDependencyError
+from qifkit.validation import whole_number
 
 __all__ = ["dask_client", "task_key", "CONNECT_SECONDS", "WORKER_TTL_NOTE"]
 
@@ -79,8 +80,8 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         raise MissingDependencyError("scale-out needs Dask: pip install 'distributed>=2024.1'") from None
     if scheduler is not None and not _ADDRESS.fullmatch(scheduler):
         raise ClusterError(f"scheduler address {scheduler!r} is not of the form tcp://HOST:PORT")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ShapeError(f"workers must be a whole number >= 1, got {workers!r}")
+    if workers is not None:
+        whole_number(workers, 1, "workers")
     if scheduler is None:
         import dask
 

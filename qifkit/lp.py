@@ -87,6 +87,7 @@ from qifkit.errors import (
 )
 from qifkit.numbers import exact, reduced_fraction
 from qifkit.sparse_exact import SquareFactor, solve_bordered, substituted
+from qifkit.validation import whole_number
 
 __all__ = [
     "LinearProgram",
@@ -174,8 +175,7 @@ class LinearProgram:
         QifError
             A lower bound above its upper bound.
         """
-        if isinstance(variables, bool) or not isinstance(variables, int) or variables < 1:
-            raise ShapeError(f"an LP needs a positive whole number of variables, not {variables!r}")
+        whole_number(variables, 1, "an LP's number of variables")
         with collector_paused():
             sparse_rows = _sparse_rows(rows, variables)
         m = len(sparse_rows)
@@ -534,8 +534,7 @@ def solve(program: LinearProgram, *, time_limit: float | None = None, fallback: 
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, int | float)
                                    or not time_limit > 0):
         raise ParameterError(f"time_limit must be a positive number of seconds or None, got {time_limit!r}")
-    if isinstance(pivots, bool) or not isinstance(pivots, int) or pivots < 0:
-        raise ParameterError(f"pivots must be a whole number ≥ 0, got {pivots!r}")
+    whole_number(pivots, 0, "pivots", error=ParameterError)
     deadline = None if time_limit is None else time.perf_counter() + time_limit
     with collector_paused():
         return _solve(program, deadline, fallback, pivots)

@@ -41,6 +41,7 @@ from qifkit.lp import to_fmpq
 from qifkit.matrices import NumberKind, float_matrix
 from qifkit.measures import Loss, Prior
 from qifkit.numbers import reduced_fraction
+from qifkit.validation import whole_number
 
 __all__ = [
     "histograms",
@@ -142,8 +143,7 @@ def _channel_from_rows(algebra: _Algebra, rows: list[list[Any]], secrets: Sequen
 
 
 def _check_population(perturber: Channel, respondents: int, known: Sequence[Hashable]) -> int:
-    if isinstance(respondents, bool) or not isinstance(respondents, int) or respondents < 1:
-        raise ShapeError(f"respondents must be a whole number >= 1, got {respondents!r}")
+    whole_number(respondents, 1, "respondents")
     if len(known) > respondents - 1:
         raise ShapeError(
             f"{len(known)} known values for {respondents} respondents: at least one respondent must be unknown"
@@ -442,8 +442,7 @@ def argmax_pipeline(perturber: Channel, bars: int, histogram_list: Sequence[Sequ
     heights = perturber.secrets
     if list(heights) != list(range(len(heights))) or list(perturber.outputs) != list(heights):
         raise LabelError("argmax_pipeline needs a perturber on bar heights 0..N (secrets and outputs)")
-    if isinstance(bars, bool) or not isinstance(bars, int) or bars < 1:
-        raise ShapeError(f"bars must be a whole number >= 1, got {bars!r}")
+    whole_number(bars, 1, "bars")
     rows_of = _rows(perturber)
     algebra = _Algebra(perturber)
     if histogram_list is None:

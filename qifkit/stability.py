@@ -40,6 +40,7 @@ from qifkit.numbers import exact_eps_exp
 from qifkit.postprocess import left_inverse
 from qifkit.real_roots import RealPoint, rational_between, real_roots, sign_on, value
 from qifkit.refinement import Refinement, refines
+from qifkit.validation import whole_number
 
 __all__ = [
     "range_proof_defect",
@@ -313,8 +314,7 @@ def search_rises(float_losses: Callable[[Sequence[Fraction]], Sequence[float]], 
     low, high = exact_eps_exp(low), exact_eps_exp(high)
     if not 1 < low < high:
         raise PrivacyParameterError(f"the range of e^ε must satisfy 1 < low < high, got [{low}, {high}]")
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 3:
-        raise ParameterError(f"samples must be a whole number ≥ 3, got {samples!r}")
+    whole_number(samples, 3, "samples", error=ParameterError)
     step = (math.log(high) - math.log(low)) / (samples - 1)  # in ε; each sample moves by at most a quarter of its gap
     points = (math.exp(math.log(low) + step * k) for k in range(1, samples - 1))
     inside = {rational_between(Fraction(x - x * math.expm1(step) / 4), Fraction(x + x * math.expm1(step) / 4))

@@ -11,8 +11,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from qifkit.errors import PrivacyParameterError, ShapeError
-from qifkit.numbers import exact, exact_eps_exp, parse_number
+from qifkit.errors import PrivacyParameterError, QifError, ShapeError
+from qifkit.numbers import exact, exact_eps_exp, parse_number, quoted
 
 __all__ = ["whole_number", "eps_exp_above_one", "bounded_eps_exp", "alpha_in_unit_interval", "MAX_SWEEP_EPS_EXP",
            "MAX_EPS_EXP_TEXT", "MAX_EPS_EXP_DIGITS"]
@@ -27,8 +27,11 @@ MAX_EPS_EXP_TEXT = 100
 MAX_EPS_EXP_DIGITS = 40
 
 
-def whole_number(value: Any, minimum: int, what: str) -> int:
-    """`value` as a whole number ≥ `minimum` (``bool`` refused: True is not a size).
+def whole_number(value: Any, minimum: int, what: str, *, maximum: int | None = None,
+                 error: type[QifError] = ShapeError) -> int:
+    """`value` as a whole number ≥ `minimum` and, when given, ≤ `maximum` (``bool`` refused: True
+    is not a size); else `error`, the caller's class (:class:`ShapeError` for sizes, a spec's
+    ``SpecError``, :class:`ParameterError` for a call's options), naming `what` and the value.
 
     Examples
     --------
@@ -38,9 +41,15 @@ def whole_number(value: Any, minimum: int, what: str) -> int:
     Traceback (most recent call last):
     ...
     qifkit.errors.ShapeError: n must be a whole number >= 2, got 1
+    >>> whole_number(7, 0, "known value", maximum=3)
+    Traceback (most recent call last):
+    ...
+    qifkit.errors.ShapeError: known value must be a whole number in 0..3, got 7
     """
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ShapeError(f"{what} must be a whole number >= {minimum}, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or \
+            (maximum is not None and value > maximum):
+        bounds = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum}"
+        raise error(f"{what} must be a whole number {bounds}, got {quoted(value)}")
     return int(value)
 
 

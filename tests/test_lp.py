@@ -301,7 +301,7 @@ def test_a_misread_sign_of_the_inverse_row_certifies_nothing(monkeypatch):
 def test_bad_programs_are_refused():
     with pytest.raises(ShapeError, match="variables are 0..1"):
         LinearProgram.build(2, [{2: 1}])
-    with pytest.raises(ShapeError, match="positive whole number"):
+    with pytest.raises(ShapeError, match="number of variables must be a whole number >= 1, got 0"):
         LinearProgram.build(0, [])
     with pytest.raises(NotExactError):
         LinearProgram.build(1, [{0: 0.5}])

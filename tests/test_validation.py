@@ -50,3 +50,31 @@ def test_sizes_and_alpha_of_the_design_lp_go_through_the_same_checks():
         optimal_mechanism(2, "1")
     with pytest.raises(ShapeError, match="must be a whole number >= 2, got True"):
         count_polytope(True, "2")
+
+
+def test_whole_numbers_have_one_home_with_the_callers_error_class():
+    """Issue 36: the inline copies of the whole-number check (lp, pipelines ×2, cluster, channel,
+    spaces, two_stage ×2, the stability spec ×3) all go through qifkit.validation.whole_number now;
+    each caller keeps its own error class and bounds."""
+    from proofs_checks.stability_spec import SpecError, parse_spec
+    from qifkit import lp
+    from qifkit.errors import ParameterError
+    from qifkit.pipelines import count_pipeline
+    from qifkit.stability import search_rises
+
+    assert whole_number(3, 0, "k", maximum=3) == 3
+    with pytest.raises(ShapeError, match=r"k must be a whole number in 0\.\.3, got 4"):
+        whole_number(4, 0, "k", maximum=3)
+    with pytest.raises(ParameterError, match="k must be a whole number >= 1, got 'x'"):
+        whole_number("x", 1, "k", error=ParameterError)
+    with pytest.raises(ShapeError, match="respondents must be a whole number >= 1, got 0"):
+        count_pipeline(randomized_response(2, 2), 0, {0})
+    with pytest.raises(ShapeError, match="count must be a whole number >= 0, got -1"):
+        randomized_response(2, 2).power(-1)
+    with pytest.raises(ParameterError, match="pivots must be a whole number >= 0"):
+        lp.solve(lp.LinearProgram.build(1, []), pivots=1.5)
+    with pytest.raises(ParameterError, match="samples must be a whole number >= 3, got 1"):
+        search_rises(lambda grid: [0.0] * len(grid), lambda e: 0, 2, 3, samples=1)
+    with pytest.raises(SpecError, match=r"known value must be a whole number in 0\.\.1, got 2"):
+        parse_spec({"perturber": {"family": "randomized_response", "values": 2}, "population": {"respondents": 2,
+                    "known": [2]}, "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2", "3"]}})
