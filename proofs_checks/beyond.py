@@ -9,7 +9,7 @@ from typing import Any
 from polytopes.enumerate import enumerate_vertices, orbits
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, representation_polytope
-from proofs_checks.registry import Outcome, Status, claim
+from proofs_checks.claims import Outcome, Status, claim
 from qifkit import truncated_geometric, verify_certificate
 from qifkit.pipelines import argmax_pipeline, histograms
 from qifkit.stability import Instability, smallest_instability

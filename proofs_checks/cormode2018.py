@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy
 
-from proofs_checks.registry import Outcome, Status, claim
+from proofs_checks.claims import Outcome, Status, claim
 from qifkit import exact, explicit_fair_mechanism, geometric_mechanism, l0_score, uniform_mechanism
 
 

@@ -28,7 +28,7 @@ from polytopes.classify import (
 from polytopes.enumerate import enumerate_vertices, orbits
 from polytopes.lp import exact_minimum
 from polytopes.spaces import ldp_polytope
-from proofs_checks.registry import Outcome, Status, claim
+from proofs_checks.claims import Outcome, Status, claim
 from qifkit import exact
 from qifkit.errors import QifError
 

@@ -16,8 +16,8 @@ from polytopes.enumerate import enumerate_vertices
 from polytopes.representation import affinely_simplified, apply_psi, linearly_simplified, positive_entries
 from polytopes.scales import psi, scale_pattern, scales
 from polytopes.spaces import count_polytope, representation_polytope
+from proofs_checks.claims import Outcome, Status, claim
 from proofs_checks.evidence import table_mismatches
-from proofs_checks.registry import Outcome, Status, claim
 from qifkit import exact
 from qifkit.lp import LinearProgram, solve
 

@@ -6,7 +6,8 @@ import json
 from collections import Counter
 from typing import Any
 
-from proofs_checks.registry import Result, Status
+from proofs_checks.claims import Status
+from proofs_checks.registry import Result
 
 __all__ = ["progress_line", "summary_counts", "summary_line", "report_document", "markdown_report"]
 

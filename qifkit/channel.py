@@ -30,8 +30,10 @@ from qifkit.errors import (
     NotExactError,
     NotStochasticError,
     NumberKindError,
+    QifError,
     ShapeError,
 )
+from qifkit.files import read_table_csv, write_table_csv
 from qifkit.labelled import LabelledMatrix, checked_labels
 from qifkit.matrices import (
     Matrix,
@@ -46,7 +48,7 @@ from qifkit.matrices import (
     shape_of,
     symbolic_matrix,
 )
-from qifkit.numbers import exact, reduced_fraction
+from qifkit.numbers import exact, exact_str, reduced_fraction
 from qifkit.validation import whole_number
 
 __all__ = ["Channel", "FLOAT_TOLERANCE"]
@@ -204,10 +206,20 @@ class Channel(LabelledMatrix):
 
     @classmethod
     def read_csv(cls, path: str) -> Channel:
-        """Read an exact channel from a CSV file (see :func:`qifkit.files.read_channel_csv`)."""
-        from qifkit.files import read_channel_csv
+        """Read an exact channel from a CSV file (the format: :mod:`qifkit.files`).
 
-        return read_channel_csv(path)
+        Raises
+        ------
+        ShapeError
+            An empty file, ragged rows, or a label row/column that does not fit.
+        NumberSyntaxError, NegativeEntryError, NotStochasticError
+            From the entries, naming the file and the cell.
+        """
+        table, secrets, outputs = read_table_csv(path)
+        try:
+            return cls.from_rows(table, secrets=secrets, outputs=outputs)
+        except QifError as error:
+            raise type(error)(f"{path}: {error}") from None
 
     @classmethod
     def _validated(
@@ -319,9 +331,12 @@ class Channel(LabelledMatrix):
 
     def to_csv(self, path: str) -> None:
         """Write an exact or float channel to CSV, atomically, with labels in the first row/column."""
-        from qifkit.files import write_channel_csv
-
-        write_channel_csv(self, path)
+        if self.kind is NumberKind.SYMBOLIC:
+            raise NumberKindError("CSV holds numbers only: substitute() the parameters first")
+        header = [""] + [str(label) for label in self.outputs]
+        body = [[str(label)] + [repr(v) if isinstance(v, float) else exact_str(v) for v in row]
+                for label, row in zip(self.secrets, self.rows(), strict=True)]
+        write_table_csv(path, [header, *body])
 
     def relabel(
         self, secrets: Sequence[Hashable] | None = None, outputs: Sequence[Hashable] | None = None

@@ -1,9 +1,11 @@
-"""Files: channels as CSV, and atomic writes (a reader never sees half a file).
+"""Files: bounded reads of the user's files, tables as CSV, JSON, and atomic writes (a reader
+never sees half a file).
 
-Channel CSV: one row per secret, entries as exact number strings (``3/7``, ``0.25``; ASCII digits
-only). The first row holds output labels if its first cell is blank or none of its cells is a
-number; the first column holds secret labels if the header's first cell is blank or none of its
-cells (below a header) is a number. A first row or column that mixes numbers and non-numbers is
+Channel CSV (read and written by :meth:`qifkit.channel.Channel.read_csv` and ``to_csv`` through
+:func:`read_table_csv` and :func:`write_table_csv`): one row per secret, entries as exact number
+strings (``3/7``, ``0.25``; ASCII digits only). The first row holds output labels if its first
+cell is blank or none of its cells is a number; the first column holds secret labels if the
+header's first cell is blank or none of its cells (below a header) is a number. A first row or column that mixes numbers and non-numbers is
 refused, naming the cell: a typo, ``nan`` or ``1/0`` in the data never turns a row into labels. A
 UTF-8 byte-order mark is skipped. Labels are read as strings. A CSV is always read as an exact
 channel.
@@ -21,13 +23,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from qifkit.channel import Channel
-from qifkit.errors import FileFormatError, NumberKindError, NumberSyntaxError, QifError, ShapeError
-from qifkit.matrices import NumberKind
-from qifkit.numbers import MAX_NUMBER_TEXT, exact_str, parse_number, quoted
+from qifkit.errors import FileFormatError, NumberSyntaxError, ShapeError
+from qifkit.numbers import MAX_NUMBER_TEXT, parse_number, quoted
 
-__all__ = ["MAX_INPUT_BYTES", "atomic_write_text", "atomic_write_bytes", "json_text", "not_utf8", "read_channel_csv", "read_input",
-           "read_input_text", "read_json", "read_table_csv", "write_channel_csv", "write_json"]
+__all__ = ["MAX_INPUT_BYTES", "atomic_write_text", "atomic_write_bytes", "json_text", "not_utf8", "read_input",
+           "read_input_text", "read_json", "read_table_csv", "write_table_csv", "write_json"]
 
 #: The largest input file the toolkit reads (bytes): 1 GiB, far above the largest certificate of a
 #: census-scale pipeline; a larger file is refused before a byte of it is read.
@@ -187,23 +187,6 @@ def _labels(cells: list[str], where: str, unit: str, first: int = 1) -> bool:
                             "(a label row or column has no numbers, or a blank first cell)")
 
 
-def read_channel_csv(path: str | os.PathLike[str]) -> Channel:
-    """Read an exact channel from a CSV file (see :func:`read_table_csv`).
-
-    Raises
-    ------
-    ShapeError
-        An empty file, ragged rows, or a label row/column that does not fit.
-    NumberSyntaxError, NegativeEntryError, NotStochasticError
-        From the entries, naming the cell.
-    """
-    table, secrets, outputs = read_table_csv(path)
-    try:
-        return Channel.from_rows(table, secrets=secrets, outputs=outputs)
-    except QifError as error:
-        raise type(error)(f"{path}: {error}") from None
-
-
 def read_table_csv(path: str | os.PathLike[str]) -> tuple[list[list[str]], list[str] | None, list[str] | None]:
     """The cells of a CSV table of exact number strings, and its row and column labels if it has
     them: a first row or column with no number in it (or a blank top-left cell) holds labels; one
@@ -234,13 +217,8 @@ def read_table_csv(path: str | os.PathLike[str]) -> tuple[list[list[str]], list[
     return table, secrets, outputs
 
 
-def write_channel_csv(channel: Channel, path: str | os.PathLike[str]) -> None:
-    """Write an exact or float channel to CSV atomically; labels in the first row and column."""
-    if channel.kind is NumberKind.SYMBOLIC:
-        raise NumberKindError("CSV holds numbers only: substitute() the parameters first")
+def write_table_csv(path: str | os.PathLike[str], rows: Any) -> None:
+    """Write rows of cells (strings) as CSV, atomically (:func:`atomic_write_text`)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([""] + [str(label) for label in channel.outputs])
-    for label, row in zip(channel.secrets, channel.rows(), strict=True):
-        writer.writerow([str(label)] + [repr(v) if isinstance(v, float) else exact_str(v) for v in row])
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
     atomic_write_text(path, buffer.getvalue())

@@ -10,7 +10,8 @@ from proofs_checks.alvim2023 import mechanisms as alvim_mechanisms
 from proofs_checks.alvim2023 import refinement as alvim_refinement
 from proofs_checks.alvim2023 import stability as alvim_stability
 from proofs_checks.alvim2023 import values as paper
-from proofs_checks.registry import CheckFailedError, Outcome, Status, checked_evidence, claim, registry, run_check
+from proofs_checks.claims import Outcome, Status, claim
+from proofs_checks.registry import CheckFailedError, checked_evidence, registry, run_check
 from qifkit.errors import LabelError
 
 FOUNDATION_IDS = {
@@ -181,7 +182,7 @@ def test_checked_evidence_refuses_unknown_ids_and_failed_checks(monkeypatch):
 def test_evidence_with_huge_rationals_is_json(unguarded_str):
     import json
 
-    from proofs_checks.registry import jsonable
+    from proofs_checks.claims import jsonable
 
     huge = Fraction(5**9_000, 3)                     # 6,291 digits: beyond str()'s 4300-digit guard
     document = json.loads(json.dumps(jsonable({"loss": huge, "count": 10**5_000})))

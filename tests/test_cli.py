@@ -55,7 +55,7 @@ def test_unwritable_json_path_fails_before_running(tmp_path, capsys):
 
 def test_failed_check_gives_exit_status_one(monkeypatch, tmp_path):
     from proofs_checks import registry as registry_module
-    from proofs_checks.registry import Outcome, Status
+    from proofs_checks.claims import Outcome, Status
 
     original = registry_module.registry()
 

@@ -18,8 +18,8 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from proofs_checks.alvim2023 import values as paper
+from proofs_checks.claims import Outcome, Status, claim
 from proofs_checks.evidence import table_mismatches
-from proofs_checks.registry import Outcome, Status, claim
 from qifkit import (
     Channel,
     count_adjacency,

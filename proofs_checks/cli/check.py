@@ -9,6 +9,7 @@ import difflib
 import fnmatch
 from collections.abc import Callable, Sequence
 
+from proofs_checks.claims import Check, Outcome, Status
 from proofs_checks.cli.base import (
     EXIT_INTERRUPTED,
     EXIT_NEGATIVE,
@@ -19,7 +20,7 @@ from proofs_checks.cli.base import (
     detail_printer,
 )
 from proofs_checks.cli.io import check_outputs, write_document
-from proofs_checks.registry import Check, Outcome, Result, Status, registry, run_check, run_check_by_id
+from proofs_checks.registry import Result, registry, run_check, run_check_by_id
 from proofs_checks.report import markdown_report, progress_line, report_document, summary_line
 
 __all__ = ["run"]
