@@ -902,9 +902,17 @@ def _candidate(spec: StabilitySpec) -> Callable[[Any, Any], Channel | None]:
                                            set(spec.counted))
 
 
+def defined_between_points(spec: StabilitySpec) -> bool:
+    """Whether the spec's perturber exists at every e^ε > 1, not only at the grid's: a perturber
+    read from files exists only where a file is given, and the exponential mechanism only where
+    e^ε has the root its exponents need (both refuse a range for this reason)."""
+    return spec.family not in ("file", "exponential")
+
+
 def sampled_losses(spec: StabilitySpec, eps_exps: Sequence[Fraction]) -> list[float]:
     """The spec's analyst's expected loss at each e^ε of `eps_exps`, from float64 pipelines: a
-    picture of the curve between the points the verdicts decide exactly (``qifkit stability --plot``).
+    picture of the curve between the points the verdicts decide exactly (``qifkit stability --plot``;
+    only where :func:`defined_between_points`).
 
     Examples
     --------

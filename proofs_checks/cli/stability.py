@@ -123,10 +123,10 @@ def run(arguments: argparse.Namespace) -> int:
                                "re-checks it)", "from": report["range"]["from"], "to": report["range"]["to"],
                   **every} if every.get("proved") else None)
         folder.write(certificates, proof, sha256_of(arguments.spec))
+    if arguments.json:  # before the plot: what was decided is kept whatever drawing does
+        write_json(arguments.json, _with_provenance(report, arguments.spec, spec), "report")
     if arguments.plot:
         _plot_losses(arguments.plot, spec, report, Path(arguments.spec).name)
-    if arguments.json:
-        write_json(arguments.json, _with_provenance(report, arguments.spec, spec), "report")
     if report.get("interrupted"):
         print("qifkit: interrupted; what was certified by then is kept in the outputs above", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -154,11 +154,13 @@ def _matplotlib() -> Any:
 
 def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> None:
     """The spec's analyst's loss against e^ε: a float64 curve over the grid and the range (300
-    points), the exactly decided grid values as dots, the rising stretches (exact ends) shaded and
-    the certified instability's pair marked; written atomically."""
+    points; a perturber that exists only at the grid's e^ε, from files or the exponential
+    mechanism, gets its grid values joined by lines instead), the exactly decided grid values as
+    dots, the rising stretches (exact ends) shaded and the certified instability's pair marked;
+    written atomically."""
     import io
 
-    from proofs_checks.stability_spec import sampled_losses
+    from proofs_checks.stability_spec import defined_between_points, sampled_losses
     from qifkit.files import atomic_write_bytes
     from qifkit.numbers import exact_eps_exp, parse_number
 
@@ -169,10 +171,14 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
     low, high = min(ends), max(ends)
     xs = [low + (high - low) * k / 299 for k in range(300)] if high > low else [low]
     figure, axis = plt.subplots(figsize=(6.4, 3.6))
-    axis.plot([float(x) for x in xs], sampled_losses(spec, xs), color="tab:blue", label="analyst's loss (float64)")
+    exact_losses = [float(parse_number(p["loss"])) for p in report["points"]]
+    if defined_between_points(spec):
+        axis.plot([float(x) for x in xs], sampled_losses(spec, xs), color="tab:blue", label="analyst's loss (float64)")
+    else:
+        axis.plot([float(x) for x in grid], exact_losses, color="tab:blue", lw=1,
+                  label="joined (the perturber exists at the grid's e^ε only)")
     if grid:
-        axis.plot([float(x) for x in grid], [float(parse_number(p["loss"])) for p in report["points"]], "o", color="black",
-                  label="grid, exact")
+        axis.plot([float(x) for x in grid], exact_losses, "o", color="black", label="grid, exact")
     for start, end in report.get("range", {}).get("rising", []):
         axis.axvspan(float(start), float(end), color="tab:red", alpha=0.3, lw=0)
     if report.get("range", {}).get("rising"):
