@@ -22,7 +22,8 @@ import time
 from fractions import Fraction
 
 from polytopes.constrained import PROPERTIES, optimal_mechanism
-from polytopes.fixed_point import count_error, count_error_weights, heuristic_constructor
+from polytopes.fixed_point.algorithm1 import heuristic_constructor
+from polytopes.fixed_point.algorithm2 import count_error, count_error_weights
 from polytopes.lp import certified_minimum, exact_minimum, float_minimum
 from polytopes.spaces import count_program
 from qifkit.errors import QifError

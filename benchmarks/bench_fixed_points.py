@@ -29,7 +29,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from polytopes.fixed_point import count_error_weights, heuristic_constructor, random_fixed_point, unfixed_optimum
+from polytopes.fixed_point.algorithm1 import heuristic_constructor
+from polytopes.fixed_point.algorithm2 import count_error_weights, unfixed_optimum
+from polytopes.fixed_point.named import random_fixed_point
 from polytopes.lp import certified_minimum
 from polytopes.spaces import count_program
 from qifkit.errors import QifError

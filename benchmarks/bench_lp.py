@@ -120,7 +120,7 @@ def main() -> None:
     arguments = parser.parse_args()
     rng = random.Random(13)
     from polytopes.constrained import PROPERTIES, optimal_mechanism
-    from polytopes.fixed_point import count_error_weights
+    from polytopes.fixed_point.algorithm2 import count_error_weights
     from polytopes.lp import certified_minimum
     from polytopes.spaces import count_program
 

@@ -32,10 +32,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "weakly_honest_mechanism",
     ),
     "polytopes.enumerate": ("Enumeration", "Vertex", "enumerate_vertices", "read_ext"),
-    "polytopes.fixed_point": (
-        "Construction", "count_error", "count_error_weights", "heuristic_constructor", "unfixed_optimum",
-        "verify_mechanism",
-    ),
+    "polytopes.fixed_point.algorithm1": ("heuristic_constructor",),
+    "polytopes.fixed_point.algorithm2": ("count_error", "count_error_weights", "unfixed_optimum"),
+    "polytopes.fixed_point.construction": ("Construction",),
+    "polytopes.fixed_point.verification": ("verify_mechanism",),
     "polytopes.hrep": ("Polytope", "read_ine"),
     "polytopes.lp": ("SparseProgram", "certified_minimum", "exact_minimum", "float_minimum",),
     "polytopes.lrs": ("lrs_vertices",),
@@ -57,14 +57,10 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
         weakly_honest_mechanism,
     )
     from polytopes.enumerate import Enumeration, Vertex, enumerate_vertices, read_ext
-    from polytopes.fixed_point import (
-        Construction,
-        count_error,
-        count_error_weights,
-        heuristic_constructor,
-        unfixed_optimum,
-        verify_mechanism,
-    )
+    from polytopes.fixed_point.algorithm1 import heuristic_constructor
+    from polytopes.fixed_point.algorithm2 import count_error, count_error_weights, unfixed_optimum
+    from polytopes.fixed_point.construction import Construction
+    from polytopes.fixed_point.verification import verify_mechanism
     from polytopes.hrep import Polytope, read_ine
     from polytopes.lp import SparseProgram, certified_minimum, exact_minimum, float_minimum
     from polytopes.lrs import lrs_vertices

@@ -167,7 +167,8 @@ def two_stage_release(counts: Sequence[int], n: int, eps_total: float, construct
         z is the privatised distribution (cyclic Laplace with ε₁, then :func:`to_distribution`);
         ε₁, ε₂ come from :func:`budget_split`.
     """
-    from polytopes.fixed_point import count_error_weights, heuristic_constructor, unfixed_optimum
+    from polytopes.fixed_point.algorithm1 import heuristic_constructor
+    from polytopes.fixed_point.algorithm2 import count_error_weights, unfixed_optimum
 
     eps1, eps2 = budget_split(eps_total)
     zeta = count_distribution(counts, n)

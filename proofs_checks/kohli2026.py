@@ -485,7 +485,8 @@ def alg1(sizes: range = range(2, 7), trials: int = 3, seed: int = 26, step_bound
     """
     import numpy as np
 
-    from polytopes.fixed_point import SELECTORS, heuristic_constructor
+    from polytopes.fixed_point.algorithm1 import heuristic_constructor
+    from polytopes.fixed_point.runs import SELECTORS
 
     rng = random.Random(seed)
     failures, runs, most_steps = [], 0, {}
@@ -523,7 +524,7 @@ def alg2(sizes: range = range(2, 7), seed: int = 8, offset: Fraction = Fraction(
     HiGHS certified exactly; all three values compared as rationals.
     Assumptions: n = 2..6, e^ε in {2, 3}, one random z per n (seeded).
     """
-    from polytopes.fixed_point import count_error, count_error_weights, unfixed_optimum
+    from polytopes.fixed_point.algorithm2 import count_error, count_error_weights, unfixed_optimum
     from polytopes.lp import certified_minimum, exact_minimum
 
     rng = random.Random(seed)

@@ -191,7 +191,9 @@ def _fixed_point_perturber(table: dict[str, Any], values: int, grid: tuple[Fract
     each e^ε (:func:`polytopes.fixed_point.heuristic_constructor`, exact; T[i][j] = Pr[report j |
     value i], z·T = z: a respondent's value keeps its distribution z in expectation), built and
     verified at every e^ε of the grid before the spec is accepted."""
-    from polytopes.fixed_point import SELECTORS, heuristic_constructor, named_fixed_point
+    from polytopes.fixed_point.algorithm1 import heuristic_constructor
+    from polytopes.fixed_point.named import named_fixed_point
+    from polytopes.fixed_point.runs import SELECTORS
 
     given = table.get("z")
     if isinstance(given, str):

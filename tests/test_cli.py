@@ -208,13 +208,13 @@ def test_help_and_version_start_without_the_numeric_layers():
 
 def test_the_parsers_choices_are_those_of_their_homes():
     from polytopes.constrained import PROPERTIES
-    from polytopes.fixed_point import SELECTORS
+    from polytopes.fixed_point.runs import SELECTORS
     from proofs_checks.cli import app as cli
     from proofs_checks.cli import enumerate as cli_enumerate
 
     assert cli.PROPERTIES == PROPERTIES and cli.SELECTORS == SELECTORS
     assert cli.POLYTOPE_NAMES == tuple(sorted(cli_enumerate._POLYTOPES))
-    from polytopes.fixed_point import NAMED_FIXED_POINTS
+    from polytopes.fixed_point.named import NAMED_FIXED_POINTS
     from proofs_checks.cli.io import NAMED_FIXED_POINTS as PARSED
 
     assert PARSED == NAMED_FIXED_POINTS

@@ -8,17 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from polytopes.fixed_point import (
-    SELECTORS,
-    check_weights,
-    count_error,
-    count_error_weights,
-    heuristic_constructor,
-    random_fixed_point,
-    unfixed_optimum,
-    verify_log_mechanism,
-    verify_mechanism,
-)
+from polytopes.fixed_point import algorithm1, algorithm1_float, arithmetic, runs
+from polytopes.fixed_point.algorithm1 import heuristic_constructor
+from polytopes.fixed_point.algorithm2 import check_weights, count_error, count_error_weights, unfixed_optimum
+from polytopes.fixed_point.named import random_fixed_point
+from polytopes.fixed_point.runs import SELECTORS
+from polytopes.fixed_point.verification import verify_log_mechanism, verify_mechanism
 from polytopes.lp import SparseProgram, certified_minimum, check_optimality, exact_minimum, float_minimum
 from polytopes.spaces import count_polytope, count_program
 from polytopes.two_stage import (
@@ -261,12 +256,10 @@ def test_algorithm1_precise_redo_agrees_with_the_exact_mechanism():
 def test_algorithm1_goes_straight_to_high_precision_when_the_last_column_is_below_rounding(monkeypatch):
     # The sandwich order ends at column n/2, between the bumps, where z is about 1e-34: far below a long
     # double's rounding of what the other columns take, so the long-double run is not even tried.
-    import polytopes.fixed_point as fixed_point
-
     def no_long_double_run(*args):
         raise AssertionError("the long-double run was tried")
 
-    monkeypatch.setattr(fixed_point, "_heuristic_values", no_long_double_run)
+    monkeypatch.setattr(algorithm1, "heuristic_values", no_long_double_run)
     z = [float(v) for v in _narrow_bumps(60)]
     assert heuristic_constructor(z, 2.0, exact=False).arithmetic.startswith("long double, remainder in")
     z = list(np.full(60, 1 / 60))  # the middle column holds 1/60: the long-double run goes first
@@ -275,13 +268,11 @@ def test_algorithm1_goes_straight_to_high_precision_when_the_last_column_is_belo
 
 
 def test_algorithm1_precise_redo_refuses_a_precision_that_loses_the_remainder():
-    import polytopes.fixed_point as fixed_point
-
     z = _narrow_bumps(60)
-    log_z, eps = fixed_point._log_distribution(z), fixed_point._epsilon("11/10")
+    log_z, eps = arithmetic.log_distribution(z), arithmetic.epsilon("11/10")
     with pytest.raises(CertificateError, match="ran out|fails its check"):  # a long double's 64 bits, again
-        fixed_point._heuristic_log(log_z, eps, fixed_point._choose("sandwich"),
-                                   fixed_point._PreciseRemainder(z, Fraction(11, 10), 64))
+        algorithm1_float.heuristic_log(log_z, eps, runs.column_chooser("sandwich"),
+                                       algorithm1_float._PreciseRemainder(z, Fraction(11, 10), 64))
 
 
 def test_algorithm1_precise_step_decides_what_the_screen_only_proposes():
@@ -291,12 +282,10 @@ def test_algorithm1_precise_step_decides_what_the_screen_only_proposes():
     # must compute both in high precision and make row 1 tight.
     import flint
 
-    import polytopes.fixed_point as fixed_point
-
     e, a = Fraction(2), Fraction(9, 10)
     b = e * a - (1 - a / e) * (1 - Fraction(1, 10**14))
-    remainder = fixed_point._PreciseRemainder([Fraction(98, 100), Fraction(1, 100), Fraction(1, 100)], e, 192)
-    with fixed_point._precision(192):
+    remainder = algorithm1_float._PreciseRemainder([Fraction(98, 100), Fraction(1, 100), Fraction(1, 100)], e, 192)
+    with arithmetic.precision(192):
         remainder.rho = np.array([flint.arb(1), flint.arb(flint.fmpq(9, 10)), flint.arb(flint.fmpq(b.numerator, b.denominator))],
                                  dtype=object)
     bound_0, bound_1 = (1 - a / e) / Fraction(3, 4), (e * a - b) / Fraction(3, 4)
@@ -351,19 +340,17 @@ def test_float_verification_refuses_a_damaged_mechanism(damage):
 
 def test_algorithm1_float_paths_agree_and_the_log_path_takes_any_range(monkeypatch):
     # The long-double value path (fast) and the log path (any range) are the same steps in two numerics.
-    import polytopes.fixed_point as fixed_point
-
     z = [Fraction(k % 7 + 1, 1) for k in range(300)]
     z = [v / sum(z) for v in z]
     values = heuristic_constructor(z, "3", exact=False)
-    monkeypatch.setattr(fixed_point, "_values_fit", lambda log_z, eps: False)
+    monkeypatch.setattr(algorithm1, "values_fit", lambda log_z, eps: False)
     logs = heuristic_constructor(z, "3", exact=False)
     assert values.order == logs.order and values.steps == logs.steps
     assert np.max(np.abs(values.log_matrix - logs.log_matrix)) <= 1e-9
     monkeypatch.undo()
     # scales of e^(8·1499): beyond a long double, so only the log path can hold them
     big = heuristic_constructor(binomial(1500), math.exp(8), exact=False)
-    assert big.arithmetic == "long double" and not fixed_point._values_fit(np.zeros(1500), 8.0)
+    assert big.arithmetic == "long double" and not algorithm1_float.values_fit(np.zeros(1500), 8.0)
     assert big.log_matrix.min() < -8 * 1400
 
 
@@ -420,7 +407,7 @@ def test_shared_denominator_remainder_is_rational_arithmetic_kept_reduced():
     # leave the numerators and the denominator coprime, with no power of e^ε's p or s left over.
     import flint
 
-    from polytopes.fixed_point import _SharedDenominator
+    from polytopes.fixed_point.algorithm1_exact import _SharedDenominator
 
     rng = np.random.default_rng(7)
     n, e = 9, flint.fmpq(7, 4)
@@ -445,7 +432,7 @@ def test_shared_denominator_remainder_is_rational_arithmetic_kept_reduced():
 def test_column_fractions_read_like_a_list_of_rows():
     import flint
 
-    from polytopes.fixed_point import ColumnFractions
+    from polytopes.fixed_point.construction import ColumnFractions
 
     # T[i, j] = N[i, j]/d_j with d = (4, 6): rows (2/4, 3/6) and (1/4, 5/6), reduced when read
     matrix = ColumnFractions(flint.fmpz_mat(2, 2, [2, 3, 1, 5]), [flint.fmpz(4), flint.fmpz(6)])
@@ -463,10 +450,8 @@ def test_algorithm1_float_mode_gives_a_tiny_last_column_its_mass(path, monkeypat
     # The sandwich order fills column 300 of 600 last, with all of r. With z_300 = 1e-13/n the rounding
     # of r (1 minus what the other columns took) was a relative error of 2.6 in z·T[:, 300]; the long
     # double run must carry it (the high-precision redo would hide it, three times as slow).
-    import polytopes.fixed_point as fixed_point
-
     if path == "logs":
-        monkeypatch.setattr(fixed_point, "_values_fit", lambda log_z, eps: False)
+        monkeypatch.setattr(algorithm1, "values_fit", lambda log_z, eps: False)
     z = np.full(600, 1.0)
     z[300] = 1e-13
     result = heuristic_constructor(list(z / z.sum()), 2.0, exact=False)
@@ -511,7 +496,6 @@ def test_count_program_and_count_polytope_hold_exactly_the_count_mechanisms(n, e
 
 def test_exact_verification_refuses_a_matrix_that_moves_z():
     """Issue 37: rows stochastic and every ratio within e^ε = 2, but z·T = (5/12, 7/12) ≠ z."""
-    from polytopes.fixed_point import verify_mechanism
 
     matrix = [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
     assert verify_mechanism(matrix, "2").dp_ratio == 2  # in U
@@ -522,7 +506,6 @@ def test_exact_verification_refuses_a_matrix_that_moves_z():
 def test_exact_verification_refuses_a_ratio_above_e_eps_upwards():
     """Issue 37: column 1 of [[2/5, 3/5], [4/5, 1/5]] has the ratio 3 > e^ε = 2 (row 0 over row 1),
     while column 0 sits exactly at e^ε downwards."""
-    from polytopes.fixed_point import verify_mechanism
 
     with pytest.raises(CertificateError, match="worst ratio 3"):
         verify_mechanism([[Fraction(2, 5), Fraction(3, 5)], [Fraction(4, 5), Fraction(1, 5)]], "2")
@@ -530,7 +513,6 @@ def test_exact_verification_refuses_a_ratio_above_e_eps_upwards():
 
 def test_float_verification_refuses_a_zero_beside_a_positive_entry():
     """Issue 37: log T with −inf (a zero) beside a finite entry is an infinite ratio."""
-    from polytopes.fixed_point import verify_log_mechanism
 
     logs = np.array([[0.0, -np.inf], [math.log(0.5), math.log(0.5)]])
     with pytest.raises(CertificateError, match="worst ratio inf"):

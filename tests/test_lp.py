@@ -526,7 +526,7 @@ def _fixed_point_program(n: int, eps_exp: str, shape: str) -> LinearProgram:
     """min E|i − j| over Kohli and Laskowski's F at n, with a uniform or binomial z."""
     import math
 
-    from polytopes.fixed_point import count_error_weights
+    from polytopes.fixed_point.algorithm2 import count_error_weights
     from polytopes.spaces import count_program
 
     z = [F(1, n)] * n if shape == "uniform" else [F(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)]

@@ -120,7 +120,7 @@ def test_a_fixed_point_perturber_from_polytopes(tmp_path):
     polytopes by the spec's layer: its perturber at each e^ε is the constructor's mechanism (rows the
     values, z·T = z), so the one-respondent pipeline of a count of 0 is that mechanism's first
     column and its complement. An unknown family's refusal lists it."""
-    from polytopes.fixed_point import heuristic_constructor
+    from polytopes.fixed_point.algorithm1 import heuristic_constructor
 
     perturber = {"family": "fixed_point", "values": 3, "z": ["1/4", "1/2", "1/4"]}
     parsed = parse_spec({"perturber": perturber, "population": {"respondents": 1},

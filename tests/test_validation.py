@@ -6,7 +6,7 @@ from fractions import Fraction
 import pytest
 
 from polytopes.constrained import optimal_mechanism
-from polytopes.fixed_point import heuristic_constructor
+from polytopes.fixed_point.algorithm1 import heuristic_constructor
 from polytopes.scales import scales
 from polytopes.spaces import count_polytope
 from qifkit import randomized_response, truncated_geometric

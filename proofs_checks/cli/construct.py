@@ -12,14 +12,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from polytopes.fixed_point import (
-    Construction,
-    count_error,
-    count_error_weights,
-    heuristic_constructor,
-    unfixed_optimum,
-    verify_mechanism,
-)
+from polytopes.fixed_point.algorithm1 import heuristic_constructor
+from polytopes.fixed_point.algorithm2 import count_error, count_error_weights, unfixed_optimum
+from polytopes.fixed_point.construction import Construction
+from polytopes.fixed_point.verification import verify_mechanism
 from polytopes.lp import certified_minimum
 from polytopes.spaces import count_program
 from proofs_checks.cli.base import UsageError, detail_printer

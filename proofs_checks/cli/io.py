@@ -51,7 +51,7 @@ def fixed_point(text: str | None, path: str | None, n: int | None, *, renormalis
     if text in NAMED_FIXED_POINTS:
         if n is None or n < 2:
             raise UsageError(f"--z {text} needs --n N with N >= 2 values, got {n}")
-        from polytopes.fixed_point import named_fixed_point  # the commands that take a z load polytopes anyway
+        from polytopes.fixed_point.named import named_fixed_point  # the commands that take a z load polytopes anyway
 
         return named_fixed_point(text, n), ""
     if n is not None:
