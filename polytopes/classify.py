@@ -18,7 +18,7 @@ import numpy as np
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
-from qifkit.numbers import exact
+from qifkit.numbers import exact, reduced_fraction
 
 __all__ = [
     "gamma",
@@ -121,7 +121,7 @@ def _exact_solution(pattern: list[list[Fraction]], size: int) -> list[Fraction] 
     if size in pivots or len(pivots) < size:
         return None
     rows = augmented.to_list()
-    return [Fraction(int(QQ.numer(rows[k][-1])), int(QQ.denom(rows[k][-1]))) for k in range(size)]
+    return [reduced_fraction(rows[k][-1]) for k in range(size)]
 
 
 def tight_constraint_rank(a: Matrix, eps_exp: Any) -> int:

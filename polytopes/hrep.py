@@ -26,7 +26,7 @@ import flint
 
 from qifkit.errors import FileFormatError, PolytopeError, QifError
 from qifkit.files import read_input_text
-from qifkit.numbers import parse_number
+from qifkit.numbers import parse_number, to_fmpq
 
 __all__ = ["Polytope", "IntegerKey", "integer_key", "key_point", "permuted", "read_cdd", "read_ine"]
 
@@ -127,7 +127,7 @@ class Polytope:
             return False
         rows = [row[1:] for row in self.equalities] + [self.inequalities[k][1:] for k in sorted(self.tight(point))]
         return len(rows) >= self.dimension_of_space and flint.fmpq_mat(
-            [[flint.fmpq(v.numerator, v.denominator) for v in row] for row in rows]).rank() == self.dimension_of_space
+            [[to_fmpq(v) for v in row] for row in rows]).rank() == self.dimension_of_space
 
 
 _HEADER = re.compile(r"^\*\s*(\S+)\s+n=\d+\s+e\^eps=(\S+)\s*$")  # the comment to_ine and to_ext write

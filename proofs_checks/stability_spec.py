@@ -83,7 +83,7 @@ from qifkit.mechanisms import (
     truncated_geometric,
     uniform_mechanism,
 )
-from qifkit.numbers import exact, exact_eps_exp, exact_str, parse_number, quoted
+from qifkit.numbers import exact, exact_eps_exp, exact_str, parse_number, quoted, reduced_fraction
 from qifkit.pipelines import (
     argmax_pipeline,
     count_pipeline,
@@ -443,7 +443,7 @@ def _expression_channel(rows: list[list[sympy.Expr]], eps_exp: Any) -> Channel:
     exact_rows = []
     for row in rows:
         entries = [sympy.Rational(entry.subs(_T, point)) for entry in row]
-        exact_rows.append([Fraction(int(v.p), int(v.q)) for v in entries])
+        exact_rows.append([reduced_fraction(v) for v in entries])
     return Channel.from_rows(exact_rows)
 
 

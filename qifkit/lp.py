@@ -85,7 +85,7 @@ from qifkit.errors import (
     TimeLimitReached,
     UndecidableError,
 )
-from qifkit.numbers import exact, reduced_fraction
+from qifkit.numbers import reduced_fraction, to_fmpq
 from qifkit.sparse_exact import SquareFactor, solve_bordered, substituted
 from qifkit.validation import whole_number
 
@@ -231,18 +231,6 @@ def _bounds(values: Any, size: int, what: str) -> tuple[_Bound, ...]:
     if len(values) != size:
         raise ShapeError(f"{what} has {len(values)} entries, not {size}")
     return tuple(None if v is None else to_fmpq(v) for v in values)
-
-
-def to_fmpq(value: Any) -> flint.fmpq:
-    """An exact number as a flint rational (floats refused, see :func:`qifkit.numbers.exact`)."""
-    if isinstance(value, flint.fmpq):
-        return value
-    if isinstance(value, Fraction):  # the usual input: 10⁵ coefficients of Cormode's design at n = 100
-        return flint.fmpq(value.numerator, value.denominator)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return flint.fmpq(value)
-    number = exact(value)
-    return flint.fmpq(number.numerator, number.denominator)
 
 
 

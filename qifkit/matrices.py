@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -26,7 +25,7 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from qifkit.errors import NotANumberError, NotExactError, NumberKindError, QifError, ShapeError
-from qifkit.numbers import exact
+from qifkit.numbers import exact, reduced_fraction
 
 __all__ = [
     "NumberKind",
@@ -252,7 +251,7 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 def public_value(domain: Any, element: Any) -> Any:
     """Convert a domain element to the public type: Fraction (exact), sympy expression (symbolic)."""
     if domain == QQ:
-        return Fraction(int(QQ.numer(element)), int(QQ.denom(element)))
+        return reduced_fraction(element)
     return domain.to_sympy(element)
 
 

@@ -27,7 +27,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
 from qifkit.errors import NotExactError, PrivacyParameterError, ShapeError
-from qifkit.numbers import exact
+from qifkit.numbers import exact, reduced_fraction
 from qifkit.validation import alpha_in_unit_interval, eps_exp_above_one, whole_number
 
 __all__ = [
@@ -205,7 +205,7 @@ def exponential_mechanism(
     domain, a = privacy_alpha(eps_exp=eps_exp)
     if domain != QQ:
         raise NotExactError("the exponential mechanism needs a numeric e^ε, not a symbol")
-    base = 1 / Fraction(int(QQ.numer(a)), int(QQ.denom(a)))
+    base = 1 / reduced_fraction(a)
     scale = exact(sensitivity)
     if scale <= 0:
         raise PrivacyParameterError(f"sensitivity {scale} is not positive")

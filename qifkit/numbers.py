@@ -44,6 +44,7 @@ __all__ = [
     "exact_str",
     "float_fraction",
     "reduced_fraction",
+    "to_fmpq",
 ]
 
 #: What an exact entry may be given as: an int, a Fraction, a Decimal, a number string, or an
@@ -287,9 +288,29 @@ def exact_str(value: Any) -> str:
     return f"{_decimal_digits(number.numerator)}/{_decimal_digits(number.denominator)}"
 
 
+def to_fmpq(value: Any) -> flint.fmpq:
+    """An exact number as a python-flint rational (floats refused, as by :func:`exact`); the
+    inverse of :func:`reduced_fraction`.
+
+    Examples
+    --------
+    >>> to_fmpq(Fraction(6, 4)), to_fmpq("0.25")
+    (3/2, 1/4)
+    """
+    if isinstance(value, flint.fmpq):
+        return value
+    if isinstance(value, Fraction):  # the usual input: 10⁵ coefficients of Cormode's design at n = 100
+        return flint.fmpq(value.numerator, value.denominator)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return flint.fmpq(value)
+    number = exact(value)
+    return flint.fmpq(number.numerator, number.denominator)
+
+
 def reduced_fraction(value: Any) -> Fraction:
     """A reduced exact rational (python-flint ``fmpq``, sympy ``Rational``: numerator ``.p``,
-    denominator ``.q``, already coprime) as a Fraction, without Fraction's second gcd.
+    denominator ``.q``; an element of sympy's ``QQ`` or gmpy2's ``mpq``: ``.numerator``,
+    ``.denominator``; all kept coprime) as a Fraction, without Fraction's second gcd.
 
     The gcd of numbers of thousands of bits is most of the cost of converting a large exact result
     (Algorithm 1 at n = 300: 3 s of 10), so CPython's constructor for coprime parts is used where it
@@ -301,8 +322,13 @@ def reduced_fraction(value: Any) -> Fraction:
     >>> import flint
     >>> reduced_fraction(flint.fmpq(6, 4))
     Fraction(3, 2)
+    >>> from sympy.polys.domains import QQ
+    >>> reduced_fraction(QQ(-6, 4))
+    Fraction(-3, 2)
     """
-    return _COPRIME(int(value.p), int(value.q))
+    if hasattr(value, "p"):
+        return _COPRIME(int(value.p), int(value.q))
+    return _COPRIME(int(value.numerator), int(value.denominator))
 
 
 def _coprime_constructor() -> Any:

@@ -37,10 +37,9 @@ from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
 from qifkit.errors import LabelError, NumberKindError, ShapeError
-from qifkit.lp import to_fmpq
 from qifkit.matrices import NumberKind, float_matrix
 from qifkit.measures import Loss, Prior
-from qifkit.numbers import reduced_fraction
+from qifkit.numbers import reduced_fraction, to_fmpq
 from qifkit.validation import whole_number
 
 __all__ = [

@@ -44,7 +44,7 @@ from qifkit.lp import LinearProgram
 from qifkit.lp import solve as solve_lp
 from qifkit.matrices import NumberKind
 from qifkit.measures import Loss, Prior, posterior_uncertainty, uniform_prior
-from qifkit.numbers import exact_str, parse_number, reduced_fraction
+from qifkit.numbers import exact_str, parse_number, reduced_fraction, to_fmpq
 
 __all__ = [
     "Refinement",
@@ -401,14 +401,14 @@ def _witness_lp_verdict(a: Channel, b: Channel, rows: list[int], prior: Prior | 
         witness = [[point[y * outputs_b + z] for z in range(outputs_b)] for y in range(outputs_a)]  # type: ignore[index]
         result = _witness_result(a, b, witness, method)
     else:
-        duals = flint.fmpq_mat(left.nrows(), outputs_b, [flint.fmpq(v.numerator, v.denominator)
+        duals = flint.fmpq_mat(left.nrows(), outputs_b, [to_fmpq(v)
                                                          for v in answer.duals[: left.nrows() * outputs_b]])  # type: ignore[index]
         on_rows = duals if scaling is None else scaling.transpose() * duals
         multipliers = [[Fraction(0)] * outputs_b for _ in range(a.shape[0])]
         for index, x in enumerate(rows):
             for z in range(outputs_b):
                 value = on_rows[index, z]
-                multipliers[x][z] = -Fraction(int(value.p), int(value.q))
+                multipliers[x][z] = -reduced_fraction(value)
         result = _refutation(a, b, multipliers, method, prior)
     if result is None:  # pragma: no cover - the engine's certificates are checked
         raise InternalError("the exact LP engine's certificate did not carry over to the channels")

@@ -16,12 +16,13 @@ from polytopes.fixed_point.arithmetic import precision
 from polytopes.fixed_point.construction import ColumnFractions, Construction
 from polytopes.fixed_point.runs import Placed, Runs
 from polytopes.fixed_point.verification import verify_integer_columns
+from qifkit.numbers import to_fmpq
 
 __all__ = ["heuristic_exact"]
 
 
 def heuristic_exact(z: list[Fraction], e: Fraction, choose: Callable[..., int]) -> Construction:
-    zq, eq = [flint.fmpq(v.numerator, v.denominator) for v in z], flint.fmpq(e.numerator, e.denominator)
+    zq, eq = [to_fmpq(v) for v in z], to_fmpq(e)
     placed, steps, order = _algorithm1(zq, eq, choose)
     numerators, denominators = _integer_columns(placed, eq, len(z))
     verification = verify_integer_columns(numerators, denominators, e, z)

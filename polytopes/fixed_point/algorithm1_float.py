@@ -18,6 +18,7 @@ from polytopes.fixed_point.construction import Construction
 from polytopes.fixed_point.runs import Placed, Runs, Selector
 from polytopes.fixed_point.verification import verify_log_mechanism
 from qifkit.errors import CertificateError
+from qifkit.numbers import to_fmpq
 
 __all__ = ["last_mass_below_rounding", "heuristic_log", "heuristic_precise", "heuristic_values", "values_fit"]
 
@@ -161,7 +162,7 @@ class _PreciseRemainder:
     def __init__(self, z: Sequence[Fraction], e: Fraction, bits: int) -> None:
         self.bits, self.n = bits, len(z)
         with precision(bits):
-            self.e = flint.arb(flint.fmpq(e.numerator, e.denominator)).mid()
+            self.e = flint.arb(to_fmpq(e)).mid()
             power = [flint.arb(1)] * (2 * self.n + 1)  # power[h + n] = e^{εh}, exact points
             inverse = (1 / self.e).mid()
             for h in range(1, self.n + 1):
@@ -170,7 +171,7 @@ class _PreciseRemainder:
             self.power = np.array(power, dtype=object)
             self.up_norm = (self.e * self.e - 1).mid()
             self.down_norm = (1 - inverse * inverse).mid()
-            self.weight = np.array([flint.arb(flint.fmpq(v.numerator, v.denominator)).mid() for v in z], dtype=object)
+            self.weight = np.array([flint.arb(to_fmpq(v)).mid() for v in z], dtype=object)
         self.c = list(self.weight)
         self.rho = np.array([flint.arb(1)] * self.n, dtype=object)
         self.tie = flint.arb(2) ** (-(bits // 2))

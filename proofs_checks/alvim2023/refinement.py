@@ -12,8 +12,6 @@ import random
 from fractions import Fraction
 from typing import Any
 
-from sympy.polys.domains import QQ
-
 from proofs_checks.alvim2023 import values as paper
 from proofs_checks.claims import Outcome, Status, claim
 from proofs_checks.evidence import random_channel, table_mismatches
@@ -32,6 +30,7 @@ from qifkit import (
     uniform_prior,
     verify_certificate,
 )
+from qifkit.numbers import reduced_fraction
 from qifkit.postprocess import count_query, deterministic, sum_query
 
 
@@ -132,12 +131,12 @@ def gd_family(sizes: range = range(2, 8), pairs: tuple[tuple[str, str], ...] = G
             strong = truncated_geometric(size, alpha=strong_alpha)
             weak = truncated_geometric(size, alpha=weak_alpha)
             product = (strong.matrix.inv() * weak.matrix).to_list()
-            entries = [Fraction(int(QQ.numer(v)), int(QQ.denom(v))) for row in product for v in row]
+            entries = [reduced_fraction(v) for row in product for v in row]
             if min(entries) < 0 or any(sum(row) != 1 for row in product):
                 problems.append(f"size {size}, α={strong_alpha} ≤ α'={weak_alpha}: W not stochastic")
                 continue
             certificate = refines(strong, weak)
-            if not certificate.holds or certificate.witness.rows() != [[Fraction(int(QQ.numer(v)), int(QQ.denom(v))) for v in row] for row in product]:
+            if not certificate.holds or certificate.witness.rows() != [[reduced_fraction(v) for v in row] for row in product]:
                 problems.append(f"size {size}, α={strong_alpha}: refines disagrees with GD⁻¹·GD'")
     return Outcome.decide(
         not problems, Status.CONFIRMED,
