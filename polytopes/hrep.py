@@ -12,7 +12,6 @@ References
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Sequence
@@ -26,7 +25,7 @@ import flint
 
 from qifkit.errors import FileFormatError, PolytopeError, QifError
 from qifkit.files import read_input_text
-from qifkit.numbers import parse_number, to_fmpq
+from qifkit.numbers import over_common_denominator, parse_number, to_fmpq
 
 __all__ = ["Polytope", "IntegerKey", "integer_key", "key_point", "permuted", "read_cdd", "read_ine"]
 
@@ -40,8 +39,8 @@ equal, hashed and compared many times faster than tuples of Fractions, and kept 
 
 def integer_key(point: Sequence[Fraction]) -> IntegerKey:
     """The point over its least common denominator (see :data:`IntegerKey`)."""
-    denominator = math.lcm(*(v.denominator for v in point))
-    return denominator, tuple(v.numerator * (denominator // v.denominator) for v in point)
+    numerators, denominator = over_common_denominator(point)
+    return denominator, tuple(numerators)
 
 
 def key_point(key: IntegerKey) -> tuple[Fraction, ...]:

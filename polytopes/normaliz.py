@@ -9,13 +9,13 @@ denominators); Normaliz returns each vertex as integers with a common denominato
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 from polytopes.hrep import Polytope
 from qifkit.errors import MissingDependencyError, PolytopeError
+from qifkit.numbers import over_common_denominator
 
 __all__ = ["normaliz_available", "normaliz_vertices", "normaliz_cone_rays"]
 
@@ -43,8 +43,7 @@ def normaliz_available() -> bool:
 
 
 def _integers(row: Sequence[Fraction]) -> list[int]:
-    scale = math.lcm(*(v.denominator for v in row))
-    return [int(v * scale) for v in row]
+    return over_common_denominator(row)[0]
 
 
 def _integer_row(row: tuple[Fraction, ...]) -> list[int]:

@@ -85,7 +85,7 @@ from qifkit.errors import (
     TimeLimitReached,
     UndecidableError,
 )
-from qifkit.numbers import reduced_fraction, to_fmpq
+from qifkit.numbers import over_common_denominator, reduced_fraction, to_fmpq
 from qifkit.sparse_exact import SquareFactor, solve_bordered, substituted
 from qifkit.validation import whole_number
 
@@ -1391,14 +1391,11 @@ def ppl_optimum(program: LinearProgram) -> tuple[str, Fraction | None]:
     variables = [ppl.Variable(j) for j in range(program.variables)]
 
     def integral(terms: Sequence[tuple[int, flint.fmpq]], bound: flint.fmpq) -> tuple[Any, int]:
-        common = 1
-        for _, a in terms:
-            common = math.lcm(common, int(a.q))
-        common = math.lcm(common, int(bound.q))
+        *coefficients, value = over_common_denominator([*(a for _, a in terms), bound])[0]
         expression = ppl.Linear_Expression(0)
-        for k, a in terms:
-            expression += int(a.p) * (common // int(a.q)) * variables[k]
-        return expression, int(bound.p) * (common // int(bound.q))
+        for (k, _), coefficient in zip(terms, coefficients, strict=True):
+            expression += coefficient * variables[k]
+        return expression, value
 
     constraints = ppl.Constraint_System()
     for row, low, high in zip(program.rows, program.row_lower, program.row_upper, strict=True):
@@ -1415,11 +1412,11 @@ def ppl_optimum(program: LinearProgram) -> tuple[str, Fraction | None]:
             constraints.insert(int(low.q) * variables[j] >= int(low.p))
         if high is not None:
             constraints.insert(int(high.q) * variables[j] <= int(high.p))
-    common = math.lcm(1, *(int(c.q) for c in program.cost))
     objective = ppl.Linear_Expression(0)
-    for j, c in enumerate(program.cost):
+    cost, common = over_common_denominator(program.cost)
+    for j, c in enumerate(cost):
         if c:
-            objective += int(c.p) * (common // int(c.q)) * variables[j]
+            objective += c * variables[j]
     problem = ppl.MIP_Problem(program.variables, constraints, objective, "minimization")
     status = problem.solve()["status"]
     if status != "optimized":

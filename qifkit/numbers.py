@@ -26,8 +26,10 @@ Fraction(7, 2)
 from __future__ import annotations
 
 import decimal
+import math
 import numbers as _abc_numbers
 import re
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, Union
 
@@ -45,6 +47,7 @@ __all__ = [
     "float_fraction",
     "reduced_fraction",
     "to_fmpq",
+    "over_common_denominator",
 ]
 
 #: What an exact entry may be given as: an int, a Fraction, a Decimal, a number string, or an
@@ -305,6 +308,21 @@ def to_fmpq(value: Any) -> flint.fmpq:
         return flint.fmpq(value)
     number = exact(value)
     return flint.fmpq(number.numerator, number.denominator)
+
+
+def over_common_denominator(values: Iterable[Any]) -> tuple[list[int], int]:
+    """Rationals (Fraction, python-flint ``fmpq``, sympy ``Rational``) as integers over their least
+    common denominator d: ``(numerators, d)`` with ``values[k] == numerators[k] / d``. The one
+    place denominators are cleared (integer keys of points, integer rows for FLINT, Normaliz, PPL).
+
+    Examples
+    --------
+    >>> over_common_denominator([Fraction(1, 4), Fraction(-2, 3), 5])
+    ([3, -8, 60], 12)
+    """
+    pairs = [(int(v.numerator), int(v.denominator)) for v in values]
+    denominator = math.lcm(1, *(d for _, d in pairs))
+    return [n * (denominator // d) for n, d in pairs], denominator
 
 
 def reduced_fraction(value: Any) -> Fraction:

@@ -44,7 +44,7 @@ from qifkit.lp import LinearProgram
 from qifkit.lp import solve as solve_lp
 from qifkit.matrices import NumberKind
 from qifkit.measures import Loss, Prior, posterior_uncertainty, uniform_prior
-from qifkit.numbers import exact_str, parse_number, reduced_fraction, to_fmpq
+from qifkit.numbers import exact_str, over_common_denominator, parse_number, reduced_fraction, to_fmpq
 
 __all__ = [
     "Refinement",
@@ -290,11 +290,7 @@ def _integer_rows(matrix: flint.fmpq_mat) -> flint.fmpz_mat:
     """Each row times the common denominator of its entries (same row space, integer entries)."""
     rows = []
     for r in range(matrix.nrows()):
-        entries = [matrix[r, c] for c in range(matrix.ncols())]
-        common = flint.fmpz(1)
-        for v in entries:
-            common = common.lcm(v.q)
-        rows.append([v.p * (common // v.q) for v in entries])
+        rows.append(over_common_denominator([matrix[r, c] for c in range(matrix.ncols())])[0])
     return flint.fmpz_mat(rows)
 
 

@@ -29,6 +29,8 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.csgraph
 
+from qifkit.numbers import over_common_denominator
+
 __all__ = ["SparseRow", "SquareFactor", "ShortRowElimination", "solve_square", "solve_square_transposed", "solve_bordered", "solve_by_lifting",
            "substituted"]
 
@@ -420,10 +422,10 @@ def solve_by_lifting(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> 
     size = len(rows)
     integer_rows, targets, shifts = [], [], []
     for row, value in zip(rows, right, strict=True):
-        scale = math.lcm(int(value.q), *(int(a.q) for _, a in row))
-        terms = [(k, int(a.p) * (scale // int(a.q))) for k, a in row]
+        *coefficients, target = over_common_denominator([*(a for _, a in row), value])[0]
+        terms = [(k, coefficient) for (k, _), coefficient in zip(row, coefficients, strict=True)]
         integer_rows.append(terms)
-        targets.append(int(value.p) * (scale // int(value.q)))
+        targets.append(target)
         shifts.append(max((abs(v).bit_length() for _, v in terms), default=0))
     indices = [k for terms in integer_rows for k, _ in terms]
     values = [v / (1 << shift) for terms, shift in zip(integer_rows, shifts, strict=True) for _, v in terms]

@@ -16,6 +16,7 @@ from polytopes.fixed_point.arithmetic import logsumexp
 from polytopes.fixed_point.construction import Verification
 from qifkit.errors import CertificateError, ShapeError
 from qifkit.numbers import exact as exact_number
+from qifkit.numbers import over_common_denominator
 from qifkit.validation import eps_exp_above_one
 
 __all__ = ["FLOAT_TOLERANCE", "verify_mechanism", "verify_integer_columns", "verify_log_mechanism"]
@@ -36,8 +37,9 @@ def verify_mechanism(matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequ
     n = len(rows)
     if n == 0 or any(len(row) != n for row in rows):
         raise ShapeError(f"a count mechanism is square: {n} rows of lengths {sorted({len(row) for row in rows})}")
-    denominators = [math.lcm(*(v.denominator for v in column)) for column in zip(*rows, strict=True)]
-    numerators = flint.fmpz_mat(n, n, [v.numerator * (d // v.denominator) for row in rows for v, d in zip(row, denominators, strict=True)])
+    columns = [over_common_denominator(column) for column in zip(*rows, strict=True)]
+    denominators = [d for _, d in columns]
+    numerators = flint.fmpz_mat(n, n, [v for row in zip(*(c for c, _ in columns), strict=True) for v in row])
     return verify_integer_columns(numerators, [flint.fmpz(d) for d in denominators], eps_exp_above_one(eps_exp),
                                    None if z is None else [exact_number(v) for v in z])
 
@@ -78,8 +80,8 @@ def verify_integer_columns(numerators: Any, denominators: list[Any], e: Fraction
     row_error = max(abs(Fraction(int(v), int(common)) - 1) for v in sums)
     fixed_error = None
     if z is not None:
-        base = math.lcm(*(v.denominator for v in z))
-        mass = (flint.fmpz_mat(1, n, [v.numerator * (base // v.denominator) for v in z]) * numerators).entries()
+        scaled, base = over_common_denominator(z)
+        mass = (flint.fmpz_mat(1, n, scaled) * numerators).entries()
         fixed_error = max(abs(Fraction(int(m), base * int(d)) / v - 1) for m, d, v in zip(mass, denominators, z, strict=True))
     if worst_ratio > e or row_error or fixed_error:
         raise CertificateError(f"the constructed matrix fails its check: worst ratio {worst_ratio} (e^ε = {e}), "
