@@ -2,9 +2,10 @@
 
 Rows, in one run:
 
-* the float mode (long double, run-wise; the remainder in high precision where that breaks) at n = 2000 on six families of
-  z (uniform, binomial, 0.9·binomial + 0.1·uniform, Dirichlet(1), Zipf(1.5), geometric(0.99)) and
-  e^ε ∈ {1.1, 2, 5}, each result verified to 1e-9 (row sums, z·T = z per coordinate, ratios ≤ e^ε);
+* the float mode (long double, run-wise; the remainder in high precision where that breaks) at
+  n = 2000 on six families of z (uniform, binomial, 0.9·binomial + 0.1·uniform, Dirichlet(1),
+  Zipf(1.5), geometric(0.99)) and e^ε ∈ {1.1, 2, 5}, each result verified to 1e-9 (row sums,
+  z·T = z per coordinate, ratios ≤ e^ε);
   the ratio column is time / time of Algorithm 2 (the unfixed optimum, float) at the same n and
   e^ε, measured in this run; the authors report Algorithm 1 at n = 2000 "in under 10 seconds on a
   single laptop" (§6.3);
@@ -94,8 +95,10 @@ def main() -> None:
                 continue
             check = result.verification
             valid += 1
-            print(f"{name:<44} {e:>4} {seconds:8.2f} {seconds / baseline[e]:6.2f}  row sums {check.row_sum_error:.1e}, "
-                  f"z·T {check.fixed_point_error:.1e}, ratio/e^ε − 1 {check.dp_ratio / e - 1:.1e} ({result.arithmetic})")
+            print(
+                f"{name:<44} {e:>4} {seconds:8.2f} {seconds / baseline[e]:6.2f}  row sums {check.row_sum_error:.1e}, "
+                f"z·T {check.fixed_point_error:.1e}, ratio/e^ε − 1 {check.dp_ratio / e - 1:.1e} ({result.arithmetic})"
+            )
     print(f"valid to 1e-9: {valid} of 18; Algorithm 2 (float) at n = 2000: "
           + ", ".join(f"{baseline[e]:.2f} s (e^ε = {e})" for e in baseline))
 
@@ -129,7 +132,11 @@ def main() -> None:
     cases = [("uniform z, e^ε = 2", size, "2") for size in ((100, 300) if quick else (100, 300, 500))]
     cases.append(("binomial z, e^ε = 3/2", 200, "3/2"))
     for label, size, e in cases:
-        z = [Fraction(1, size)] * size if label.startswith("uniform") else [Fraction(math.comb(size - 1, k), 2 ** (size - 1)) for k in range(size)]
+        z = (
+            [Fraction(1, size)] * size
+            if label.startswith("uniform")
+            else [Fraction(math.comb(size - 1, k), 2 ** (size - 1)) for k in range(size)]
+        )
         result, seconds = timed(lambda: heuristic_constructor(z, e))
         _, reading = timed(lambda: [list(row) for row in result.matrix])  # all n² entries as reduced Fractions
         print(f"{'Algorithm 1 exact, verified exactly, ' + label:<44} {size:>4} {seconds:8.2f} {reading:8.2f}"
@@ -138,7 +145,10 @@ def main() -> None:
     z = [Fraction(1, size)] * size
     objective = [w for row in count_error_weights(z) for w in row]
     optimum, seconds = timed(lambda: certified_minimum(count_program(size, "2", z, fixed=True), objective))
-    print(f"{'LP over F[z], exact optimum (certified)':<44} {size:>4} {seconds:8.2f}  count error {float(optimum.value):.6f}")
+    print(
+        f"{'LP over F[z], exact optimum (certified)':<44} {size:>4} {seconds:8.2f}  count error "
+        f"{float(optimum.value):.6f}"
+    )
 
 
 if __name__ == "__main__":

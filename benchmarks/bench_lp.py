@@ -36,7 +36,9 @@ def rank_deficient_pair(rng: random.Random, rows: int, columns: int, rank: int, 
     if holds:
         return a, a @ w
     t = min(p / (q - p) for rp, rq in zip(aw, au, strict=True) for p, q in zip(rp, rq, strict=True) if q > p)
-    return a, Channel.from_rows([[(1 + t) * p - t * q for p, q in zip(rp, rq, strict=True)] for rp, rq in zip(aw, au, strict=True)])
+    return a, Channel.from_rows(
+        [[(1 + t) * p - t * q for p, q in zip(rp, rq, strict=True)] for rp, rq in zip(aw, au, strict=True)]
+    )
 
 
 def count_mechanism_program(n: int, e: Fraction) -> LinearProgram:
@@ -115,7 +117,9 @@ def captured_program(run: Callable[[], Any]) -> tuple[Any, float, LinearProgram 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true")
-    parser.add_argument("--limit", type=float, default=60.0, help="time limit of each cddlib, PPL and libqif run, in seconds")
+    parser.add_argument(
+        "--limit", type=float, default=60.0, help="time limit of each cddlib, PPL and libqif run, in seconds"
+    )
     parser.add_argument("--only", default="", help="run only the workloads whose name contains this text")
     arguments = parser.parse_args()
     rng = random.Random(13)
@@ -141,23 +145,37 @@ def main() -> None:
     def survey() -> str:
         from proofs_checks.stability_spec import evaluate_spec, read_spec
 
-        report, _ = evaluate_spec(read_spec(str(Path(__file__).resolve().parent.parent / "examples" / "survey_rr.toml")))
+        report, _ = evaluate_spec(
+            read_spec(str(Path(__file__).resolve().parent.parent / "examples" / "survey_rr.toml"))
+        )
         return f"stable = {report['stable']} on {len(report['points'])} values of e^ε"
 
     def lp_fixed(n: int, shape: str = "uniform", eps_exp: str = "2") -> tuple[str, Callable[[], Any]]:
         z = ([Fraction(1, n)] * n if shape == "uniform"
              else [Fraction(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)])
         objective = [w for row in count_error_weights(z) for w in row]
-        return (f"lp-fixed, {shape} z, n = {n}" + ("" if eps_exp == "2" else f", e^eps = {eps_exp}"),
-                lambda: f"value {float(certified_minimum(count_program(n, eps_exp, z, fixed=True), objective).value):.12f}")
+        return (
+            f"lp-fixed, {shape} z, n = {n}" + ("" if eps_exp == "2" else f", e^eps = {eps_exp}"),
+            lambda: f"value {float(certified_minimum(count_program(n, eps_exp, z, fixed=True), objective).value):.12f}",
+        )
 
-    workloads = [("survey stability spec (examples/survey_rr.toml)", survey),
-                 refine_row(200, 50, 25, True), refine_row(200, 50, 25, False), lp_fixed(20), lp_fixed(40), lp_fixed(40, 'binomial'),
-                 lp_fixed(40, 'binomial', '3/2'),
-                 ("Cormode, all seven properties, n = 100",
-                  lambda: f"L0 = {float(optimal_mechanism(100, '9/10', PROPERTIES)[0]):.9f}"),
-                 ("count-mechanism LP n = 40 (E|i-j|)",
-                  lambda: f"value {solve(count_mechanism_program(40, Fraction(2))).value}")]
+    workloads = [
+        ("survey stability spec (examples/survey_rr.toml)", survey),
+        refine_row(200, 50, 25, True),
+        refine_row(200, 50, 25, False),
+        lp_fixed(20),
+        lp_fixed(40),
+        lp_fixed(40, "binomial"),
+        lp_fixed(40, "binomial", "3/2"),
+        (
+            "Cormode, all seven properties, n = 100",
+            lambda: f"L0 = {float(optimal_mechanism(100, '9/10', PROPERTIES)[0]):.9f}",
+        ),
+        (
+            "count-mechanism LP n = 40 (E|i-j|)",
+            lambda: f"value {solve(count_mechanism_program(40, Fraction(2))).value}",
+        ),
+    ]
     if arguments.full:
         workloads += [refine_row(1000, 100, 50, True), refine_row(1000, 100, 50, False), lp_fixed(80), lp_fixed(100)]
     workloads = [(name, run) for name, run in workloads if arguments.only in name]
@@ -175,8 +193,12 @@ def main() -> None:
         ratio = seconds / floats if last is not None and floats > 0 else float("nan")
         cdd = exact_oracle_seconds("cdd", last, arguments.limit) if last is not None else "–"
         ppl = exact_oracle_seconds("ppl", last, arguments.limit) if last is not None else "–"
-        print(f"{name:<48} {seconds:>8.2f} s {floats:>10.2f} s {ratio:>7.1f} {cdd:>9} {ppl:>9} {peers.get(name, '–'):>11}  "
-              f"{str(answer)[:70]}", flush=True)
+        print(
+            f"{name:<48} {seconds:>8.2f} s {floats:>10.2f} s {ratio:>7.1f} {cdd:>9} {ppl:>9} "
+            f"{peers.get(name, '–'):>11}  "
+            f"{str(answer)[:70]}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,9 @@ def appd1() -> None:
     print(f"{'e^ε':>8} {'lazy ms':>9} {'materialised ms':>16} {'ratio':>7}  loss")
     for eps_exp in ("7/2", "351/100"):
         start = time.perf_counter()
-        lazy = posterior_uncertainty(uniform_prior(7), count_pipeline(truncated_geometric(7, eps_exp), 4, {0}, (0, 1, 1)), loss)
+        lazy = posterior_uncertainty(
+            uniform_prior(7), count_pipeline(truncated_geometric(7, eps_exp), 4, {0}, (0, 1, 1)), loss
+        )
         lazy_ms = 1000 * (time.perf_counter() - start)
         start = time.perf_counter()
         full = posterior_uncertainty(uniform_prior(7), materialised_appd1(eps_exp), loss)
@@ -86,8 +88,11 @@ def census() -> None:
         count_pipeline(truncated_geometric(6, eps_exp).to_float(), 1000, {0}, small_known), loss)
     float_rows = np.array(count_pipeline(truncated_geometric(6, eps_exp).to_float(), 1000, {0}, small_known).matrix)
     exact_rows = np.array([[float(v) for v in row] for row in exact_pipeline.rows()])
-    print(f"exact spot check, N = 1,000 at e^ε = {eps_exp}: {exact_seconds:.2f} s; |float − exact| loss "
-          f"{abs(float_value - float(exact_value)):.2e}, largest entry difference {np.abs(float_rows - exact_rows).max():.2e}")
+    print(
+        f"exact spot check, N = 1,000 at e^ε = {eps_exp}: {exact_seconds:.2f} s; |float − exact| loss "
+        f"{abs(float_value - float(exact_value)):.2e}, largest entry difference "
+        f"{np.abs(float_rows - exact_rows).max():.2e}"
+    )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,9 @@ def main() -> None:
           f"{'ours+orbits s':>14} {'ratio':>6} {'lrs s':>8} {'normaliz s':>11} {'orbit-wise s':>13}")
     cones = "normaliz" if normaliz_available() else "cdd"
     cases = [("D", n, lambda n=n, nn=True: ldp_polytope(n, "2", nonnegativity=nn)) for n in (3, 4)]
-    cases += [(name, n, lambda n=n, name=name, nn=True: build(name, n)) for name in ("U", "F", "RU", "RF") for n in (3, 4)]
+    cases += [
+        (name, n, lambda n=n, name=name, nn=True: build(name, n)) for name in ("U", "F", "RU", "RF") for n in (3, 4)
+    ]
     for name, n, make in cases:
         plain = make()
         ours = make(nn=False) if name == "D" else plain
@@ -67,12 +69,18 @@ def main() -> None:
             walk, walk_seconds = timed(lambda: enumerate_orbits(ours, cone_method=cones))
             assert (walk.count, len(walk.orbits)) == (len(our_enumeration.vertices), len(groups))
             walk_text = f"{walk_seconds:.2f}"
-        print(f"{name:<9} {n:>2} {len(our_enumeration.vertices):>9} {len(groups):>7} {plain_text:>12} {our_seconds:>8.2f} "
-              f"{our_seconds + orbit_seconds:>14.2f} {ratio:>6} {lrs_text:>8} {normaliz_text:>11} {walk_text:>13}")
+        print(
+            f"{name:<9} {n:>2} {len(our_enumeration.vertices):>9} {len(groups):>7} {plain_text:>12} "
+            f"{our_seconds:>8.2f} "
+            f"{our_seconds + orbit_seconds:>14.2f} {ratio:>6} {lrs_text:>8} {normaliz_text:>11} {walk_text:>13}"
+        )
     from polytopes.ldp_support import ldp_vertices_by_support
 
     (vertices, _), seconds = timed(lambda: ldp_vertices_by_support(5, "2"))
-    print(f"{'D':<9} {5:>2} {len(vertices):>9} {'':>7} {'> 3000 (issue)':>12} {seconds:>8.2f}   by support (faces by cdd, full support by Cor. 5)")
+    print(
+        f"{'D':<9} {5:>2} {len(vertices):>9} {'':>7} {'> 3000 (issue)':>12} {seconds:>8.2f}   "
+        "by support (faces by cdd, full support by Cor. 5)"
+    )
     for way in dict.fromkeys((cones, "cdd")):
         walk, walk_seconds = timed(lambda: enumerate_orbits(ldp_polytope(5, "2"), cone_method=way))
         assert (walk.count, len(walk.orbits)) == (len(vertices), 47)

@@ -58,9 +58,13 @@ def libqif(a: Channel, b: Channel, kind: str, limit: float) -> str:
     if importlib.util.find_spec("qif") is None:
         return "not installed"
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
-        json.dump({"a": [[str(v) for v in row] for row in a.rows()], "b": [[str(v) for v in row] for row in b.rows()]}, handle)
+        json.dump(
+            {"a": [[str(v) for v in row] for row in a.rows()], "b": [[str(v) for v in row] for row in b.rows()]}, handle
+        )
     try:
-        done = subprocess.run([sys.executable, "-c", _CHILD, handle.name, kind], capture_output=True, text=True, timeout=limit)
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, handle.name, kind], capture_output=True, text=True, timeout=limit
+        )
     except subprocess.TimeoutExpired:
         return f"> {limit:.0f} s"
     if done.returncode != 0:
@@ -75,10 +79,15 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=120.0, help="time limit of each libqif run, in seconds")
     arguments = parser.parse_args()
     rng = random.Random(2023)
-    print(f"{'size':>9} {'family, case':<17} {'qifkit certified':>17} {'method':<52} {'libqif float':>18} {'libqif rational':>18}")
+    print(
+        f"{'size':>9} {'family, case':<17} {'qifkit certified':>17} {'method':<52} {'libqif float':>18} "
+        f"{'libqif rational':>18}"
+    )
     duplicated = lambda rows, columns: random_channel(rng, rows, columns // 2) @ Channel.from_rows(  # noqa: E731
         [[Fraction(1, 2) if c // 2 == r else 0 for c in range(columns)] for r in range(columns // 2)])
-    families = [(rows, columns, "random", random_channel) for rows, columns in SIZES] + [(200, 50, "duplicated", duplicated)]
+    families = [(rows, columns, "random", random_channel) for rows, columns in SIZES] + [
+        (200, 50, "duplicated", duplicated)
+    ]
     for rows, columns, family, build in families:
         a = build(rng, rows, columns) if family == "random" else build(rows, columns)
         cases = {"holds": a @ random_channel(rng, columns, columns), "fails": random_channel(rng, rows, columns)}
@@ -87,7 +96,9 @@ def main() -> None:
             result = refines(a, b)
             seconds = time.perf_counter() - start
             assert verify_certificate(a, b, result) and result.holds == (case == "holds")
-            rational = "skipped (--full)" if rows >= 1000 and not arguments.full else libqif(a, b, "rational", arguments.limit)
+            rational = (
+                "skipped (--full)" if rows >= 1000 and not arguments.full else libqif(a, b, "rational", arguments.limit)
+            )
             print(f"{rows:>4}x{columns:<4} {family + ' ' + case:<17} {seconds:>15.2f} s {result.method:<52} "
                   f"{libqif(a, b, 'float', arguments.limit):>18} {rational:>18}", flush=True)
 

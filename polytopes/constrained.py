@@ -49,14 +49,17 @@ PROPERTIES = ("RH", "RM", "CH", "CM", "F", "WH", "S")
 Constraint = tuple[dict[tuple[int, int], Fraction], Fraction, tuple[str, tuple[int, ...]]]
 
 
-def _check(n: Any, alpha: Any) -> tuple[int, Fraction]:
+def _size_and_alpha(n: Any, alpha: Any) -> tuple[int, Fraction]:
     return whole_number(n, 1, "n"), alpha_in_unit_interval(alpha)
 
 
 def _property_rows(n: int, name: str) -> tuple[list[Constraint], list[Constraint]]:
     """(inequalities, equalities) of one property, each Σ c·M[j][i] + constant (≥ or =) 0."""
     one, minus_one, zero = Fraction(1), Fraction(-1), Fraction(0)  # shared: 10⁵ constraints at n = 100
-    ge = lambda big, small, label: ({big: one, small: minus_one} if big != small else {}, zero, label)  # noqa: E731
+
+    def ge(big, small, label):
+        return ({big: one, small: minus_one} if big != small else {}, zero, label)
+
     inequalities: list[Constraint] = []
     equalities: list[Constraint] = []
     if name == "RH":
@@ -64,19 +67,25 @@ def _property_rows(n: int, name: str) -> tuple[list[Constraint], list[Constraint
                         for i in range(n + 1) for j in range(n + 1) if i != j]
     elif name == "RM":
         for i in range(n + 1):
-            inequalities += [ge((j, i), (j - 1, i), ("Pr[{0}|{1}] <= Pr[{0}|{2}]", (i, j - 1, j))) for j in range(1, i + 1)]
+            inequalities += [
+                ge((j, i), (j - 1, i), ("Pr[{0}|{1}] <= Pr[{0}|{2}]", (i, j - 1, j))) for j in range(1, i + 1)
+            ]
             inequalities += [ge((j, i), (j + 1, i), ("Pr[{0}|{1}] <= Pr[{0}|{2}]", (i, j + 1, j))) for j in range(i, n)]
     elif name == "CH":
         inequalities = [ge((j, j), (j, i), ("Pr[{0}|{0}] >= Pr[{1}|{0}]", (j, i)))
                         for j in range(n + 1) for i in range(n + 1) if i != j]
     elif name == "CM":
         for j in range(n + 1):
-            inequalities += [ge((j, i), (j, i - 1), ("Pr[{0}|{2}] <= Pr[{1}|{2}]", (i - 1, i, j))) for i in range(1, j + 1)]
+            inequalities += [
+                ge((j, i), (j, i - 1), ("Pr[{0}|{2}] <= Pr[{1}|{2}]", (i - 1, i, j))) for i in range(1, j + 1)
+            ]
             inequalities += [ge((j, i), (j, i + 1), ("Pr[{0}|{2}] <= Pr[{1}|{2}]", (i + 1, i, j))) for i in range(j, n)]
     elif name == "F":
         equalities = [({(i, i): one, (0, 0): -one}, zero, ("Pr[{0}|{0}] = Pr[0|0]", (i,))) for i in range(1, n + 1)]
     elif name == "WH":
-        inequalities = [({(i, i): one}, Fraction(-1, n + 1), ("Pr[{0}|{0}] >= 1/{1}", (i, n + 1))) for i in range(n + 1)]
+        inequalities = [
+            ({(i, i): one}, Fraction(-1, n + 1), ("Pr[{0}|{0}] >= 1/{1}", (i, n + 1))) for i in range(n + 1)
+        ]
     elif name == "S":
         equalities = [({(j, i): one, (n - j, n - i): -one}, zero, ("Pr[{0}|{1}] = Pr[{2}|{3}]", (i, j, n - i, n - j)))
                       for j in range(n + 1) for i in range(n + 1) if (j, i) < (n - j, n - i)]
@@ -117,8 +126,11 @@ def properties_of(mechanism: Channel | Sequence[Sequence[Any]]) -> dict[str, str
 def design_program(n: int, alpha: Any, properties: Collection[str] = (), extra_variables: int = 0) -> SparseProgram:
     """BasicDP (eqs. (4)-(6)) plus the properties as a sparse LP over M row-major (variable
     j·(n+1) + i is M[j][i] = Pr[i | j]); `extra_variables` free variables follow (for a max objective)."""
-    n, a = _check(n, alpha)
-    cell = lambda j, i: j * (n + 1) + i  # noqa: E731
+    n, a = _size_and_alpha(n, alpha)
+
+    def cell(j, i):
+        return j * (n + 1) + i
+
     one, zero, minus_a = Fraction(1), Fraction(0), -a  # shared by the 10⁵ rows at n = 100
     with collector_paused():  # 10⁵ rows at n = 100, no cycles among them
         equalities = [({cell(j, i): one for i in range(n + 1)}, -one) for j in range(n + 1)]
@@ -163,7 +175,7 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
     QifError
         If the LP is infeasible (it never is: UM meets every property, Thm. 2).
     """
-    n, _ = _check(n, alpha)
+    n, _ = _size_and_alpha(n, alpha)
     if aggregate not in ("sum", "max"):
         raise LabelError(f"aggregate must be 'sum' or 'max', got {aggregate!r}")
     if method not in ("exact", "certified", "cdd"):
@@ -181,10 +193,14 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
                 objective[k] = v
     else:  # t ≥ cost_j for every j; minimise t
         objective[size] = Fraction(1)
-        bounds = tuple(({size: Fraction(1), **{k: -v for k, v in terms.items()}}, Fraction(0)) for terms in cost.values())
+        bounds = tuple(
+            ({size: Fraction(1), **{k: -v for k, v in terms.items()}}, Fraction(0)) for terms in cost.values()
+        )
         program = SparseProgram(program.variables, program.equalities, program.inequalities + bounds, "design")
     result = (exact_minimum if method == "cdd" else certified_minimum)(program, objective)
-    scale = Fraction(n + 1, n) if p == 0 and weights is None and aggregate == "sum" and min_distance <= 1 else Fraction(1)
+    scale = (
+        Fraction(n + 1, n) if p == 0 and weights is None and aggregate == "sum" and min_distance <= 1 else Fraction(1)
+    )
     solution = result.point
     mechanism = Channel.from_rows([list(solution[j * (n + 1):(j + 1) * (n + 1)]) for j in range(n + 1)])
     return result.value * scale, mechanism
@@ -219,7 +235,7 @@ def recommend(n: int, alpha: Any, properties: Collection[str] = ()) -> tuple[str
     """
     from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism
 
-    n, a = _check(n, alpha)
+    n, a = _size_and_alpha(n, alpha)
     unknown = set(properties) - set(PROPERTIES)
     if unknown:
         raise LabelError(f"unknown property {sorted(unknown)[0]!r}; the properties are {', '.join(PROPERTIES)}")

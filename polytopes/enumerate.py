@@ -19,7 +19,16 @@ import cdd.gmp
 from polytopes.hrep import Polytope, integer_key, permuted, read_cdd
 from qifkit.errors import LabelError, PolytopeError
 
-__all__ = ["orientation", "Vertex", "Enumeration", "enumerate_vertices", "orbits", "vertices_document", "to_ext", "read_ext"]
+__all__ = [
+    "orientation",
+    "Vertex",
+    "Enumeration",
+    "enumerate_vertices",
+    "orbits",
+    "vertices_document",
+    "to_ext",
+    "read_ext",
+]
 
 
 @dataclass(frozen=True)

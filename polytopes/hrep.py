@@ -101,7 +101,9 @@ class Polytope:
         rows = [*self.equalities, *self.inequalities]
         lines = [f"* {self.name} n={self.shape[0]} e^eps={self.eps_exp}", "H-representation"]
         if self.equalities:
-            lines.append(f"linearity {len(self.equalities)} " + " ".join(str(i + 1) for i in range(len(self.equalities))))
+            lines.append(
+                f"linearity {len(self.equalities)} " + " ".join(str(i + 1) for i in range(len(self.equalities)))
+            )
         lines += ["begin", f"{len(rows)} {self.dimension_of_space + 1} rational"]
         lines += [" ".join(str(v) for v in row) for row in rows]
         lines.append("end")
@@ -111,7 +113,10 @@ class Polytope:
         """Exact membership of a point given as its variables (row-major)."""
         if len(point) != self.dimension_of_space:
             return False
-        value = lambda row: row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a)  # noqa: E731
+
+        def value(row):
+            return row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a)
+
         return all(value(row) == 0 for row in self.equalities) and all(value(row) >= 0 for row in self.inequalities)
 
     def tight(self, point: Sequence[Fraction]) -> frozenset[int]:
@@ -182,7 +187,12 @@ def read_cdd(source: str | os.PathLike[str]) -> tuple[str, tuple[tuple[Fraction,
             continue
         if size is None:
             cells = line.split()
-            if len(cells) != 3 or not cells[0].isdigit() or not cells[1].isdigit() or cells[2] not in ("rational", "integer"):
+            if (
+                len(cells) != 3
+                or not cells[0].isdigit()
+                or not cells[1].isdigit()
+                or cells[2] not in ("rational", "integer")
+            ):
                 raise FileFormatError(f"{where}: {line[:40]!r} is not 'm d rational'")
             size = (int(cells[0]), int(cells[1]))
             continue

@@ -137,7 +137,9 @@ def feasible_values(pattern: Pattern) -> list[str]:
             polynomials += [d, *system.conditions(rows)]
     if not polynomials:
         return []  # rank < u for every e
-    polynomials += [m for rows in itertools.combinations(range(n), u + 1) if not (m := system.augmented_minor(rows)).is_zero]
+    polynomials += [
+        m for rows in itertools.combinations(range(n), u + 1) if not (m := system.augmented_minor(rows)).is_zero
+    ]
     points: list[RealPoint] = []
     previous = Fraction(1)
     for root in real_roots([p for p in polynomials if not p.is_zero], Fraction(1)):

@@ -86,7 +86,9 @@ def _embed(block: set[Matrix], n: int, m: int) -> set[Matrix]:
     result = set()
     for columns in itertools.combinations(range(n), m):
         for matrix in block:
-            result.add(tuple(tuple(row[columns.index(j)] if j in columns else Fraction(0) for j in range(n)) for row in matrix))
+            result.add(
+                tuple(tuple(row[columns.index(j)] if j in columns else Fraction(0) for j in range(n)) for row in matrix)
+            )
     return result
 
 

@@ -74,9 +74,12 @@ class SparseProgram:
         """The same polytope, sparse."""
         # getattr(a, "_numerator", a) reads a Fraction's numerator without its Python-level
         # __bool__ (3× faster on the 10⁷ mostly-zero entries of F at n = 40); ints pass as they are
-        sparse = lambda rows: tuple(({k: a for k, a in enumerate(r[1:]) if getattr(a, "_numerator", a)}, r[0])  # noqa: E731
+        def sparse(rows):
+            return tuple(({k: a for k, a in enumerate(r[1:]) if getattr(a, "_numerator", a)}, r[0])
                                     for r in rows)
-        return cls(polytope.dimension_of_space, sparse(polytope.equalities), sparse(polytope.inequalities), polytope.name)
+        return cls(
+            polytope.dimension_of_space, sparse(polytope.equalities), sparse(polytope.inequalities), polytope.name
+        )
 
     def contains(self, point: Sequence[Fraction]) -> bool:
         """Exact membership."""
@@ -144,9 +147,16 @@ def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -
     a_in, b_in = _sparse(program.inequalities, program.variables)
     import scipy.optimize  # here, not at import: it costs about 0.3 s to load
 
-    result = scipy.optimize.linprog(c, A_ub=-a_in, b_ub=b_in, A_eq=a_eq if a_eq.shape[0] else None,
-                                    b_eq=-b_eq if a_eq.shape[0] else None, bounds=(None, None), method="highs-ds",
-                                    options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+    result = scipy.optimize.linprog(
+        c,
+        A_ub=-a_in,
+        b_ub=b_in,
+        A_eq=a_eq if a_eq.shape[0] else None,
+        b_eq=-b_eq if a_eq.shape[0] else None,
+        bounds=(None, None),
+        method="highs-ds",
+        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+    )
     if result.status != 0:
         raise UndecidableError(f"HiGHS did not solve the LP over {program.name}: {result.message}")
     return result

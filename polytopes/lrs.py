@@ -36,7 +36,9 @@ def lrs_vertices(polytope: Polytope, timeout: float = 600.0) -> set[tuple[Fracti
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "polytope.ine"
         source.write_text(polytope.to_ine())
-        output = subprocess.run([program, str(source)], capture_output=True, text=True, timeout=timeout, check=True).stdout
+        output = subprocess.run(
+            [program, str(source)], capture_output=True, text=True, timeout=timeout, check=True
+        ).stdout
     vertices, inside = set(), False
     for line in output.splitlines():
         words = line.split()

@@ -21,7 +21,9 @@ Matrix = Sequence[Sequence[Fraction]]
 
 def apply_psi(psi_matrix: Matrix, b: Matrix) -> list[list[Fraction]]:
     """T = Ψ·B exactly."""
-    return [[sum((p * b[i][j] for i, p in enumerate(row)), Fraction(0)) for j in range(len(b[0]))] for row in psi_matrix]
+    return [
+        [sum((p * b[i][j] for i, p in enumerate(row)), Fraction(0)) for j in range(len(b[0]))] for row in psi_matrix
+    ]
 
 
 def _column(psi_matrix: Matrix, u: int) -> list[Fraction]:
@@ -42,7 +44,9 @@ def affinely_simplified(b: Matrix, psi_matrix: Matrix, z: Sequence[Fraction]) ->
             continue
         v = positive[0]
         base = [x / weight[v] for x in _column(psi_matrix, v)]
-        vectors += [[x / weight[u] - y for x, y in zip(_column(psi_matrix, u), base, strict=True)] for u in positive[1:]]
+        vectors += [
+            [x / weight[u] - y for x, y in zip(_column(psi_matrix, u), base, strict=True)] for u in positive[1:]
+        ]
     return _independent(vectors)
 
 

@@ -61,7 +61,9 @@ class ResumeFolder:
             manifest = read_json(path)
             recorded, hashes = manifest["problem"], manifest["blocks"]
         except (ValueError, KeyError, TypeError) as error:
-            raise ResumeMismatchError(f"{path} is not a manifest of this tool ({error}); give an empty folder") from None
+            raise ResumeMismatchError(
+                f"{path} is not a manifest of this tool ({error}); give an empty folder"
+            ) from None
         if recorded != self.problem:
             raise ResumeMismatchError(f"{self.path} holds a different problem: {json.dumps(recorded)}")
         if not isinstance(hashes, dict):

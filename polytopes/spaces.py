@@ -78,7 +78,10 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True, columns: int 
     whole_number(width, 1, "columns", maximum=size)
     e = eps_exp_above_one(eps_exp, allow_one=True)
     d = size * width
-    index = lambda i, j: 1 + i * width + j  # noqa: E731  (column 0 is the constant)
+
+    def index(i, j):  # column 0 is the constant
+        return 1 + i * width + j
+
     equalities = []
     for i in range(size):
         row = [Fraction(0)] * (d + 1)
@@ -168,7 +171,10 @@ def _count_rows(n: int, eps_exp: Any, z: Sequence[Any] | None, fixed: bool
     point (F only), then x ≥ 0 and the ε-DP ratios of neighbouring rows, column by column."""
     size, e = whole_number(n, 2, "n"), eps_exp_above_one(eps_exp, allow_one=False)
     point = check_distribution(z, size)
-    cell = lambda i, j: i * size + j  # noqa: E731
+
+    def cell(i, j):
+        return i * size + j
+
     one, minus_one, zero = Fraction(1), Fraction(-1), Fraction(0)  # shared by the 30,000 rows at n = 100
     equalities = [({cell(i, j): one for j in range(size)}, minus_one) for i in range(size)]
     if fixed:
@@ -189,8 +195,13 @@ def representation_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None
     matrix = psi(size, e)
     k = len(matrix[0])
     d = k * size
-    cell = lambda i, j: i * size + j  # noqa: E731
-    equalities = [_row(d, Fraction(-1), {cell(i, j): matrix[r][i] for i in range(k) for j in range(size)}) for r in range(size)]
+
+    def cell(i, j):
+        return i * size + j
+
+    equalities = [
+        _row(d, Fraction(-1), {cell(i, j): matrix[r][i] for i in range(k) for j in range(size)}) for r in range(size)
+    ]
     if fixed:
         weight = [sum((point[r] * matrix[r][i] for r in range(size)), Fraction(0)) for i in range(k)]
         equalities += [_row(d, -point[j], {cell(i, j): weight[i] for i in range(k)}) for j in range(size)]
@@ -199,4 +210,12 @@ def representation_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None
     mirror = [all_scales.index(tuple(reversed(s))) for s in all_scales]
     symmetric = not fixed or point == point[::-1]
     symmetries = (_reversal(k, size, mirror),) if symmetric else ()
-    return Polytope("RF" if fixed else "RU", (k, size), e, tuple(equalities), tuple(inequalities), symmetries, point if fixed else None)
+    return Polytope(
+        "RF" if fixed else "RU",
+        (k, size),
+        e,
+        tuple(equalities),
+        tuple(inequalities),
+        symmetries,
+        point if fixed else None,
+    )

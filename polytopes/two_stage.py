@@ -49,22 +49,24 @@ def cyclic_difference(n: int) -> list[list[Fraction]]:
     return [[Fraction(int(j == i)) - Fraction(int(j == (i + 1) % n)) for j in range(n)] for i in range(n)]
 
 
-def _check(epsilon: float, table_size: int) -> None:
+def _check_privatiser_parameters(epsilon: float, table_size: int) -> None:
     if not epsilon > 0:
         raise PrivacyParameterError(f"ε = {epsilon} is not > 0")
     whole_number(table_size, 1, "the table size N")
 
 
-def cyclic_laplace(zeta: Sequence[float] | np.ndarray, epsilon: float, table_size: int, rng: np.random.Generator) -> np.ndarray:
+def cyclic_laplace(
+    zeta: Sequence[float] | np.ndarray, epsilon: float, table_size: int, rng: np.random.Generator
+) -> np.ndarray:
     """One draw of the cyclic Laplace mechanism (Def. 2); its entries sum to 1 (Observation 1)."""
-    _check(epsilon, table_size)
+    _check_privatiser_parameters(epsilon, table_size)
     noise = rng.laplace(0.0, 1.0 / (table_size * epsilon), size=len(zeta))
     return np.asarray(zeta, dtype=float) + noise - np.roll(noise, -1)
 
 
 def classic_laplace(zeta: Sequence[float], epsilon: float, table_size: int, rng: np.random.Generator) -> np.ndarray:
     """One draw of the classic Laplace mechanism with scale 2/(Nε)."""
-    _check(epsilon, table_size)
+    _check_privatiser_parameters(epsilon, table_size)
     return np.asarray(zeta, dtype=float) + rng.laplace(0.0, 2.0 / (table_size * epsilon), size=len(zeta))
 
 

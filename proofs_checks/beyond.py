@@ -18,8 +18,9 @@ ARGMAX_GRID = ("11/10", "6/5", "3/2", "2", "3", "5", "10")
 ARGMAX_SIZES = ((2, 1), (3, 1), (2, 2), (2, 3), (3, 2), (4, 1))
 
 
-def _smallest_argmax_instability(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES,
-                                grid: tuple[str, ...] = ARGMAX_GRID) -> tuple[dict[str, int], tuple[int, int] | None, list[Instability]]:
+def _smallest_argmax_instability(
+    sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES, grid: tuple[str, ...] = ARGMAX_GRID
+) -> tuple[dict[str, int], tuple[int, int] | None, list[Instability]]:
     """Search (K, N) in order of the number of histograms C(N+K−1, K−1), then K: for each, how many
     grid pairs are unstable; the first (K, N) with one, and its instabilities."""
     ordered = sorted(sizes, key=lambda s: (math.comb(s[1] + s[0] - 1, s[0] - 1), s[0], s[1]))
@@ -62,7 +63,9 @@ def argmax_smallest(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES, grid: tup
     e^ε in {11/10, 6/5, 3/2, 2, 3, 5, 10}; stability of N = 1 is shown only on that grid.
     """
     table, first, found = _smallest_argmax_instability(sizes, grid)
-    representative = next((i for i in found if (i.eps_exp_low, i.eps_exp_high) == ("2", "3")), found[0] if found else None)
+    representative = next(
+        (i for i in found if (i.eps_exp_low, i.eps_exp_high) == ("2", "3")), found[0] if found else None
+    )
     ok = first == (2, 2) and representative is not None
     if ok:
         secrets = histograms(2, 2)
@@ -70,9 +73,13 @@ def argmax_smallest(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES, grid: tup
         b = argmax_pipeline(truncated_geometric(3, representative.eps_exp_low), 2, secrets)
         ok = verify_certificate(a, b, representative.certificate)
     return Outcome.decide(
-        ok, Status.CONFIRMED,
-        f"smallest unstable noisy ArgMax: K=2, N=2 (all {len(found)} grid pairs); gap {representative.certificate.gap if representative else None} at e^ε 2 vs 3",
-        unstable_pairs_by_size=table, smallest=first, grid=list(grid),
+        ok,
+        Status.CONFIRMED,
+        f"smallest unstable noisy ArgMax: K=2, N=2 (all {len(found)} grid pairs); gap "
+        f"{representative.certificate.gap if representative else None} at e^ε 2 vs 3",
+        unstable_pairs_by_size=table,
+        smallest=first,
+        grid=list(grid),
         certificate=_instability_evidence(representative) if representative else None,
     )
 
@@ -98,8 +105,12 @@ def kohli_n4(expected: dict[str, int] | None = None, full: bool = False) -> Outc
         return Outcome.decide(False, Status.CONFIRMED, "R_F not enumerated: lrs is missing (install lrslib, "
                               "as the README's setup does, or run with --full for cddlib's 16 minutes)")
     found, orbit_counts = {}, {}
-    builders = {"U": lambda: count_polytope(4, "2"), "F": lambda: count_polytope(4, "2", fixed=True),
-                "RU": lambda: representation_polytope(4, "2"), "RF": lambda: representation_polytope(4, "2", fixed=True)}
+    builders = {
+        "U": lambda: count_polytope(4, "2"),
+        "F": lambda: count_polytope(4, "2", fixed=True),
+        "RU": lambda: representation_polytope(4, "2"),
+        "RF": lambda: representation_polytope(4, "2", fixed=True),
+    }
     agree = None
     for name, build in builders.items():
         polytope = build()
@@ -107,7 +118,9 @@ def kohli_n4(expected: dict[str, int] | None = None, full: bool = False) -> Outc
             if lrs_available():
                 vertices = enumerate_vertices(polytope, "lrs").vertices
                 if full:
-                    agree = {v.coordinates for v in vertices} == {v.coordinates for v in enumerate_vertices(polytope).vertices}
+                    agree = {v.coordinates for v in vertices} == {
+                        v.coordinates for v in enumerate_vertices(polytope).vertices
+                    }
             else:
                 vertices = enumerate_vertices(polytope).vertices
         else:
@@ -202,9 +215,15 @@ def ldp_n5_orbits(grid: tuple[str, ...] = ("2",), by_support: tuple[int, int] = 
     cones = "normaliz" if normaliz_available() else "cdd"
     for eps_exp in (("3/2", "2", "3") if full else grid):
         found = enumerate_orbits(ldp_polytope(5, eps_exp), cone_method=cones)
-        results[eps_exp] = {"count": found.count, "orbits": len(found.orbits), "group_order": found.group_order,
-                            "neighbours_checked": found.neighbours, "seconds": round(found.seconds, 1), "cones_by": cones,
-                            "orbit_sizes": sorted((o.size for o in found.orbits), reverse=True)}
+        results[eps_exp] = {
+            "count": found.count,
+            "orbits": len(found.orbits),
+            "group_order": found.group_order,
+            "neighbours_checked": found.neighbours,
+            "seconds": round(found.seconds, 1),
+            "cones_by": cones,
+            "orbit_sizes": sorted((o.size for o in found.orbits), reverse=True),
+        }
     agrees = "2" not in results or (results["2"]["count"], results["2"]["orbits"]) == by_support
     counts = ", ".join(f"e^ε = {e}: {r['count']} in {r['orbits']} orbits" for e, r in results.items())
     return Outcome.decide(agrees, Status.CONFIRMED,
@@ -255,8 +274,14 @@ def ldp_n4_all_eps(patterns: tuple | None = None, grid_check: str = "2") -> Outc
                 unexplained += 1
                 break
     n5_found = bool(feasible_values(N5_PATTERN))
-    return Outcome.decide(not feasible and not unexplained and n5_found, Status.CONFIRMED,
-                          f"no loose n = 4 pattern is a vertex for any e^ε > 1 ({len(search)} patterns decided exactly); "
-                          f"reduction agrees with the {len(vertices)} cdd vertices at e^ε = {grid_check}",
-                          patterns=len(search), feasible_loose_patterns=feasible, vertices_checked=len(vertices),
-                          unexplained_vertices=unexplained, n5_example_found=n5_found)
+    return Outcome.decide(
+        not feasible and not unexplained and n5_found,
+        Status.CONFIRMED,
+        f"no loose n = 4 pattern is a vertex for any e^ε > 1 ({len(search)} patterns decided exactly); "
+        f"reduction agrees with the {len(vertices)} cdd vertices at e^ε = {grid_check}",
+        patterns=len(search),
+        feasible_loose_patterns=feasible,
+        vertices_checked=len(vertices),
+        unexplained_vertices=unexplained,
+        n5_example_found=n5_found,
+    )

@@ -57,9 +57,12 @@ def gm_structure(sizes: range = range(1, 9)) -> Outcome:
                 if ratio not in (alpha, 1 / alpha):
                     problems.append(f"n={n}: Pr[{i}|{j}]/Pr[{i}|{j + 1}] = {ratio} is not tight")
     return Outcome.decide(
-        not problems, Status.CONFIRMED,
-        f"GM equals Fig. 3, is column-stochastic and has every DP ratio equal to α or 1/α, n = {sizes.start}..{sizes.stop - 1}",
-        sizes=list(sizes), problems=problems,
+        not problems,
+        Status.CONFIRMED,
+        "GM equals Fig. 3, is column-stochastic and has every DP ratio equal to α or 1/α, n = "
+        f"{sizes.start}..{sizes.stop - 1}",
+        sizes=list(sizes),
+        problems=problems,
     )
 
 
@@ -108,7 +111,9 @@ def gm_l0(sizes: range = range(1, 13)) -> Outcome:
 
 
 @claim("cormode18.fig7")
-def fig7(gm_true: str = "5/21", em_true: str = "121/541", printed_gm: str = "0.238", printed_em: str = "0.224") -> Outcome:
+def fig7(
+    gm_true: str = "5/21", em_true: str = "121/541", printed_gm: str = "0.238", printed_em: str = "0.224"
+) -> Outcome:
     """Probability of reporting the true count at n = 4 (Fig. 7).
 
     Source: Cormode et al. 2018, §I (the discussion of Fig. 7) and §IV-D (Fig. 7, "α = 0.9").
@@ -191,8 +196,14 @@ def thm3(sizes: range = range(1, 5), alphas: tuple[str, ...] = ("1/2", "9/10", "
                     low, high = _entry_range(n, alpha, value, j, i)
                     if not low == high == gm[j][i]:
                         failures.append(f"n={n}, α={alpha}: entry ({j},{i}) ranges over [{low}, {high}]")
-    return Outcome.decide(not failures, Status.CONFIRMED, "min L0 = 2α/(1+α) and the optimal face is the single point GM",
-                          sizes=list(sizes), alphas=list(alphas), failures=failures[:5])
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        "min L0 = 2α/(1+α) and the optimal face is the single point GM",
+        sizes=list(sizes),
+        alphas=list(alphas),
+        failures=failures[:5],
+    )
 
 
 @claim("cormode18.lemma1")
@@ -259,7 +270,9 @@ def lemma2(alphas: tuple[str, ...] = ("1/2", "2/3", "3/4", "10/11", "19/25"), si
 
 
 @claim("cormode18.lemma3")
-def lemma3(alphas: tuple[str, ...] = ("1/10", "1/3", "49/100", "1/2", "51/100", "2/3", "9/10"), sizes: range = range(2, 9)) -> Outcome:
+def lemma3(
+    alphas: tuple[str, ...] = ("1/10", "1/3", "49/100", "1/2", "51/100", "2/3", "9/10"), sizes: range = range(2, 9)
+) -> Outcome:
     """When GM is column monotone.
 
     Source: Cormode et al. 2018, Lemma 3.
@@ -267,9 +280,15 @@ def lemma3(alphas: tuple[str, ...] = ("1/10", "1/3", "49/100", "1/2", "51/100", 
     Method: the column-monotonicity test on the exact GM, α around and at 1/2.
     Assumptions: n = 2..8 and α in {1/10, 1/3, 49/100, 1/2, 51/100, 2/3, 9/10}.
     """
-    disagreements = [f"n={n}, α={alpha}" for alpha in alphas for n in sizes
-                     if (property_violation(geometric_mechanism(n, alpha), "CM") is None) != (exact(alpha) <= Fraction(1, 2))]
-    return Outcome.decide(not disagreements, Status.CONFIRMED, "CM(GM) ⇔ α ≤ 1/2 on the grid", disagreements=disagreements)
+    disagreements = [
+        f"n={n}, α={alpha}"
+        for alpha in alphas
+        for n in sizes
+        if (property_violation(geometric_mechanism(n, alpha), "CM") is None) != (exact(alpha) <= Fraction(1, 2))
+    ]
+    return Outcome.decide(
+        not disagreements, Status.CONFIRMED, "CM(GM) ⇔ α ≤ 1/2 on the grid", disagreements=disagreements
+    )
 
 
 def _max_fair_diagonal(n: int, alpha: str) -> Fraction:
@@ -294,7 +313,9 @@ def lemma4(sizes: tuple[int, ...] = (2, 4, 6, 8), alphas: tuple[str, ...] = ALPH
             bound = (1 - a) / (1 + a - 2 * a ** (n // 2 + 1))
             if _max_fair_diagonal(n, alpha) != bound:
                 failures.append(f"n={n}, α={alpha}")
-    return Outcome.decide(not failures, Status.CONFIRMED, "max fair y equals (1−α)/(1+α−2α^(n/2+1)) exactly", failures=failures)
+    return Outcome.decide(
+        not failures, Status.CONFIRMED, "max fair y equals (1−α)/(1+α−2α^(n/2+1)) exactly", failures=failures
+    )
 
 
 @claim("cormode18.thm4-em")
@@ -317,8 +338,12 @@ def thm4_em(sizes: range = range(1, 11), alphas: tuple[str, ...] = ("1/2", "9/10
             value, _ = optimal_mechanism(n, alpha, ["F"])
             if broken or value != l0_score(em):
                 failures.append(f"n={n}, α={alpha}: {broken or value}")
-    return Outcome.decide(not failures, Status.CONFIRMED, "EM has all seven properties and the fair L0 optimum, n = 1..10",
-                          failures=failures)
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        "EM has all seven properties and the fair L0 optimum, n = 1..10",
+        failures=failures,
+    )
 
 
 @claim("cormode18.thm1")
@@ -348,9 +373,14 @@ def thm1(trials: int = 24, seed: int = 1) -> Outcome:
         lost = [p for p in held + ["S"] if property_violation(star, p) is not None]
         if lost or l0_score(star) != l0_score(mechanism):
             failures.append(f"trial {trial}: lost {lost}")
-    return Outcome.decide(not failures and asymmetric > 0, Status.CONFIRMED,
-                          f"M* kept every property and L0 on {trials} random mechanisms ({asymmetric} were not symmetric)",
-                          trials=trials, seed=seed, failures=failures)
+    return Outcome.decide(
+        not failures and asymmetric > 0,
+        Status.CONFIRMED,
+        f"M* kept every property and L0 on {trials} random mechanisms ({asymmetric} were not symmetric)",
+        trials=trials,
+        seed=seed,
+        failures=failures,
+    )
 
 
 @claim("cormode18.fig5-four")
@@ -377,8 +407,13 @@ def fig5_four(sizes: range = range(2, 6), alphas: tuple[str, ...] = ALPHAS, full
             named = {l0_score(geometric_mechanism(n, alpha)), l0_score(explicit_fair_mechanism(n, alpha))}
             if len(values) > 4 or (exact(alpha) <= Fraction(1, 2) and values != named):
                 failures.append(f"n={n}, α={alpha}: {len(values)} values")
-    return Outcome.decide(not failures, Status.CONFIRMED, "at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
-                          distinct_values=counts, failures=failures)
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        "at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
+        distinct_values=counts,
+        failures=failures,
+    )
 
 
 from polytopes.constrained import gupte_violation, weakly_honest_mechanism  # noqa: E402
@@ -421,9 +456,17 @@ def fig6(table: Any = None, sizes: range = range(2, 8), alphas: tuple[str, ...] 
             if (l0_score(mechanisms["GM"]) != 2 * a / (1 + a) or l0_score(mechanisms["WM"]) < 2 * a / (1 + a)
                     or l0_score(mechanisms["EM"]) != Fraction(n + 1, n) * (1 - y) or l0_score(mechanisms["UM"]) != 1):
                 l0_failures.append(f"n={n}, α={alpha}")
-    found = {p: {m: ("Y" if v == {True} else "N" if v == {False} else "—") for m, v in row.items()} for p, row in seen.items()}
-    return Outcome.decide(found == table and not l0_failures, Status.CONFIRMED,
-                          "every Y/N/— entry of Fig. 6 recomputed; the L0 row holds", table=found, l0_failures=l0_failures)
+    found = {
+        p: {m: ("Y" if v == {True} else "N" if v == {False} else "—") for m, v in row.items()}
+        for p, row in seen.items()
+    }
+    return Outcome.decide(
+        found == table and not l0_failures,
+        Status.CONFIRMED,
+        "every Y/N/— entry of Fig. 6 recomputed; the L0 row holds",
+        table=found,
+        l0_failures=l0_failures,
+    )
 
 
 def _cdd_vertex_optimum(n: int, alpha: Any, subset: list[str]) -> Channel:
@@ -459,10 +502,13 @@ def gupte(sizes: range = range(2, 11), alpha: str = "9/10") -> Outcome:
     other_n2 = _cdd_vertex_optimum(2, alpha, ["WH", "RM", "CM"])
     n2_split = gupte_violation(symmetric_n2, alpha) is None and gupte_violation(other_n2, alpha) is not None
     return Outcome.decide(
-        not failures and n2_split, Status.ERRATUM,
+        not failures and n2_split,
+        Status.ERRATUM,
         "GM passes; EM fails for n = 2..10; WM fails for n = 3..10, but at n = 2 the symmetric optimal WM passes",
-        paper_says="the condition is violated by WM (and EM) for n > 1",
-        truth=f"at n = 2, α = {alpha}, the symmetric L0-optimal WM {[[str(v) for v in row] for row in symmetric_n2.rows()]} "
-              "satisfies the test (derivable from GM); another optimum violates it; for n ≥ 3 every WM tried violates it",
+        paper_says="the condition is violated by WM (and EM) for n > "
+                   "1",
+        truth=f"at n = 2, α = {alpha}, the symmetric L0-optimal WM "
+        f"{[[str(v) for v in row] for row in symmetric_n2.rows()]} "
+        "satisfies the test (derivable from GM); another optimum violates it; for n ≥ 3 every WM tried violates it",
         failures=failures,
     )

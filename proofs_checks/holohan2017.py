@@ -58,8 +58,9 @@ def lemma1(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> 
     Source: Holohan et al., Lemma 1.
     Statement: for ε > 0, the stochastic and DP constraints alone force every entry to be ≥ 0, so
     the rows a_ij ≥ 0 of Def. 4 are redundant.
-    Method: for every entry, an exact LP (cddlib's GMP simplex, :func:`polytopes.lp.exact_minimum`) minimises a_ij over D *without* the
-    non-negativity rows; every minimum must be ≥ 0 (it is exactly 0: zero columns are feasible).
+    Method: for every entry, an exact LP (cddlib's GMP simplex, :func:`polytopes.lp.exact_minimum`)
+    minimises a_ij over D *without* the non-negativity rows; every minimum must be ≥ 0 (it is
+    exactly 0: zero columns are feasible).
     Assumptions: n = 2, 3, 4 and e^ε in {2, 3, 3/2}.
     """
     minima, failures = {}, []
@@ -123,8 +124,13 @@ def thm3(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
                 counts[f"n={n}, e^ε={e}"] = len(orbits(enumeration.vertices, polytope.symmetries))
             except Exception as error:  # not closed under the group
                 failures.append(f"n={n}, e^ε={e}: {error}")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"ex(D) is closed under row × column permutations; orbits {counts}",
-                          orbits=counts, failures=failures)
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        f"ex(D) is closed under row × column permutations; orbits {counts}",
+        orbits=counts,
+        failures=failures,
+    )
 
 
 @claim("holohan17.example1")
@@ -205,8 +211,12 @@ def thm6(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
             one_column = {v for v in _vertices(n, e) if len(gamma(v)) == 1}
             if one_column != units or (e == "1" and set(_vertices(n, e)) != units):
                 failures.append(f"n={n}, e^ε={e}")
-    return Outcome.decide(not failures, Status.CONFIRMED, "|γ| = 1 vertices are exactly the 1·e_iᵀ; at ε = 0 they are all",
-                          failures=failures)
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        "|γ| = 1 vertices are exactly the 1·e_iᵀ; at ε = 0 they are all",
+        failures=failures,
+    )
 
 
 @claim("holohan17.thm7")
@@ -231,8 +241,13 @@ def thm7(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
             patterns = {(row[support[0]], row[support[1]]) for row in scaled}
             if loose_entries(vertex, e) or not patterns <= {(Fraction(1), value), (value, Fraction(1))}:
                 failures.append(f"n={n}, e^ε={e}: {vertex}")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"all {count} two-column vertices have Ã rows (1, e^ε) or (e^ε, 1)",
-                          vertices=count, failures=failures[:5])
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        f"all {count} two-column vertices have Ã rows (1, e^ε) or (e^ε, 1)",
+        vertices=count,
+        failures=failures[:5],
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -292,7 +307,9 @@ def thm9(sizes: tuple[int, ...] = (2, 3), grid: tuple[str, ...] = GRID, expected
             found[f"n={n}, e^ε={e}"] = count
             if not equal or count != expected[n]:
                 failures.append(f"n={n}, e^ε={e}")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"ex(D) = D̃' ∪ D̃ with counts {found}", counts=found, failures=failures)
+    return Outcome.decide(
+        not failures, Status.CONFIRMED, f"ex(D) = D̃' ∪ D̃ with counts {found}", counts=found, failures=failures
+    )
 
 
 @claim("holohan17.conj-n4")
@@ -314,8 +331,13 @@ def conj_n4(grid: tuple[str, ...] = GRID, expected: int = 904, full: bool = Fals
         found[e] = count
         if not equal or count != expected:
             failures.append(e)
-    return Outcome.decide(not failures, Status.CONFIRMED, f"n = 4: 904 vertices, all in D̃' ∪ D̃, at e^ε = {', '.join(grid)}",
-                          counts=found, failures=failures)
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        f"n = 4: 904 vertices, all in D̃' ∪ D̃, at e^ε = {', '.join(grid)}",
+        counts=found,
+        failures=failures,
+    )
 
 
 def _nonnegative_for_e_above_one(expression: sympy.Expr, e: sympy.Symbol) -> bool:
@@ -323,7 +345,9 @@ def _nonnegative_for_e_above_one(expression: sympy.Expr, e: sympy.Symbol) -> boo
     denominator no negative coefficient either."""
     t = sympy.Symbol("t", positive=True)
     numerator, denominator = sympy.fraction(sympy.together(expression.subs(e, 1 + t)))
-    coefficients = sympy.Poly(sympy.expand(numerator), t).all_coeffs() + sympy.Poly(sympy.expand(denominator), t).all_coeffs()
+    coefficients = (
+        sympy.Poly(sympy.expand(numerator), t).all_coeffs() + sympy.Poly(sympy.expand(denominator), t).all_coeffs()
+    )
     return all(c >= 0 for c in coefficients)
 
 
@@ -337,7 +361,9 @@ def _n5_matrix(e: sympy.Symbol, table: Any) -> sympy.Matrix:
 
 
 @claim("holohan17.n5-example")
-def n5_example(table: Any = N5_EXAMPLE, printed_loose: tuple[tuple[int, int], ...] = ((5, 3),), printed_rank: int = 4) -> Outcome:
+def n5_example(
+    table: Any = N5_EXAMPLE, printed_loose: tuple[tuple[int, int], ...] = ((5, 3),), printed_rank: int = 4
+) -> Outcome:
     """An n = 5 extreme point outside D̃' ∪ D̃, for every ε > 0.
 
     Source: Holohan et al., §5 (the matrix after the conjecture).
@@ -382,7 +408,11 @@ def n5_example(table: Any = N5_EXAMPLE, printed_loose: tuple[tuple[int, int], ..
     generic_rank = len(pivots)
     chosen = DomainMatrix([tight_rows[p] for p in pivots], (len(pivots), n * n), field)
     determinant = sympy.factor(field.to_sympy(chosen.det())) if generic_rank == n * n else 0
-    roots_above_one = [r for r in sympy.Poly(sympy.numer(sympy.together(determinant)), e).real_roots() if r > 1] if determinant else ["det = 0"]
+    roots_above_one = (
+        [r for r in sympy.Poly(sympy.numer(sympy.together(determinant)), e).real_roots() if r > 1]
+        if determinant
+        else ["det = 0"]
+    )
     columns = []
     for j in range(n):
         entries = [a[i, j] for i in range(n)]
@@ -406,8 +436,10 @@ def n5_example(table: Any = N5_EXAMPLE, printed_loose: tuple[tuple[int, int], ..
 
 
 @claim("holohan17.example2")
-def example2(grid: tuple[str, ...] = GRID,
-             pattern: Any = (("1", "0", "e", "0"), ("1", "0", "e", "0"), ("e", "0", "1", "0"), ("1", "0", "e", "0"))) -> Outcome:
+def example2(
+    grid: tuple[str, ...] = GRID,
+    pattern: Any = (("1", "0", "e", "0"), ("1", "0", "e", "0"), ("e", "0", "1", "0"), ("1", "0", "e", "0")),
+) -> Outcome:
     """Example 2: a two-column extreme point for n = 4.
 
     Source: Holohan et al., Example 2.
@@ -422,6 +454,10 @@ def example2(grid: tuple[str, ...] = GRID,
         a = tuple(tuple((value if v == "e" else Fraction(int(v))) / (1 + value) for v in row) for row in pattern)
         if a not in set(_vertices(4, e)) or tight_constraint_rank(a, e) != 16:
             failures.append(e)
-    return Outcome.decide(not failures, Status.REPRODUCED, f"extreme at e^ε = {', '.join(grid)} (vertex of the enumeration, 16 tight)",
-                          failures=failures)
+    return Outcome.decide(
+        not failures,
+        Status.REPRODUCED,
+        f"extreme at e^ε = {', '.join(grid)} (vertex of the enumeration, 16 tight)",
+        failures=failures,
+    )
 

@@ -74,7 +74,12 @@ def scales_check(sizes: range = range(2, 7), printed: Any = PRINTED_PSI) -> Outc
             found = scales(n, e)
             patterns = {scale_pattern(s) for s in found}
             tight = all(s[i] in (value * s[i + 1], s[i + 1] / value) for s in found for i in range(n - 1))
-            if len(found) != 2 ** (n - 1) or len(patterns) != len(found) or not tight or any(sum(s) != 1 for s in found):
+            if (
+                len(found) != 2 ** (n - 1)
+                or len(patterns) != len(found)
+                or not tight
+                or any(sum(s) != 1 for s in found)
+            ):
                 problems.append(f"n={n}, e^ε={e}")
     mismatches = table_mismatches(psi(3, "2"), printed)
     return Outcome.decide(not problems and not mismatches, Status.CONFIRMED,
@@ -109,8 +114,13 @@ def lemma1(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID) ->
                 tested += 1
                 if not _conic(matrix, list(column)):
                     failures.append(f"n={n}, e^ε={e}: {column}")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"all {tested} distinct vertex columns are conic combinations of scales",
-                          columns=tested, failures=failures[:5])
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        f"all {tested} distinct vertex columns are conic combinations of scales",
+        columns=tested,
+        failures=failures[:5],
+    )
 
 
 def _positive_scale_mechanisms(n: int, e: str) -> set[Matrix]:
@@ -173,7 +183,9 @@ def thm3_prop1(zs: tuple[tuple[str, ...], ...] = Z_GRID, grid: tuple[str, ...] =
             missing = [t for t in _vertices("F", 3, e, z) if t not in images]
             counts[f"z={'/'.join(z)}, e^ε={e}"] = (len(_vertices("F", 3, e, z)), len(_vertices("RF", 3, e, z)))
             if outside or missing:
-                failures.append(f"z={z}, e^ε={e}: {len(outside)} images outside F, {len(missing)} vertices without preimage")
+                failures.append(
+                    f"z={z}, e^ε={e}: {len(outside)} images outside F, {len(missing)} vertices without preimage"
+                )
     return Outcome.decide(not failures, Status.CONFIRMED, "Ψ(ex R_F) ⊆ F and ex(F) ⊆ Ψ(ex R_F) on every case",
                           counts_F_RF=counts, failures=failures)
 
@@ -193,7 +205,10 @@ def example1(printed: Any = EXAMPLE1, counts: tuple[int, int] = (36, 78)) -> Out
     f, rf = set(_vertices("F", 3, "2", z)), set(_vertices("RF", 3, "2", z))
     b1, b2, t, b3 = (_exact(printed[k]) for k in ("B1", "B2", "T", "B3"))
     matrix = psi(3, "2")
-    image = lambda b: tuple(tuple(row) for row in apply_psi(matrix, b))  # noqa: E731
+
+    def image(b):
+        return tuple(tuple(row) for row in apply_psi(matrix, b))
+
     facts = {
         "counts": (len(f), len(rf)) == tuple(counts),
         "B1, B2 in ex(R_F)": b1 in rf and b2 in rf,
@@ -217,17 +232,30 @@ def example2(printed: Any = EXAMPLE2, counts: tuple[int, int] = (27, 36)) -> Out
     Assumptions: none beyond the example's parameters.
     """
     u, ru = set(_vertices("U", 3, "2")), set(_vertices("RU", 3, "2"))
-    b4, b5, t, b6, image6, half1, half2 = (_exact(printed[k]) for k in ("B4", "B5", "T", "B6", "PsiB6", "half1", "half2"))
+    b4, b5, t, b6, image6, half1, half2 = (
+        _exact(printed[k]) for k in ("B4", "B5", "T", "B6", "PsiB6", "half1", "half2")
+    )
     matrix = psi(3, "2")
-    image = lambda b: tuple(tuple(row) for row in apply_psi(matrix, b))  # noqa: E731
+
+    def image(b):
+        return tuple(tuple(row) for row in apply_psi(matrix, b))
+
     polytope = count_polytope(3, "2")
-    inside = lambda m: polytope.contains([v for row in m for v in row])  # noqa: E731
-    average = tuple(tuple((a + b) / 2 for a, b in zip(r1, r2, strict=True)) for r1, r2 in zip(half1, half2, strict=True))
+
+    def inside(m):
+        return polytope.contains([v for row in m for v in row])
+
+    average = tuple(
+        tuple((a + b) / 2 for a, b in zip(r1, r2, strict=True)) for r1, r2 in zip(half1, half2, strict=True)
+    )
     facts = {
         "counts": (len(u), len(ru)) == tuple(counts),
         "B4, B5 in ex(R_U) map to T in ex(U)": b4 in ru and b5 in ru and image(b4) == image(b5) == t and t in u,
         "B6 in ex(R_U), Ψ·B6 as printed": b6 in ru and image(b6) == image6,
-        "Ψ·B6 = ½(half1 + half2), halves in U and distinct": average == image6 and inside(half1) and inside(half2) and half1 != half2,
+        "Ψ·B6 = ½(half1 + half2), halves in U and distinct": average == image6
+        and inside(half1)
+        and inside(half2)
+        and half1 != half2,
         "Ψ·B6 not in ex(U)": image6 not in u,
     }
     return Outcome.decide(all(facts.values()), Status.REPRODUCED,
@@ -238,7 +266,11 @@ def example2(printed: Any = EXAMPLE2, counts: tuple[int, int] = (27, 36)) -> Out
 def _midpoints(vertices: tuple[Matrix, ...], count: int) -> list[Matrix]:
     """Midpoints of `count` pairs of distinct vertices (deterministic choice): never extreme."""
     pairs = [(vertices[i], vertices[(i * 7 + 3) % len(vertices)]) for i in range(min(count, len(vertices)))]
-    return [tuple(tuple((a + b) / 2 for a, b in zip(r1, r2, strict=True)) for r1, r2 in zip(x, y, strict=True)) for x, y in pairs if x != y]
+    return [
+        tuple(tuple((a + b) / 2 for a, b in zip(r1, r2, strict=True)) for r1, r2 in zip(x, y, strict=True))
+        for x, y in pairs
+        if x != y
+    ]
 
 
 @claim("kohli26.thm4")
@@ -261,12 +293,18 @@ def thm4(zs: tuple[tuple[str, ...], ...] = Z_GRID, grid: tuple[str, ...] = EPS_G
                 failures.append(f"z={z}, e^ε={e}: a vertex is not affinely simplified")
             if any(affinely_simplified(m, matrix, point) for m in _midpoints(vertices, 30)):
                 failures.append(f"z={z}, e^ε={e}: a midpoint is affinely simplified")
-    return Outcome.decide(not failures, Status.CONFIRMED, "vertices of R_F are Ψ-affinely simplified; midpoints are not",
-                          failures=failures)
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        "vertices of R_F are Ψ-affinely simplified; midpoints are not",
+        failures=failures,
+    )
 
 
 @claim("kohli26.cor2")
-def cor2(zs: tuple[tuple[str, ...], ...] = Z_GRID + (("1/2", "0", "1/2"),), grid: tuple[str, ...] = EPS_GRID) -> Outcome:
+def cor2(
+    zs: tuple[tuple[str, ...], ...] = Z_GRID + (("1/2", "0", "1/2"),), grid: tuple[str, ...] = EPS_GRID
+) -> Outcome:
     """Extreme points of R_F use few scales.
 
     Source: Kohli and Laskowski, Cor. 2.
@@ -310,9 +348,12 @@ def thm11_cor5(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID
                     break
             if any(linearly_simplified(m, matrix) for m in _midpoints(vertices, 30)):
                 failures.append(f"n={n}, e^ε={e}: a midpoint is linearly simplified")
-    return Outcome.decide(not failures, Status.CONFIRMED,
-                          "vertices of R_U are Ψ-linearly simplified with 1..n positives, ≤ 1 per row; midpoints are not",
-                          failures=failures)
+    return Outcome.decide(
+        not failures,
+        Status.CONFIRMED,
+        "vertices of R_U are Ψ-linearly simplified with 1..n positives, ≤ 1 per row; midpoints are not",
+        failures=failures,
+    )
 
 
 def _exposed(target: Matrix, others: set[Matrix]) -> bool:
@@ -393,7 +434,10 @@ def cyclic_laplace_check(sizes: range = range(2, 9), printed_cyclic: str = "4", 
             variance = 2 * cyclic_scale**2 * sum(c * c for c in coefficients)
             classic = 2 * classic_scale**2 * (i + 1)
             expected = sympy.Integer(0) if i == n - 1 else sympy.Rational(printed_cyclic) / (N**2 * eps**2)
-            if sympy.simplify(variance - expected) != 0 or sympy.simplify(classic - (i + 1) * sympy.Rational(printed_classic) / (N**2 * eps**2)) != 0:
+            if (
+                sympy.simplify(variance - expected) != 0
+                or sympy.simplify(classic - (i + 1) * sympy.Rational(printed_classic) / (N**2 * eps**2)) != 0
+            ):
                 failures.append(f"n={n}, i={i}")
             if i == n - 1:
                 last_index.append(sympy.simplify(variance) == 0)
@@ -439,7 +483,9 @@ def obs3_omega(sizes: range = range(2, 9), grid: tuple[str, ...] = ("2", "3", "7
             a = 1 / value
             solution = _omega_exact(n, e)
             spread = [sum(a ** abs(i - loc) for i in range(n)) for loc in range(n)]
-            corrected = [(spread[loc] / (1 + a)) if loc in (0, n - 1) else (1 - a) / (1 + a) * spread[loc] for loc in range(n)]
+            corrected = [
+                (spread[loc] / (1 + a)) if loc in (0, n - 1) else (1 - a) / (1 + a) * spread[loc] for loc in range(n)
+            ]
             printed = [((1 - a) / ((1 + value) * (1 - value)) * spread[loc]) if loc in (0, n - 1)
                        else (1 - a) / (1 + value) * spread[loc] for loc in range(n)]
             if solution != corrected:
@@ -464,7 +510,9 @@ def _is_vertex(polytope: Any, matrix: list[list[Fraction]]) -> bool:
     from polytopes.classify import rank
 
     point = [v for row in matrix for v in row]
-    rows = [row[1:] for row in polytope.equalities] + [polytope.inequalities[k][1:] for k in sorted(polytope.tight(point))]
+    rows = [row[1:] for row in polytope.equalities] + [
+        polytope.inequalities[k][1:] for k in sorted(polytope.tight(point))
+    ]
     return polytope.contains(point) and rank(rows) == polytope.dimension_of_space
 
 
@@ -634,7 +682,10 @@ def two_stage(budgets: tuple[float, ...] = (0.1, 0.48, 1.0), runs: int = 12, see
         distances = {"fixed-point (sandwich)": [], "two-stage unfixed optimum": [], "truncated geometric": []}
         geometric = truncated_geometric(n, eps_exp=Fraction(math.exp(eps_total))).to_float().to_numpy()
         for _ in range(runs):
-            for name, constructor in (("fixed-point (sandwich)", "sandwich"), ("two-stage unfixed optimum", "unfixed-optimum")):
+            for name, constructor in (
+                ("fixed-point (sandwich)", "sandwich"),
+                ("two-stage unfixed optimum", "unfixed-optimum"),
+            ):
                 released, _ = two_stage_release(table, n, eps_total, constructor, rng)
                 distances[name].append(wasserstein1(count_distribution(released, n), zeta))
             released = privatise_table(table, geometric, rng)

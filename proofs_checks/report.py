@@ -73,11 +73,20 @@ def _cell(text: str) -> str:
 
 def markdown_report(results: list[Result], not_run: list[str] | None = None) -> str:
     """A report a reader can browse: the summary, the errata first, then every check by paper."""
-    lines = ["# qifkit check: the claims of the papers, checked exactly", "", summary_line(results, len(not_run or [])), ""]
+    lines = [
+        "# qifkit check: the claims of the papers, checked exactly",
+        "",
+        summary_line(results, len(not_run or [])),
+        "",
+    ]
     errata = [r for r in results if r.outcome.status is Status.ERRATUM]
     failed = [r for r in results if r.outcome.status is Status.FAILED]
     if failed:
-        lines += ["## Failed", ""] + [f"- **{r.check.id}** ({r.check.source}): {_cell(r.outcome.summary)}" for r in failed] + [""]
+        lines += (
+            ["## Failed", ""]
+            + [f"- **{r.check.id}** ({r.check.source}): {_cell(r.outcome.summary)}" for r in failed]
+            + [""]
+        )
     if errata:
         lines += ["## Errata: where the printed text is wrong", ""]
         for r in errata:
@@ -91,7 +100,9 @@ def markdown_report(results: list[Result], not_run: list[str] | None = None) -> 
         if not group:
             continue
         lines += [f"## {title}", "", "| id | status | seconds | evidence |", "|---|---|---|---|"]
-        lines += [f"| {r.check.id} | {r.outcome.status.value} | {r.seconds:.2f} | {_cell(r.outcome.summary)} |" for r in group]
+        lines += [
+            f"| {r.check.id} | {r.outcome.status.value} | {r.seconds:.2f} | {_cell(r.outcome.summary)} |" for r in group
+        ]
         lines.append("")
         for r in group:
             lines += [f"<details><summary>{r.check.id}: {_cell(r.check.source)}</summary>", "",

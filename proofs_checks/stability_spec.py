@@ -120,10 +120,10 @@ MAX_PERTURBER = 1000
 #: The most values of an expression perturber: its privacy on a range is values²·(values − 1) sign proofs.
 MAX_EXPRESSION_VALUES = 20
 #: The largest pipeline (secrets × outputs) whose analyst is followed over a [sweep] range: that
-#: builds it with entries that are rational functions of e^ε (App. D.1's 7 × 5 takes 0.3 s; the
-#: survey's 286 × 31 took about a minute to build alone). Larger ones are sampled in floats and
-#: each rise seen is re-decided exactly at its ends (:data:`RANGE_SAMPLES` points), unless every
-#: analyst is proved safe anyway.
+#: builds it with entries that are rational functions of e^ε, whose cost grows with the entries and
+#: their degree (App. D.1's 7 × 5 is quick; the survey's 286 × 31 is not, ``bench_stability.py``).
+#: Larger ones are sampled in floats and each rise seen is re-decided exactly at its ends
+#: (:data:`RANGE_SAMPLES` points), unless every analyst is proved safe anyway.
 RANGE_MAX_ENTRIES = 2000
 #: The longest polynomial a histogram query is worked out on (N·(N+1)^(K−1) + 1 terms for N
 #: respondents over K values, :func:`qifkit.pipelines.histogram_pipeline`).
@@ -427,7 +427,9 @@ def _loss_table(path: str, values: int) -> Loss:
     if len(table) != values:
         raise SpecError(f"the loss {path} has {len(table)} rows; the unknown respondent has {values} values")
     if rows is not None and rows != [str(value) for value in range(values)]:
-        raise SpecError(f"the loss {path} labels its rows {rows[:4]}...; they must be the values 0..{values - 1} in order")
+        raise SpecError(
+            f"the loss {path} labels its rows {rows[:4]}...; they must be the values 0..{values - 1} in order"
+        )
     try:
         return Loss.from_rows(table, range(values), actions)
     except QifError as error:
@@ -437,7 +439,9 @@ def _loss_table(path: str, values: int) -> Loss:
 def _expression_channel(rows: list[list[sympy.Expr]], eps_exp: Any) -> Channel:
     """The expression perturber at an exact e^ε, or with entries in a given symbol (a range)."""
     if isinstance(eps_exp, sympy.Symbol):
-        return Channel.from_symbolic([[entry.subs(_T, eps_exp) for entry in row] for row in rows], parameters=(eps_exp,))
+        return Channel.from_symbolic(
+            [[entry.subs(_T, eps_exp) for entry in row] for row in rows], parameters=(eps_exp,)
+        )
     value = exact_eps_exp(eps_exp)
     point = sympy.Rational(value.numerator, value.denominator)
     exact_rows = []
@@ -636,8 +640,13 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     for table, allowed in keys.items():
         extra = set(document.get(table, {})) - allowed
         if extra:
-            raise SpecError(f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}")
-    get = lambda table, key, default=None: document.get(table, {}).get(key, default)  # noqa: E731
+            raise SpecError(
+                f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}"
+            )
+
+    def get(table, key, default=None):
+        return document.get(table, {}).get(key, default)
+
     values = _whole(get("perturber", "values"), "[perturber] values", 2)
     respondents = _whole(get("population", "respondents"), "[population] respondents", 1)
     known = get("population", "known", [])
@@ -651,7 +660,9 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     for value in known:
         _whole(value, "[population] known value", 0, values - 1)
     if len(known) > respondents - 1:
-        raise SpecError(f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown")
+        raise SpecError(
+            f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown"
+        )
     query = get("query", "kind")
     if query not in ("count", "threshold", "map", "sum", "histogram", "argmax"):
         raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, map, sum, histogram or argmax")
@@ -959,7 +970,9 @@ def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss
         loss = argmax_accuracy(secrets)
     if not spec.exact:
         prior = Prior.from_floats([float(p) for p in prior.probabilities()], secrets)
-        loss = Loss.from_floats([[float(v) * float(spec.scale) for v in row] for row in loss.rows()], loss.secrets, loss.actions)
+        loss = Loss.from_floats(
+            [[float(v) * float(spec.scale) for v in row] for row in loss.rows()], loss.secrets, loss.actions
+        )
     elif spec.scale != 1:
         loss = loss.scaled(spec.scale)
     return prior, loss
@@ -1018,8 +1031,10 @@ def describe_work(spec: StabilitySpec) -> list[str]:
     lines = [f"pipeline: {secrets:,} secrets × {outputs:,} outputs = {entries:,} entries "
              f"({'exact' if spec.exact else 'float64'})"]
     if len(spec.eps_exp) >= 2:
-        lines.append(f"grid: {len(spec.eps_exp)} e^ε, {len(spec.eps_exp) - 1} consecutive pairs to certify"
-                     + (f" (witnesses of up to {outputs:,} × {outputs:,} entries)" if spec.exact else " (not compared)"))
+        lines.append(
+            f"grid: {len(spec.eps_exp)} e^ε, {len(spec.eps_exp) - 1} consecutive pairs to certify"
+            + (f" (witnesses of up to {outputs:,} × {outputs:,} entries)" if spec.exact else " (not compared)")
+        )
     if spec.eps_range is not None:
         degree, work = _range_degree(spec), _symbolic_work(spec)
         symbolic = (f"symbolic: entries are rational functions of e^ε of degree up to about {degree:,} "
@@ -1087,12 +1102,23 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
 
     grid = sorted(spec.eps_exp, key=exact_eps_exp)
     text = exact_str if spec.exact else (lambda v: repr(float(v)))
-    report: dict[str, Any] = {"arithmetic": "exact" if spec.exact else "float", "secrets": _secret_count(spec),
-                              "coverage": " and ".join(c for c, on in (("grid", grid), ("interval", spec.eps_range)) if on),
-                              "points": [], "monotone": True, "instability": None,
-                              "pairs": [{"eps_exp_low": low, "eps_exp_high": high, "verdict": "not compared",
-                                         "method": None if spec.exact else "a float sweep compares no pair"}
-                                        for low, high in zip(grid, grid[1:], strict=False)]}
+    report: dict[str, Any] = {
+        "arithmetic": "exact" if spec.exact else "float",
+        "secrets": _secret_count(spec),
+        "coverage": " and ".join(c for c, on in (("grid", grid), ("interval", spec.eps_range)) if on),
+        "points": [],
+        "monotone": True,
+        "instability": None,
+        "pairs": [
+            {
+                "eps_exp_low": low,
+                "eps_exp_high": high,
+                "verdict": "not compared",
+                "method": None if spec.exact else "a float sweep compares no pair",
+            }
+            for low, high in zip(grid, grid[1:], strict=False)
+        ],
+    }
     instability: Certified | None = None
     witnesses: list[Certified] = []
 
@@ -1235,8 +1261,10 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     exactly is the verdict. `say` is told as each step begins."""
     low, high = spec.eps_range  # type: ignore[misc]
     family = _family(spec)
-    say(f"range [{low}, {high}]: a proof for every analyst" + ("" if spec.query == "count" else " (none for a "
-                                                                                                 f"{spec.query} query)"))
+    say(
+        f"range [{low}, {high}]: a proof for every analyst"
+        + ("" if spec.query == "count" else f" (none for a {spec.query} query)")
+    )
     proof, reason = (count_refinement_on_range(lambda t: family(spec.values, t), spec.counted, low, high)
                      if spec.query == "count" else (None, f"no proof route for a {spec.query} query"))
     report["range"] = {"from": low, "to": high, "every_analyst": (
@@ -1262,12 +1290,16 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     def exact_end(point: RealPoint) -> str:
         return str(point.point) if point.is_rational else str(point)
 
-    report["range"].update({
-        "analyst": "followed at every e^ε", "loss_from": exact_str(curve.loss_low), "loss_to": exact_str(curve.loss_high),
-        "rising": [[a.decimal(12), b.decimal(12)] for a, b in curve.rising],
-        "rising_exact": [[exact_end(a), exact_end(b)] for a, b in curve.rising],
-        "breakpoints": [p.decimal(12) for p in curve.breakpoints],
-    })
+    report["range"].update(
+        {
+            "analyst": "followed at every e^ε",
+            "loss_from": exact_str(curve.loss_low),
+            "loss_to": exact_str(curve.loss_high),
+            "rising": [[a.decimal(12), b.decimal(12)] for a, b in curve.rising],
+            "rising_exact": [[exact_end(a), exact_end(b)] for a, b in curve.rising],
+            "breakpoints": [p.decimal(12) for p in curve.breakpoints],
+        }
+    )
     if curve.rising and proof is not None:  # pragma: no cover - a proof excludes every rise
         raise UndecidableError("internal contradiction: a proved-stable range shows a rising loss")
     if curve.rising:

@@ -96,7 +96,9 @@ class _Reader:
         if self.position >= len(self.tokens):
             return NumberSyntaxError(f"{quoted(self.text)} ends where {wanted} should follow")
         _, token, offset = self.tokens[self.position]
-        return NumberSyntaxError(f"{quoted(self.text)}: {wanted} expected at character {offset + 1}, found {quoted(token)}")
+        return NumberSyntaxError(
+            f"{quoted(self.text)}: {wanted} expected at character {offset + 1}, found {quoted(token)}"
+        )
 
     def peek(self) -> str | None:
         return self.tokens[self.position][1] if self.position < len(self.tokens) else None
@@ -141,8 +143,10 @@ class _Reader:
                 raise self.error("a whole power")
             exponent = parse_number(self.tokens[self.position][1])
             if exponent.denominator != 1 or not 0 <= exponent <= _MAX_POWER:
-                raise NumberSyntaxError(f"{quoted(self.text)}: the power {self.tokens[self.position][1]} is not a whole "
-                                        f"number from 0 to {_MAX_POWER}")
+                raise NumberSyntaxError(
+                    f"{quoted(self.text)}: the power {self.tokens[self.position][1]} is not a whole "
+                    f"number from 0 to {_MAX_POWER}"
+                )
             self.position += 1
             return base ** int(exponent)
         return base

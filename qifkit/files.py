@@ -3,12 +3,12 @@ never sees half a file).
 
 Channel CSV (read and written by :meth:`qifkit.channel.Channel.read_csv` and ``to_csv`` through
 :func:`read_table_csv` and :func:`write_table_csv`): one row per secret, entries as exact number
-strings (``3/7``, ``0.25``; ASCII digits only). The first row holds output labels if its first
-cell is blank or none of its cells is a number; the first column holds secret labels if the
-header's first cell is blank or none of its cells (below a header) is a number. A first row or column that mixes numbers and non-numbers is
-refused, naming the cell: a typo, ``nan`` or ``1/0`` in the data never turns a row into labels. A
-UTF-8 byte-order mark is skipped. Labels are read as strings. A CSV is always read as an exact
-channel.
+strings (``3/7``, ``0.25``; ASCII digits only). The first row holds output labels if its first cell
+is blank or none of its cells is a number; the first column holds secret labels if the header's
+first cell is blank or none of its cells (below a header) is a number. A first row or column that
+mixes numbers and non-numbers is refused, naming the cell: a typo, ``nan`` or ``1/0`` in the data
+never turns a row into labels. A UTF-8 byte-order mark is skipped. Labels are read as strings. A CSV
+is always read as an exact channel.
 """
 
 from __future__ import annotations

@@ -127,7 +127,9 @@ class LabelledMatrix:
     def __getitem__(self, key: tuple[Hashable, Hashable]) -> Any:
         """``table[row, column]``: the entry by labels (the positions, with the default labels)."""
         if not isinstance(key, tuple) or len(key) != 2:
-            raise LabelError(f"index a {type(self).__name__.lower()} by [{self.row_role}, {self.column_role}], not by {key!r}")
+            raise LabelError(
+                f"index a {type(self).__name__.lower()} by [{self.row_role}, {self.column_role}], not by {key!r}"
+            )
         return self.entry(*key)
 
     def to_numpy(self, exact: bool = False) -> np.ndarray:

@@ -456,7 +456,8 @@ def collector_paused() -> Iterator[None]:
 
     Exact LP work allocates 10⁵ to 10⁶ small objects that form no cycles (sparse rows, flint
     rationals, Fractions), and every 700 allocations the collector scans the young ones, every few
-    scans all of them: 0.4 s of the 2.2 s of Cormode's seven-property design at n = 100. Reference
+    scans all of them: a sixth of the time of Cormode's seven-property design at n = 100 when it
+    was measured (``benchmarks/bench_lp.py``). Reference
     counting frees these objects all the same; only garbage in cycles waits for the end of the
     block. The pause is process-wide (as :mod:`timeit`'s): other threads run without it meanwhile.
 
@@ -872,7 +873,9 @@ def _ray_certificate(program: LinearProgram, deadline: float | None, attempts: i
     def out_of_bounds(values: np.ndarray, low: np.ndarray, high: np.ndarray) -> list[tuple[int, int]]:
         """Basic variables and rows outside their bounds, largest miss first, with the side missed."""
         miss = np.where(is_basic, np.maximum(low - values, values - high), 0.0)
-        return [(int(v), 1 if values[v] < low[v] else -1) for v in sorted(np.flatnonzero(miss > 0), key=lambda v: -miss[v])]
+        return [
+            (int(v), 1 if values[v] < low[v] else -1) for v in sorted(np.flatnonzero(miss > 0), key=lambda v: -miss[v])
+        ]
 
     def certified(leaving: int, direction: int) -> LPSolution | None:
         found_row = _inverse_row(feasibility, column_basic, row_basic, leaving)
@@ -918,7 +921,9 @@ def _ray_certificate(program: LinearProgram, deadline: float | None, attempts: i
 
 def _basis_key(highs: Any) -> bytes:
     basis = highs.getBasis()
-    return np.array(basis.col_status, dtype=np.int8).tobytes() + b"|" + np.array(basis.row_status, dtype=np.int8).tobytes()
+    return (
+        np.array(basis.col_status, dtype=np.int8).tobytes() + b"|" + np.array(basis.row_status, dtype=np.int8).tobytes()
+    )
 
 
 def _basis_flags(highs: Any) -> _Flags | None:
@@ -1016,11 +1021,11 @@ def _shifted(program: LinearProgram, x: Sequence[flint.fmpq], activities: Sequen
     """The residual program of primal iterative refinement [1]_: Δ = s·(x' − x), so every bound
     and row bound is shifted by the exact point x of the current basis (and its row `activities`
     A·x) and magnified by s (a power of two, about 1/largest violation, without limit: optima whose
-    entries span 2^-100 to 1 need magnifications beyond 2^60). HiGHS then sees violations of 1e-9 as violations of 1 and pivots
-    them away; the new basis is again solved exactly on the original program. Bounds farther than
-    :data:`_FAR` are clamped to it.
-    Returns the residual program and the largest violation, or None when x violates nothing
-    (then :func:`_magnified_cost` refines the duals)."""
+    entries span 2^-100 to 1 need magnifications beyond 2^60). HiGHS then sees violations of 1e-9 as
+    violations of 1 and pivots them away; the new basis is again solved exactly on the original
+    program. Bounds farther than :data:`_FAR` are clamped to it. Returns the residual program and
+    the largest violation, or None when x violates nothing (then :func:`_magnified_cost` refines the
+    duals)."""
     worst = flint.fmpq(0)
     for values, lows, highs in ((x, program.lower, program.upper), (activities, program.row_lower, program.row_upper)):
         for v, low, high in zip(values, lows, highs, strict=True):
@@ -1322,9 +1327,14 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
     import cdd.gmp
 
     started = time.perf_counter()
-    fraction = lambda v: None if v is None else reduced_fraction(v)  # noqa: E731 - cddlib reads Fractions
+
+    def fraction(v):  # cddlib reads Fractions
+        return None if v is None else reduced_fraction(v)
+
     table: list[list[Fraction]] = []
-    source: list[tuple[int, int] | None] = []  # equalities as two rows, so that every multiplier is signed; source: (row i, sign) of each table row, None for a bound
+    # equalities as two rows, so that every multiplier is signed; source: (row i, sign) of each table row, None for a
+    # bound
+    source: list[tuple[int, int] | None] = []
     for i, row in enumerate(program.rows):
         dense = [Fraction(0)] * n
         for k, a in row:

@@ -188,7 +188,9 @@ def uniform_prior(secrets: int | Sequence[Hashable]) -> Prior:
     if not labels:
         raise DistributionError("a prior needs at least one secret")
     share = QQ(1, len(labels))
-    return Prior(DomainMatrix([[share] * len(labels)], (1, len(labels)), QQ), checked_labels(labels, len(labels), "secret"))
+    return Prior(
+        DomainMatrix([[share] * len(labels)], (1, len(labels)), QQ), checked_labels(labels, len(labels), "secret")
+    )
 
 
 def point_prior(secrets: int | Sequence[Hashable], at: Hashable) -> Prior:
@@ -390,7 +392,9 @@ class Decision:
     actions: tuple[Hashable, ...]
 
 
-def expected_table(prior: Prior | Sequence[Any], channel: Channel, table: _DecisionTable) -> tuple[Any, list[list[Any]]]:
+def expected_table(
+    prior: Prior | Sequence[Any], channel: Channel, table: _DecisionTable
+) -> tuple[Any, list[list[Any]]]:
     """The W × Y matrix ``E[w, y] = Σ_x table[x, w] · π_x · C[x, y]`` (Alvim et al. 2023, Def. 2,
     before the best action is chosen): the sympy domain of its entries (None for floats) and the
     rows, one per action. Entries are domain elements; with a symbolic channel they are rational
@@ -406,13 +410,16 @@ def expected_table(prior: Prior | Sequence[Any], channel: Channel, table: _Decis
     domain = table_matrix.domain
     prior_row = prior_matrix.convert_to(domain).to_list()[0]
     weighted_rows = [
-        [value * weight for value, weight in zip(row, prior_row, strict=True)] for row in table_matrix.transpose().to_list()
+        [value * weight for value, weight in zip(row, prior_row, strict=True)]
+        for row in table_matrix.transpose().to_list()
     ]
     weighted = DomainMatrix(weighted_rows, (len(weighted_rows), len(prior_row)), domain)
     return domain, matmul(weighted, channel_matrix.convert_to(domain)).to_list()
 
 
-def _decide(domain: Any, expected: list[list[Any]], best: Callable[[Any, Any], bool], outputs: tuple, actions: tuple) -> Decision:
+def _best_decision(
+    domain: Any, expected: list[list[Any]], best: Callable[[Any, Any], bool], outputs: tuple, actions: tuple
+) -> Decision:
     if domain is not None and domain != QQ and len(expected) > 1:
         raise UndecidableError(
             f"choosing the best of {len(expected)} actions over symbolic values in {domain.symbols} "
@@ -445,7 +452,7 @@ def bayes_decision(prior: Prior | Sequence[Any], channel: Channel, loss: Loss) -
     Complexity: one product of a W×X by an X×Y matrix, O(W·X·Y), plus O(W·Y) comparisons.
     """
     domain, expected = expected_table(prior, channel, loss)
-    return _decide(domain, expected, lambda a, b: a < b, channel.outputs, loss.actions)
+    return _best_decision(domain, expected, lambda a, b: a < b, channel.outputs, loss.actions)
 
 
 def posterior_uncertainty(prior: Prior | Sequence[Any], channel: Channel, loss: Loss) -> Any:
@@ -462,7 +469,7 @@ def prior_uncertainty(prior: Prior | Sequence[Any], loss: Loss) -> Any:
 def posterior_vulnerability(prior: Prior | Sequence[Any], channel: Channel, gain: Gain) -> Any:
     """V_g(π, C) = Σ_y max_w Σ_x π_x C[x, y] g(x, w)."""
     domain, expected = expected_table(prior, channel, gain)
-    return _decide(domain, expected, lambda a, b: a > b, channel.outputs, gain.actions).value
+    return _best_decision(domain, expected, lambda a, b: a > b, channel.outputs, gain.actions).value
 
 
 def prior_vulnerability(prior: Prior | Sequence[Any], gain: Gain) -> Any:

@@ -76,7 +76,9 @@ def quoted(text: Any, limit: int = 60) -> str:
     if len(shown) <= limit:
         return shown
     half = limit // 2 - 2
-    return f"{shown[:half]}…{shown[-half:]} ({len(text):,} characters)" if isinstance(text, str) else shown[:limit] + "…"
+    return (
+        f"{shown[:half]}…{shown[-half:]} ({len(text):,} characters)" if isinstance(text, str) else shown[:limit] + "…"
+    )
 
 
 def _integer(digits: str) -> int:

@@ -95,7 +95,7 @@ class _Algebra:
             return left * right
         if self.kind is NumberKind.FLOAT:
             if min(len(left), len(right)) > 64:
-                import scipy.signal  # here, not at import: it costs 0.35 s to load
+                import scipy.signal  # here, not at import: it is slow to load and rarely needed
 
                 return np.clip(scipy.signal.fftconvolve(left, right), 0.0, None)
             return np.convolve(left, right)
@@ -133,7 +133,9 @@ class _Algebra:
         return (list(poly) + [self.domain.zero] * length)[:length]
 
 
-def _channel_from_rows(algebra: _Algebra, rows: list[list[Any]], secrets: Sequence[Hashable], outputs: Sequence[Hashable]) -> Channel:
+def _channel_from_rows(
+    algebra: _Algebra, rows: list[list[Any]], secrets: Sequence[Hashable], outputs: Sequence[Hashable]
+) -> Channel:
     if algebra.kind is NumberKind.FLOAT:
         matrix: Any = float_matrix(rows, "pipeline")
     else:
@@ -356,7 +358,9 @@ def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: 
         slope = (low[distinct] - low[0]) / (high[distinct] - high[0])
         intercept = low[0] - slope * high[0]
     stay, enter = intercept + slope, intercept
-    if not (0 <= stay <= 1 and 0 <= enter <= 1) or any(lo != intercept + slope * h for h, lo in zip(high, low, strict=True)):
+    if not (0 <= stay <= 1 and 0 <= enter <= 1) or any(
+        lo != intercept + slope * h for h, lo in zip(high, low, strict=True)
+    ):
         return None
     factor = {True: flint.fmpq_poly([to_fmpq(1 - stay), to_fmpq(stay)]),
               False: flint.fmpq_poly([to_fmpq(1 - enter), to_fmpq(enter)])}

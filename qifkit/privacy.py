@@ -185,7 +185,9 @@ def tightest_d_privacy(channel: Channel, metric: Callable[[Hashable, Hashable], 
     if best is None:
         return DPrivacyBound(sympy.Integer(1), Fraction(1), None, None, None, None)
     ratio, distance, i, j, y = best
-    value = sympy.Rational(ratio.numerator, ratio.denominator) ** sympy.Rational(distance.denominator, distance.numerator)
+    value = sympy.Rational(ratio.numerator, ratio.denominator) ** sympy.Rational(
+        distance.denominator, distance.numerator
+    )
     return DPrivacyBound(value, ratio, distance, channel.secrets[i], channel.secrets[j], channel.outputs[y])
 
 

@@ -85,7 +85,9 @@ def _check_pair(a: Channel, b: Channel) -> None:
         if channel.kind is not NumberKind.EXACT:
             raise NumberKindError(f"refinement is decided exactly; channel {name} is {channel.kind.value}")
     if a.shape[0] != b.shape[0]:
-        raise ShapeError(f"A has {a.shape[0]} secrets and B has {b.shape[0]}: refinement compares channels on the same secrets")
+        raise ShapeError(
+            f"A has {a.shape[0]} secrets and B has {b.shape[0]}: refinement compares channels on the same secrets"
+        )
     if a.secrets != b.secrets:
         raise LabelError("A and B have different secret labels (or order)")
 
@@ -149,9 +151,11 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
     _check_pair(a, b)
     entries = a.shape[1] * b.shape[1]
     if entries > MAX_WITNESS_ENTRIES:
-        raise ShapeError(f"a witness from A's {a.shape[1]:,} outputs to B's {b.shape[1]:,} would have {entries:,} exact "
-                         f"entries, more than {MAX_WITNESS_ENTRIES:,}: merge outputs that A or B never tell apart, "
-                         "or compare post-processed channels with fewer outputs")
+        raise ShapeError(
+            f"a witness from A's {a.shape[1]:,} outputs to B's {b.shape[1]:,} would have {entries:,} exact "
+            f"entries, more than {MAX_WITNESS_ENTRIES:,}: merge outputs that A or B never tell apart, "
+            "or compare post-processed channels with fewer outputs"
+        )
     if prior is not None:
         _check_prior(prior, a)
     if candidate is not None:
@@ -162,24 +166,26 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
         if verify_certificate(a, b, offered):
             return offered
     abstract_a, abstract_b = _abstract(a), _abstract(b)
-    result = _decide(abstract_a, abstract_b, prior, time_limit)
+    basis = _row_basis(abstract_a)
+    result = _abstract_verdict(abstract_a, abstract_b, prior, time_limit, basis)
     if abstract_a is not a or abstract_b is not b:
         result = _lift(result, a, abstract_a, b, abstract_b)
-    if not verify_certificate(a, b, result):  # pragma: no cover - a bug, never a verdict
+    # the re-check may reuse A's row basis: it was checked exactly (A = T·A_R) when it was found
+    if _defect(a, b, result, basis if abstract_a is a else None) is not None:  # pragma: no cover - a bug
         raise InternalError("a refinement certificate failed its exact re-check")
     return result
 
 
-def _decide(a: Channel, b: Channel, prior: Prior | None, time_limit: float | None) -> Refinement:
+def _abstract_verdict(a: Channel, b: Channel, prior: Prior | None, time_limit: float | None,
+            basis: tuple[list[int], flint.fmpq_mat] | None) -> Refinement:
     """The verdict for abstract channels (no zero columns, no two proportional columns).
 
-    1. An exact row basis R of A (rows that floats suggest, checked exactly: A = T·A_R). Then
+    1. An exact row basis R of A (:func:`_row_basis`, or None when none was found). Then
        A·W = B exactly when A_R·W = B_R and B = T·B_R; a row x with B_x ≠ T_x·B_R refutes at once.
     2. When A has full column rank, W = A_R⁻¹·B_R is the only candidate: no LP.
     3. Otherwise the witness LP on the rows R alone goes to the exact LP engine
        (:func:`qifkit.lp.solve`), which returns a witness or Farkas multipliers.
     """
-    basis = _row_basis(a)
     rows, combination = basis if basis is not None else (list(range(a.shape[0])), None)
     if combination is not None:
         refuted = _outside_row_space(a, b, rows, combination, prior)
@@ -232,22 +238,9 @@ def _lift(result: Refinement, a: Channel, abstract_a: Channel, b: Channel, abstr
 
 # ------------------------------------------------------------------------------- exact certificates
 def _row_basis(a: Channel) -> tuple[list[int], flint.fmpq_mat] | None:
-    """Rows R of A that span its row space and T with A = T·A_R, exactly (:func:`_fresh_row_basis`);
-    the last channel's answer is kept, since the checker asks again for the A that the verdict
-    used (channels are immutable; 2 s at 1000×100)."""
-    if _LAST_ROW_BASIS and _LAST_ROW_BASIS[0] is a:
-        return _LAST_ROW_BASIS[1]
-    found = _fresh_row_basis(a)
-    _LAST_ROW_BASIS[:] = [a, found]
-    return found
+    """Rows R of A that span its row space and T with A = T·A_R, exactly.
 
-
-#: The channel whose row basis was computed last, and that basis (a strong reference to one channel).
-_LAST_ROW_BASIS: list[Any] = []
-
-
-def _fresh_row_basis(a: Channel) -> tuple[list[int], flint.fmpq_mat] | None:
-    """The rows that a float pivoted QR suggests, kept if they pass the exact test A = T·A_R; else
+    The rows that a float pivoted QR suggests, kept if they pass the exact test A = T·A_R; else
     (an ill-conditioned A whose float rank is too low) the pivots of an exact fraction-free
     echelon form, for A of at most :data:`_EXACT_RANK_LIMIT` entries. None when neither gives a
     basis (the witness LP then keeps every row)."""
@@ -360,10 +353,10 @@ def _witness_lp_verdict(a: Channel, b: Channel, rows: list[int], prior: Prior | 
     The equations are posed in reduced echelon form, E·W = S·B_R with E = S·A_R = rref(A_R) and
     S the inverse of A_R on its pivot columns (when the rows R are independent): the same
     feasible set, but each equation holds one pivot variable and the free ones, about half the
-    non-zeros of a dense A_R, which the float simplex feels (1000×100 of rank 50: 8 s instead
-    of 40 s). Farkas multipliers Y of the echelon equations are SᵀY for A_R's rows: with v on
-    the row sums, A_RᵀSᵀY + v1ᵀ ≤ 0 and ⟨SᵀY, B_R⟩ + Σv > 0, and M = −SᵀY (zero off R) is the
-    separation that :func:`_refutation` takes.
+    non-zeros of a dense A_R, which the float simplex feels (several times faster at 1000×100 of
+    rank 50: ``benchmarks/bench_refinement.py``). Farkas multipliers Y of the echelon equations
+    are SᵀY for A_R's rows: with v on the row sums, A_RᵀSᵀY + v1ᵀ ≤ 0 and ⟨SᵀY, B_R⟩ + Σv > 0, and
+    M = −SᵀY (zero off R) is the separation that :func:`_refutation` takes.
     """
     exact_a, exact_b = _flint_matrix(a.matrix), _flint_matrix(b.matrix)
     outputs_a, outputs_b = a.shape[1], b.shape[1]
@@ -448,7 +441,8 @@ def _refutation(a: Channel, b: Channel, multipliers: Any, method: str, prior: Pr
 
 class _FloatGap:
     """U_ℓ(π, A) − U_ℓ(π, B) in floats, to pass over a candidate loss whose gap is plainly not
-    positive before its exact evaluation (two exact products with a 1000×100 A take about 1.5 s)."""
+    positive before its exact evaluation (two exact products with a large A, each a pass over all
+    its entries in rationals)."""
 
     def __init__(self, a: Channel, b: Channel, weights: list[Fraction]) -> None:
         self.channels: tuple[np.ndarray, np.ndarray] | None = None
@@ -517,6 +511,11 @@ def certificate_defect(a: Channel, b: Channel, result: Refinement) -> str | None
         If A or B themselves are not exact channels on the same secrets.
     """
     _check_pair(a, b)
+    return _defect(a, b, result, None)
+
+
+def _defect(a: Channel, b: Channel, result: Refinement, basis: tuple[list[int], flint.fmpq_mat] | None) -> str | None:
+    """:func:`certificate_defect` for a checked pair, with A's row basis when the caller has one."""
     if result.holds:
         witness = result.witness
         if witness is None:
@@ -531,7 +530,7 @@ def certificate_defect(a: Channel, b: Channel, result: Refinement) -> str | None
                 Channel.from_rows(witness.rows(), witness.secrets, witness.outputs)
             except QifError as error:
                 return f"the witness is not a channel: {error}"
-        if _product_is(a, witness, exact_w, b):
+        if _product_is(a, witness, exact_w, b, basis):
             return None
         product = a @ witness  # rows are read only to name a difference
         for x, (got, wanted) in enumerate(zip(product.rows(), b.rows(), strict=True)):
@@ -566,17 +565,19 @@ def _is_stochastic(matrix: flint.fmpq_mat) -> bool:
     return all(sums[i, 0] == 1 for i in range(rows))
 
 
-def _product_is(a: Channel, w: Channel, exact_w: flint.fmpq_mat, b: Channel) -> bool:
+def _product_is(a: Channel, w: Channel, exact_w: flint.fmpq_mat, b: Channel,
+                basis: tuple[list[int], flint.fmpq_mat] | None) -> bool:
     """Whether A·W = B exactly. When A has more rows than columns and W's entries are large
     (denominators beyond :data:`_LARGE_WITNESS_BITS` bits, as an LP basis gives), through an exact
     row basis: A = T·A_R (checked entry by entry when the basis is found), A_R·W = B_R and
     T·B_R = B give A·W = T·A_R·W = T·B_R = B, and W's large entries meet only the rank-many rows
-    R (at 1000×100 of rank 50: 2 s instead of 9 s). Otherwise, or when no basis is found, one
-    product A·W compared with B (cheaper when W's entries are small: a row basis costs more)."""
+    R (several times faster at 1000×100 of rank 50). Otherwise, or when no basis is found, one
+    product A·W compared with B (cheaper when W's entries are small: a row basis costs more). A
+    `basis` the caller found is used instead of finding one again."""
     large = any(exact_w[y, z].q.bit_length() > _LARGE_WITNESS_BITS
                 for y in range(exact_w.nrows()) for z in range(exact_w.ncols()))
     if large and a.shape[0] > a.shape[1]:
-        basis = _row_basis(a)
+        basis = basis or _row_basis(a)
         if basis is not None:
             rows, combination = basis
             exact_a, exact_b = _flint_matrix(a.matrix), _flint_matrix(b.matrix)
@@ -669,7 +670,9 @@ def certificate_from_document(document: Any, a: Channel, b: Channel) -> Refineme
         values = [number(document.get(key), key) for key in ("uncertainty_a", "uncertainty_b", "gap")]
     except KeyError as error:
         raise CertificateError(f"missing key {error}") from None
-    return Refinement(False, prior=prior, loss=loss_table, uncertainty_a=values[0], uncertainty_b=values[1], gap=values[2])
+    return Refinement(
+        False, prior=prior, loss=loss_table, uncertainty_a=values[0], uncertainty_b=values[1], gap=values[2]
+    )
 
 
 def _exact_unchecked(rows: list[list[Fraction]]) -> DomainMatrix:

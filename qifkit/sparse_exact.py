@@ -31,8 +31,16 @@ import scipy.sparse.csgraph
 
 from qifkit.numbers import over_common_denominator
 
-__all__ = ["SparseRow", "SquareFactor", "ShortRowElimination", "solve_square", "solve_square_transposed", "solve_bordered", "solve_by_lifting",
-           "substituted"]
+__all__ = [
+    "SparseRow",
+    "SquareFactor",
+    "ShortRowElimination",
+    "solve_square",
+    "solve_square_transposed",
+    "solve_bordered",
+    "solve_by_lifting",
+    "substituted",
+]
 
 #: One row of a sparse exact matrix: (column, value) pairs with non-zero values.
 SparseRow = Sequence[tuple[int, flint.fmpq]]
@@ -442,8 +450,14 @@ def solve_by_lifting(rows: Sequence[SparseRow], right: Sequence[flint.fmpq]) -> 
         size_bits = max(abs(r).bit_length() for r in residual)
         if size_bits == 0:
             return [flint.fmpq(n, 1 << denominator_bits) for n in numerators]
-        scaled = np.array([r / (1 << (size_bits + shift)) if size_bits + shift < 1000 else
-                           (r >> (size_bits + shift - 1000)) / (1 << 1000) for r, shift in zip(residual, shifts, strict=True)])
+        scaled = np.array(
+            [
+                r / (1 << (size_bits + shift))
+                if size_bits + shift < 1000
+                else (r >> (size_bits + shift - 1000)) / (1 << 1000)
+                for r, shift in zip(residual, shifts, strict=True)
+            ]
+        )
         step = factor.solve(scaled)
         largest = float(np.max(np.abs(step))) if np.all(np.isfinite(step)) else 0.0
         if largest == 0.0:

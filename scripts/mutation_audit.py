@@ -156,7 +156,10 @@ def run(mutation: Mutation, root: Path, whole_suite: bool) -> tuple[bool, str]:
         path = copy / mutation.path
         text = path.read_text(encoding="utf-8")
         if text.count(mutation.old) != 1:
-            return False, f"the guard's text occurs {text.count(mutation.old)} times in {mutation.path}: update the entry"
+            return (
+                False,
+                f"the guard's text occurs {text.count(mutation.old)} times in {mutation.path}: update the entry",
+            )
         path.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
         tests = [] if whole_suite else list(mutation.tests)
         command = [sys.executable, "-m", "pytest", "-x", "-rf", "-p", "no:cacheprovider", *tests]
@@ -180,7 +183,9 @@ def main() -> int:
     for mutation in chosen:
         killed, detail = run(mutation, root, arguments.suite)
         survivors += not killed
-        print(f"{'killed  ' if killed else 'SURVIVED'} {mutation.id:<36} {mutation.what}\n         {detail}", flush=True)
+        print(
+            f"{'killed  ' if killed else 'SURVIVED'} {mutation.id:<36} {mutation.what}\n         {detail}", flush=True
+        )
     print(f"{len(chosen) - survivors} of {len(chosen)} mutations killed")
     return 0 if survivors == 0 else 1
 

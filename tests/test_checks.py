@@ -64,7 +64,9 @@ MUTATIONS = {
     "alvim23.eq9-eq10": lambda: alvim_mechanisms.eq9_eq10(eq10=_wrong(paper.EQ10, 0, 2, 0)),
     "alvim23.appd1 (channel)": lambda: alvim_mechanisms.appd1(eq21=_wrong(paper.EQ21, 0, 0, "197/6561")),
     "alvim23.appd1 (loss)": lambda: alvim_mechanisms.appd1(loss_low="1276949536001/771895089"),
-    "alvim23.appd1 (order)": lambda: alvim_mechanisms.appd1(loss_low=paper.APPD1_LOSS_HIGH, loss_high=paper.APPD1_LOSS_LOW),
+    "alvim23.appd1 (order)": lambda: alvim_mechanisms.appd1(
+        loss_low=paper.APPD1_LOSS_HIGH, loss_high=paper.APPD1_LOSS_LOW
+    ),
     "alvim23.appf": lambda: alvim_mechanisms.appf(sizes=(1,)),
     "cormode18.example1": lambda: cormode2018.example1(one_given_one="1/18"),
     "cormode18.fig7": lambda: cormode2018.fig7(em_true="121/540"),
@@ -74,7 +76,8 @@ MUTATIONS = {
     "alvim23.sec71-zeros": lambda: alvim_refinement.sec71_zeros(alphas=("1/2", "1/3")),
     "alvim23.sec71-sum-gd": lambda: alvim_refinement.sec71_sum_gd(alphas=("1/2", "1/2")),
     "alvim23.appb-outliers": lambda: alvim_stability.appb_outliers(
-        printed_witness=(("5/6", "1/12", "1/12"), ("5/24", "7/12", "5/24"), ("1/12", "1/12", "5/6"))),
+        printed_witness=(("5/6", "1/12", "1/12"), ("5/24", "7/12", "5/24"), ("1/12", "1/12", "5/6"))
+    ),
     "alvim23.fig3-ama": lambda: alvim_stability.fig3_ama(printed_count=231),
     "alvim23.lemma26": lambda: alvim_stability.lemma26(eps_exp_low="3"),
     "beyond.argmax-smallest": lambda: beyond.argmax_smallest(sizes=((2, 1), (3, 1), (3, 2))),
@@ -328,7 +331,11 @@ def test_vertex_theorems_fail_on_a_non_extreme_point(monkeypatch):
 
 def test_loose_entry_checks_fail_on_a_loose_matrix(monkeypatch):
     """A point of D with two loose entries in its first row, fed in as a 'vertex'."""
-    loose_rows = ((_F(3, 10), _F(3, 10), _F(4, 10)), (_F(4, 10), _F(4, 10), _F(2, 10)), (_F(35, 100), _F(25, 100), _F(40, 100)))
+    loose_rows = (
+        (_F(3, 10), _F(3, 10), _F(4, 10)),
+        (_F(4, 10), _F(4, 10), _F(2, 10)),
+        (_F(35, 100), _F(25, 100), _F(40, 100)),
+    )
     _with_extra_vertex(monkeypatch, lambda n: loose_rows if n == 3 else None)
     assert holohan2017.lemma3(sizes=(3,), grid=("2",)).status is Status.FAILED
     assert holohan2017.thm5(sizes=(3,), grid=("2",)).status is Status.FAILED
@@ -400,9 +407,13 @@ def test_kohli_checks_are_registered():
 
 KOHLI_MUTATIONS = {
     "scales: printed Ψ": lambda: kohli2026.scales_check(printed=_wrong(kohli2026.PRINTED_PSI, 0, 0, "3/7")),
-    "example1: B(1)": lambda: kohli2026.example1(printed=dict(kohli2026.EXAMPLE1, B1=_wrong(kohli2026.EXAMPLE1["B1"], 1, 2, "1/3"))),
+    "example1: B(1)": lambda: kohli2026.example1(
+        printed=dict(kohli2026.EXAMPLE1, B1=_wrong(kohli2026.EXAMPLE1["B1"], 1, 2, "1/3"))
+    ),
     "example1: counts": lambda: kohli2026.example1(counts=(36, 77)),
-    "example2: half": lambda: kohli2026.example2(printed=dict(kohli2026.EXAMPLE2, half1=_wrong(kohli2026.EXAMPLE2["half1"], 0, 0, "10/12"))),
+    "example2: half": lambda: kohli2026.example2(
+        printed=dict(kohli2026.EXAMPLE2, half1=_wrong(kohli2026.EXAMPLE2["half1"], 0, 0, "10/12"))
+    ),
     "kohli-n4 counts": lambda: beyond.kohli_n4(expected={"U": 663, "F": 1806, "RU": 2192, "RF": 44358}),
     # issue 37: a quote 40 % off the simulated mean, within a widened 50 % tolerance, not within 25 %
     "two-stage: quote 0.9": lambda: kohli2026.two_stage(budgets=(0.48,), runs=3, printed=(0.48, 0.9, 0.04)),
@@ -475,11 +486,15 @@ def test_cor2_fails_when_a_vertex_has_too_many_scales(monkeypatch):
 
 
 def test_ldp_n5_fails_without_the_face_vertices(monkeypatch):
-    """Only five constant mechanisms: the paper's loose n = 5 example is missing, and their neighbours are not listed."""
+    """Only five constant mechanisms: the paper's loose n = 5 example is missing, and their
+    neighbours are not listed."""
     from polytopes import ldp_support
 
-    monkeypatch.setattr(ldp_support, "ldp_vertices_by_support",
-                        lambda n, e, folder=None, progress=None, face_method=None: ({m for m in _N5_STUB}, {5: len(_N5_STUB)}))
+    monkeypatch.setattr(
+        ldp_support,
+        "ldp_vertices_by_support",
+        lambda n, e, folder=None, progress=None, face_method=None: ({m for m in _N5_STUB}, {5: len(_N5_STUB)}),
+    )
     outcome = beyond.ldp_n5()
     assert outcome.status is Status.FAILED
     assert outcome.evidence["contains_paper_example"] is False

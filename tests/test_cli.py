@@ -63,7 +63,9 @@ def test_failed_check_gives_exit_status_one(monkeypatch, tmp_path):
         return Outcome(Status.FAILED, "FAILED: on purpose")
 
     check = original["cormode18.example1"]
-    monkeypatch.setattr("proofs_checks.cli.check.registry", lambda: {check.id: type(check)(check.id, failing, "s", "t", "m", "a")})
+    monkeypatch.setattr(
+        "proofs_checks.cli.check.registry", lambda: {check.id: type(check)(check.id, failing, "s", "t", "m", "a")}
+    )
     out = tmp_path / "r.json"
     assert main(["check", "--json", str(out)]) == 1
     assert json.loads(out.read_text())["summary"]["failed"] == 1
@@ -89,11 +91,15 @@ def test_interrupted_run_still_writes_what_finished(monkeypatch, tmp_path):
     assert len(document["checks"]) == 1 and len(document["not_run"]) == len(cormode) - 1
 
 
-@pytest.mark.skipif(shutil.which("qifkit") is None and not os.path.exists(os.path.join(os.path.dirname(sys.executable), "qifkit")),
-                    reason="console script not installed")
+@pytest.mark.skipif(
+    shutil.which("qifkit") is None and not os.path.exists(os.path.join(os.path.dirname(sys.executable), "qifkit")),
+    reason="console script not installed",
+)
 def test_console_script_runs(tmp_path):
     script = shutil.which("qifkit") or os.path.join(os.path.dirname(sys.executable), "qifkit")
-    done = subprocess.run([script, "check", "--only", "cormode18.example1"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [script, "check", "--only", "cormode18.example1"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert "cormode18.example1" in done.stdout and "reproduced" in done.stdout
 
@@ -136,8 +142,12 @@ def test_verify_rejects_a_corrupted_certificate(tmp_path):
 
 @pytest.mark.parametrize(
     ("content", "message"),
-    [("not json", "is not JSON"), ('{"refines": "yes"}', "boolean"), ('{"refines": true, "witness": [["1/0"]]}', "witness"),
-     ('{"refines": false, "prior": ["1"], "loss": [[0]]}', "prior")],
+    [
+        ("not json", "is not JSON"),
+        ('{"refines": "yes"}', "boolean"),
+        ('{"refines": true, "witness": [["1/0"]]}', "witness"),
+        ('{"refines": false, "prior": ["1"], "loss": [[0]]}', "prior"),
+    ],
 )
 def test_verify_refuses_malformed_certificates(tmp_path, capsys, content, message):
     r2, r3 = _write(tmp_path / "r2.csv", R2), _write(tmp_path / "r3.csv", R3)

@@ -25,7 +25,10 @@ def test_lp_fixed_is_no_worse_than_alg1(tmp_path, capsys):
     values = {}
     for method in ("alg1", "lp-fixed", "alg2", "lp-unfixed"):
         path = tmp_path / f"{method}.json"
-        assert main(["construct", "--z", "1/10,2/10,3/10,4/10", "--eps-exp", "3", "--method", method, "--json", str(path)]) == 0
+        assert (
+            main(["construct", "--z", "1/10,2/10,3/10,4/10", "--eps-exp", "3", "--method", method, "--json", str(path)])
+            == 0
+        )
         values[method] = Fraction(json.loads(path.read_text())["count_error"])
     assert values["lp-fixed"] <= values["alg1"] and values["alg2"] == values["lp-unfixed"] <= values["lp-fixed"]
 
@@ -52,7 +55,11 @@ def test_construct_refuses_bad_input(arguments, capsys):
 
 def test_design_fig7_values(tmp_path):
     # Cormode et al. Fig. 7 at α = 10/11: Pr[true output] 5/21 (GM), 121/541 (EM, the optimum under F)
-    for arguments, expected in ((["--mechanism", "gm"], "5/21"), (["--props", "F"], "121/541"), (["--mechanism", "em"], "121/541")):
+    for arguments, expected in (
+        (["--mechanism", "gm"], "5/21"),
+        (["--props", "F"], "121/541"),
+        (["--mechanism", "em"], "121/541"),
+    ):
         path = tmp_path / "d.json"
         assert main(["design", "--max-count", "4", "--alpha", "10/11", *arguments, "--json", str(path)]) == 0
         document = json.loads(path.read_text())
@@ -66,7 +73,9 @@ def test_design_takes_eps_exp_like_the_other_commands_and_writes_the_mechanism(t
     assert main(["design", "--max-count", "4", "--eps-exp", "11/10", "--props", "F", "--out", str(csv_path)]) == 0
     rows = [line.split(",") for line in csv_path.read_text().splitlines()]
     assert len(rows) == 5 and rows[0][0] == "121/541" and all(sum(map(Fraction, row)) == 1 for row in rows)
-    assert main(["design", "--max-count", "4", "--eps-exp", "ln(11/10)", "--mechanism", "em", "--out", str(npy_path)]) == 0
+    assert (
+        main(["design", "--max-count", "4", "--eps-exp", "ln(11/10)", "--mechanism", "em", "--out", str(npy_path)]) == 0
+    )
     em = np.load(npy_path)
     assert em.shape == (5, 5) and np.allclose(em.sum(axis=1), 1) and abs(np.trace(em) / 5 - 121 / 541) < 1e-15
 
@@ -182,7 +191,10 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
     assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--out", str(keep), "--json", str(folder)]) == 2
     assert "it is a folder" in capsys.readouterr().err and keep.read_text() == "precious\n"
     missing = tmp_path / "no" / "such" / "t.json"
-    for command in (["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2"], ["design", "--max-count", "3", "--alpha", "1/2"]):
+    for command in (
+        ["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2"],
+        ["design", "--max-count", "3", "--alpha", "1/2"],
+    ):
         assert main([*command, "--json", str(missing)]) == 2
         captured = capsys.readouterr()
         assert "does not exist" in captured.err and captured.out == ""

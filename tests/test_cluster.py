@@ -48,7 +48,8 @@ def test_orbits_on_two_worker_processes_are_those_of_the_serial_walk(client, nam
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(client):
     """The first progress line kills one worker process (Dask's restart: the nanny kills it and
-    starts another); Dask re-runs its tasks elsewhere (same keys), and the orbits, their sizes and the neighbours counted are those of the serial walk."""
+    starts another); Dask re-runs its tasks elsewhere (same keys), and the orbits, their sizes and
+    the neighbours counted are those of the serial walk."""
     polytope = ldp_polytope(4, "3/2")
     serial = enumerate_orbits(polytope)
     killed = []
@@ -82,11 +83,32 @@ def test_the_several_machine_recipe_runs_as_written(tmp_path):
         import json
 
         address = json.loads(address_file.read_text())["address"]
-        worker = subprocess.Popen([str(dask), "worker", address, "--nthreads", "1", "--nworkers", "2", "--no-dashboard"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        run = subprocess.run([sys.executable, "-m", "proofs_checks.cli", "enumerate", "LDP", "--n", "4", "--eps-exp", "2",
-                              "--method", "orbits", "--scheduler", address, "-v"],
-                             capture_output=True, text=True, timeout=300)
+        worker = subprocess.Popen(
+            [str(dask), "worker", address, "--nthreads", "1", "--nworkers", "2", "--no-dashboard"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "proofs_checks.cli",
+                "enumerate",
+                "LDP",
+                "--n",
+                "4",
+                "--eps-exp",
+                "2",
+                "--method",
+                "orbits",
+                "--scheduler",
+                address,
+                "-v",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert run.returncode == 0, run.stderr
         assert "904 vertices in 10 orbits under a group of order 576" in run.stdout
         assert "on Dask:" in run.stdout and address in run.stdout

@@ -78,7 +78,9 @@ def test_max_and_l0d_objectives():
     # UM is feasible for every objective, so no optimum can exceed its value
     from qifkit.mechanisms import uniform_mechanism
 
-    assert optimal_mechanism(4, "10/11", aggregate="max")[0] <= objective_value(uniform_mechanism(4), 0, aggregate="max")
+    assert optimal_mechanism(4, "10/11", aggregate="max")[0] <= objective_value(
+        uniform_mechanism(4), 0, aggregate="max"
+    )
 
 
 def test_design_refuses_bad_options():
@@ -133,7 +135,9 @@ def test_property_tests_agree_with_the_papers_definitions():
                   for _ in range(150)]
     for n in (1, 2, 3, 6):
         for alpha in ("1/2", "10/11", "99/100"):
-            mechanisms += [m(n, alpha).rows() for m in (geometric_mechanism, weakly_honest_mechanism, explicit_fair_mechanism)]
+            mechanisms += [
+                m(n, alpha).rows() for m in (geometric_mechanism, weakly_honest_mechanism, explicit_fair_mechanism)
+            ]
         mechanisms.append(uniform_mechanism(n).rows())
     for n in (1, 2, 3):  # UM meets every inequality with equality; moving mass within one row breaks a few
         for j in range(n + 1):

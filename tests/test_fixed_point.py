@@ -119,7 +119,9 @@ def test_algorithm1_refuses_bad_parameters_and_selectors():
 
 
 def test_a_custom_selector_is_used():
-    order = heuristic_constructor(["1/4", "1/2", "1/4"], "2", lambda z, r, c, a: max(j for j in range(3) if c[j] > 0)).order
+    order = heuristic_constructor(
+        ["1/4", "1/2", "1/4"], "2", lambda z, r, c, a: max(j for j in range(3) if c[j] > 0)
+    ).order
     assert order == (2, 1, 0)
 
 
@@ -249,7 +251,9 @@ def test_algorithm1_precise_redo_agrees_with_the_exact_mechanism():
     exact_result = heuristic_constructor(z, "11/10")
     assert result.arithmetic == "long double, remainder in 192 bits"
     assert result.order == exact_result.order and result.steps == exact_result.steps
-    exact_logs = np.array([[math.log(v.numerator) - math.log(v.denominator) for v in row] for row in exact_result.matrix])
+    exact_logs = np.array(
+        [[math.log(v.numerator) - math.log(v.denominator) for v in row] for row in exact_result.matrix]
+    )
     assert np.max(np.abs(result.log_matrix - exact_logs)) <= 1e-10
 
 
@@ -286,13 +290,17 @@ def test_algorithm1_precise_step_decides_what_the_screen_only_proposes():
     b = e * a - (1 - a / e) * (1 - Fraction(1, 10**14))
     remainder = algorithm1_float._PreciseRemainder([Fraction(98, 100), Fraction(1, 100), Fraction(1, 100)], e, 192)
     with arithmetic.precision(192):
-        remainder.rho = np.array([flint.arb(1), flint.arb(flint.fmpq(9, 10)), flint.arb(flint.fmpq(b.numerator, b.denominator))],
-                                 dtype=object)
+        remainder.rho = np.array(
+            [flint.arb(1), flint.arb(flint.fmpq(9, 10)), flint.arb(flint.fmpq(b.numerator, b.denominator))],
+            dtype=object,
+        )
     bound_0, bound_1 = (1 - a / e) / Fraction(3, 4), (e * a - b) / Fraction(3, 4)
     assert bound_1 < bound_0 < bound_1 * (1 + Fraction(2, 10**14))
     screened = np.array([math.log(bound_0) - 1e-13, math.log(bound_1)])
     slack = np.array([math.log(2) - math.log(a), math.log(2) - math.log(b / a)])
-    log_q, tight, full, _ = remainder.step(0, screened, slack, np.array([0, -1, -2]), np.array([0, 0]), np.array([-1, -1]))
+    log_q, tight, full, _ = remainder.step(
+        0, screened, slack, np.array([0, -1, -2]), np.array([0, 0]), np.array([-1, -1])
+    )
     assert list(tight) == [1] and not full
     assert abs(float(log_q) - math.log(bound_1)) <= 1e-15
 
@@ -354,8 +362,15 @@ def test_algorithm1_float_paths_agree_and_the_log_path_takes_any_range(monkeypat
     assert big.log_matrix.min() < -8 * 1400
 
 
-@pytest.mark.parametrize("damage, message", [
-    ("ratio", "worst ratio 3 "), ("row", "row-sum error 1/100"), ("fixed point", "fixed-point error 1/50"), ("zero", "column 0")])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        ("ratio", "worst ratio 3 "),
+        ("row", "row-sum error 1/100"),
+        ("fixed point", "fixed-point error 1/50"),
+        ("zero", "column 0"),
+    ],
+)
 def test_exact_verification_refuses_a_damaged_mechanism(damage, message):
     half, quarter = Fraction(1, 2), Fraction(1, 4)
     z = [quarter, half, quarter]

@@ -88,10 +88,14 @@ def _csv_cases() -> list[Case]:
         cases.append(_refine_a(f"encoding-{name}", data))
     # Inputs that must be answered, and answered right.
     answered = {
-        "bom": ("\ufeff1,0\n0,1\n", 0, "holds"), "crlf": ("1,0\r\n0,1\r\n", 0, "holds"),
-        "spaces": (" 1 , 0 \n 0 , 1 \n", 0, "holds"), "decimals": ("1.0,0.00\n0e3,1e0\n", 0, "holds"),
-        "labelled-against-unlabelled": (",y0,y1\nx0,1,0\nx1,0,1\n", REFUSED, "labels"), "trailing-blank": ("1,0\n0,1\n\n\n", 0, "holds"),
-        "plus-sign": ("+1,0\n0,+1\n", 0, "holds"), "big-fraction": (f"{10**50}/{10**50},0\n0,1\n", 0, "holds"),
+        "bom": ("\ufeff1,0\n0,1\n", 0, "holds"),
+        "crlf": ("1,0\r\n0,1\r\n", 0, "holds"),
+        "spaces": (" 1 , 0 \n 0 , 1 \n", 0, "holds"),
+        "decimals": ("1.0,0.00\n0e3,1e0\n", 0, "holds"),
+        "labelled-against-unlabelled": (",y0,y1\nx0,1,0\nx1,0,1\n", REFUSED, "labels"),
+        "trailing-blank": ("1,0\n0,1\n\n\n", 0, "holds"),
+        "plus-sign": ("+1,0\n0,+1\n", 0, "holds"),
+        "big-fraction": (f"{10**50}/{10**50},0\n0,1\n", 0, "holds"),
     }
     for name, (text, status, says) in answered.items():
         cases.append(_refine_a(f"answer-{name}", text, says, status))
@@ -236,8 +240,11 @@ def _spec_cases() -> list[Case]:
     }
     cases = [stability(name, _toml(document), says) for name, (document, says) in documents.items()]
     raw = {
-        "not-toml": ("[perturber\nfamily = 1", "toml"), "empty": ("", ""), "non-utf8": (b"[perturber]\nfamily = \"\xff\"\n", ""),
-        "table-is-value": ("perturber = 3\n", "table"), "binary": (bytes(range(256)), ""),
+        "not-toml": ("[perturber\nfamily = 1", "toml"),
+        "empty": ("", ""),
+        "non-utf8": (b'[perturber]\nfamily = "\xff"\n', ""),
+        "table-is-value": ("perturber = 3\n", "table"),
+        "binary": (bytes(range(256)), ""),
         "deep-arrays": ("x = " + "[" * 10_000 + "]" * 10_000 + "\n", ""),
     }
     cases += [stability(name, text, says) for name, (text, says) in raw.items()]
@@ -249,9 +256,24 @@ def _spec_cases() -> list[Case]:
 
 
 def _option_cases() -> list[Case]:
-    eps = {"zero": "0", "negative": "-1", "one-half": "1/2", "nan": "nan", "inf": "inf", "div-zero": "1/0",
-           "empty": "", "ln-zero": "ln(0)", "ln-negative": "ln(-1)", "ln-nested": "ln(ln(2))", "exponent": "1e5000",
-           "long-garbage": "9" * 100_000 + "x", "long-div-zero": "9" * 5000 + "/0", "expression": "2+1", "words": "two", "fullwidth": "\uff12"}
+    eps = {
+        "zero": "0",
+        "negative": "-1",
+        "one-half": "1/2",
+        "nan": "nan",
+        "inf": "inf",
+        "div-zero": "1/0",
+        "empty": "",
+        "ln-zero": "ln(0)",
+        "ln-negative": "ln(-1)",
+        "ln-nested": "ln(ln(2))",
+        "exponent": "1e5000",
+        "long-garbage": "9" * 100_000 + "x",
+        "long-div-zero": "9" * 5000 + "/0",
+        "expression": "2+1",
+        "words": "two",
+        "fullwidth": "\uff12",
+    }
     cases = []
     for name, value in eps.items():
         cases.append(Case(f"enumerate-eps-{name}", ("enumerate", "LDP", "--n", "2", "--eps-exp", value)))
@@ -264,65 +286,123 @@ def _option_cases() -> list[Case]:
         cases.append(Case(f"design-values-{name}", ("design", "--n", value, "--alpha", "1/2", "--mechanism", "gm")))
     cases += [
         Case("enumerate-ldp-n100", ("enumerate", "LDP", "--n", "100", "--eps-exp", "2"), says="stops at"),
-        Case("enumerate-z-for-u", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--z", "1/2,1/2"), says="fixed point"),
+        Case(
+            "enumerate-z-for-u", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--z", "1/2,1/2"), says="fixed point"
+        ),
         Case("enumerate-z-zero", ("enumerate", "F", "--n", "3", "--eps-exp", "2", "--z", "1/2,1/2,0"), says="positive"),
         Case("enumerate-z-length", ("enumerate", "F", "--n", "3", "--eps-exp", "2", "--z", "1/2,1/2"), says="entries"),
         Case("enumerate-z-sum", ("enumerate", "F", "--n", "2", "--eps-exp", "2", "--z", "1/2,1/4")),
         Case("enumerate-unknown-polytope", ("enumerate", "X", "--n", "2", "--eps-exp", "2")),
-        Case("enumerate-resume-small", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--resume", "{d}/r"),
-             says="resume"),
-        Case("enumerate-json-missing-folder", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--json",
-                                               "{d}/no/v.json"), says="does not exist"),
-        Case("enumerate-answer-ldp-n3", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2"), status=0,
-             says="33 vertices"),
+        Case(
+            "enumerate-resume-small",
+            ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--resume", "{d}/r"),
+            says="resume",
+        ),
+        Case(
+            "enumerate-json-missing-folder",
+            ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--json", "{d}/no/v.json"),
+            says="does not exist",
+        ),
+        Case(
+            "enumerate-answer-ldp-n3", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2"), status=0, says="33 vertices"
+        ),
         Case("construct-z-zero", ("construct", "--z", "1/2,1/2,0", "--eps-exp", "2")),
         Case("construct-z-negative", ("construct", "--z", "3/2,-1/2", "--eps-exp", "2")),
         Case("construct-z-sum", ("construct", "--z", "1/2,1/4", "--eps-exp", "2")),
         Case("construct-z-empty-entry", ("construct", "--z", "1/2,,1/2", "--eps-exp", "2"), says="empty"),
         Case("construct-z-nan", ("construct", "--z", "nan,1", "--eps-exp", "2")),
-        Case("construct-z-and-file", ("construct", "--z", "1/2,1/2", "--z-file", "{d}/z.csv", "--eps-exp", "2"),
-             {"z.csv": "1/2,1/2\n"}),
+        Case(
+            "construct-z-and-file",
+            ("construct", "--z", "1/2,1/2", "--z-file", "{d}/z.csv", "--eps-exp", "2"),
+            {"z.csv": "1/2,1/2\n"},
+        ),
         Case("construct-no-z", ("construct", "--eps-exp", "2")),
         Case("construct-named-without-n", ("construct", "--z", "binomial", "--eps-exp", "2"), says="--n"),
         Case("construct-n-without-name", ("construct", "--z", "1/2,1/2", "--n", "2", "--eps-exp", "2")),
         Case("construct-float-n-huge", ("construct", "--z", "uniform", "--n", "100000", "--float", "--eps-exp", "2")),
         Case("construct-exact-n-huge", ("construct", "--z", "uniform", "--n", "100000", "--eps-exp", "2")),
-        Case("construct-lp-n-huge", ("construct", "--z", "uniform", "--n", "5000", "--method", "lp-fixed",
-                                     "--eps-exp", "2")),
-        Case("construct-selector-alg2", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--method", "alg2",
-                                         "--selector", "max"), says="selector"),
-        Case("construct-float-lp", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--method", "lp-fixed",
-                                    "--float"), says="float"),
-        Case("construct-out-format", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--out", "{d}/t.txt"),
-             says="format"),
-        Case("construct-out-missing-folder", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--out",
-                                              "{d}/no/t.csv"), says="does not exist"),
-        Case("construct-zfile-missing", ("construct", "--z-file", "{d}/none.csv", "--eps-exp", "2"), says="cannot read"),
+        Case(
+            "construct-lp-n-huge",
+            ("construct", "--z", "uniform", "--n", "5000", "--method", "lp-fixed", "--eps-exp", "2"),
+        ),
+        Case(
+            "construct-selector-alg2",
+            ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--method", "alg2", "--selector", "max"),
+            says="selector",
+        ),
+        Case(
+            "construct-float-lp",
+            ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--method", "lp-fixed", "--float"),
+            says="float",
+        ),
+        Case(
+            "construct-out-format",
+            ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--out", "{d}/t.txt"),
+            says="format",
+        ),
+        Case(
+            "construct-out-missing-folder",
+            ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--out", "{d}/no/t.csv"),
+            says="does not exist",
+        ),
+        Case(
+            "construct-zfile-missing", ("construct", "--z-file", "{d}/none.csv", "--eps-exp", "2"), says="cannot read"
+        ),
         Case("construct-zfile-garbage", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"), {"z.csv": "a,b\n"}),
-        Case("construct-zfile-binary", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"),
-             {"z.csv": bytes(range(256))}),
-        Case("construct-zfile-npy-garbage", ("construct", "--z-file", "{d}/z.npy", "--eps-exp", "2"),
-             {"z.npy": b"not numpy"}),
+        Case(
+            "construct-zfile-binary",
+            ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"),
+            {"z.csv": bytes(range(256))},
+        ),
+        Case(
+            "construct-zfile-npy-garbage",
+            ("construct", "--z-file", "{d}/z.npy", "--eps-exp", "2"),
+            {"z.npy": b"not numpy"},
+        ),
         Case("construct-zfile-empty", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"), {"z.csv": ""}),
-        Case("construct-answer-uniform", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2"), status=0,
-             says="worst ratio 2"),
+        Case(
+            "construct-answer-uniform",
+            ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2"),
+            status=0,
+            says="worst ratio 2",
+        ),
         Case("design-alpha-one", ("design", "--max-count", "3", "--alpha", "1")),
         Case("design-alpha-five", ("design", "--max-count", "3", "--alpha", "5", "--mechanism", "um"), says="alpha"),
         Case("design-alpha-zero", ("design", "--max-count", "3", "--alpha", "0")),
         Case("design-alpha-negative", ("design", "--max-count", "3", "--alpha", "-1/2")),
         Case("design-alpha-nan", ("design", "--max-count", "3", "--alpha", "nan")),
         Case("design-alpha-float-words", ("design", "--max-count", "3", "--alpha", "half")),
-        Case("design-min-distance-negative", ("design", "--max-count", "3", "--alpha", "1/2", "--min-distance", "-5"),
-             says="negative"),
-        Case("design-props-unknown", ("design", "--max-count", "3", "--alpha", "1/2", "--props", "XX"), says="property"),
-        Case("design-props-empty-entry", ("design", "--max-count", "3", "--alpha", "1/2", "--props", "WH,,CM"), says="empty"),
-        Case("design-props-and-mechanism", ("design", "--max-count", "3", "--alpha", "1/2", "--props", "WH", "--mechanism",
-                                            "gm")),
-        Case("design-n-100000-gm", ("design", "--max-count", "100000", "--alpha", "1/2", "--mechanism", "gm"), says="stops"),
+        Case(
+            "design-min-distance-negative",
+            ("design", "--max-count", "3", "--alpha", "1/2", "--min-distance", "-5"),
+            says="negative",
+        ),
+        Case(
+            "design-props-unknown", ("design", "--max-count", "3", "--alpha", "1/2", "--props", "XX"), says="property"
+        ),
+        Case(
+            "design-props-empty-entry",
+            ("design", "--max-count", "3", "--alpha", "1/2", "--props", "WH,,CM"),
+            says="empty",
+        ),
+        Case(
+            "design-props-and-mechanism",
+            ("design", "--max-count", "3", "--alpha", "1/2", "--props", "WH", "--mechanism", "gm"),
+        ),
+        Case(
+            "design-n-100000-gm",
+            ("design", "--max-count", "100000", "--alpha", "1/2", "--mechanism", "gm"),
+            says="stops",
+        ),
         Case("design-optimum-n-1000", ("design", "--max-count", "1000", "--alpha", "1/2"), says="stops"),
         Case("enumerate-n-one", ("enumerate", "U", "--n", "1", "--eps-exp", "2")),
         Case("design-answer-n-one", ("design", "--max-count", "1", "--alpha", "1/2", "--mechanism", "gm"), status=0),
-        Case("design-answer-gm", ("design", "--max-count", "2", "--alpha", "1/2", "--mechanism", "gm"), status=0, says="gm"),
+        Case(
+            "design-answer-gm",
+            ("design", "--max-count", "2", "--alpha", "1/2", "--mechanism", "gm"),
+            status=0,
+            says="gm",
+        ),
         Case("check-unknown-id", ("check", "--only", "nobody.*"), says="no check id"),
         Case("check-json-folder", ("check", "--only", "cormode18.example1", "--json", "{d}"), says="folder"),
         Case("no-command", ()),
@@ -349,41 +429,118 @@ def _lost_files_cases() -> list[Case]:
     channels = {"a.csv": IDENTITY, "b.csv": FLAT}
     mechanism = ("design", "--max-count", "2", "--alpha", "1/2", "--mechanism", "gm")
     return [
-        Case("lost-stability-json-onto-spec", ("stability", "{d}/s.toml", "--json", "{d}/s.toml"), spec,
-             says="input", kept=("s.toml",)),
-        Case("lost-stability-json-onto-spec-by-another-path", ("stability", "{d}/s.toml", "--json", "{d}/x/../s.toml"),
-             {**spec, "x/keep": ""}, says="input", kept=("s.toml",)),
-        Case("lost-refine-json-onto-a", ("refine", "{d}/a.csv", "{d}/b.csv", "--json", "{d}/a.csv"), channels,
-             says="input", kept=("a.csv",)),
-        Case("lost-refine-json-onto-b", ("refine", "{d}/a.csv", "{d}/b.csv", "--json", "{d}/b.csv"), channels,
-             says="input", kept=("b.csv",)),
-        Case("lost-certificate-folder-beside-notes", ("stability", "{d}/s.toml", "--certificate", "{d}"),
-             {**spec, "pair-programming/notes.txt": "mine", "notes.txt": "mine"}, 0, "stable",
-             kept=("pair-programming/notes.txt", "notes.txt", "s.toml")),
-        Case("lost-certificate-folder-holds-a-users-cert", ("stability", "{d}/s.toml", "--certificate", "{d}"),
-             {**spec, "cert.json": "the user's"}, says="not a certificate qifkit wrote", kept=("cert.json",)),
-        Case("lost-certificate-over-the-spec", ("stability", "{d}/a.csv", "--certificate", "{d}"),
-             {"a.csv": _toml(_SPEC)}, says="writes a.csv", kept=("a.csv",)),
-        Case("lost-stability-json-onto-its-perturber", ("stability", "{d}/s.toml", "--json", "{d}/p.csv"),
-             {"s.toml": _toml({**_with("perturber", family="file", files={"2": "p.csv", "3": "q.csv"})}),
-              "p.csv": "2/3,1/3\n1/3,2/3\n", "q.csv": "3/4,1/4\n1/4,3/4\n"}, says="named by the spec",
-             kept=("p.csv",)),
-        Case("lost-design-out-and-json", (*mechanism, "--out", "{d}/m.json", "--json", "{d}/m.json"),
-             says="one file"),
-        Case("lost-construct-out-and-json", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", "2", "--out",
-                                             "{d}/t.json", "--json", "{d}/t.json"), says="one file"),
-        Case("lost-construct-out-onto-z-file", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2", "--out",
-                                                "{d}/z.csv"), {"z.csv": "1/2,1/2\n"}, says="input", kept=("z.csv",)),
-        Case("lost-enumerate-ine-ext-json", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--ine", "{d}/x",
-                                             "--ext", "{d}/x", "--json", "{d}/x"), says="one file"),
-        Case("lost-enumerate-json-into-resume", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/r",
-                                                 "--json", "{d}/r/manifest.json"), says="resume folder"),
-        Case("lost-check-markdown-and-json", ("check", "--only", "cormode18.example1", "--markdown", "{d}/r",
-                                              "--json", "{d}/r"), says="one file"),
-        Case("lost-stability-plot-and-json", ("stability", "{d}/s.toml", "--plot", "{d}/x.png", "--json", "{d}/x.png"),
-             spec, says="one file"),
-        Case("lost-two-outputs-to-stdout", ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--ine", "-", "--json", "-"),
-             says="standard output"),
+        Case(
+            "lost-stability-json-onto-spec",
+            ("stability", "{d}/s.toml", "--json", "{d}/s.toml"),
+            spec,
+            says="input",
+            kept=("s.toml",),
+        ),
+        Case(
+            "lost-stability-json-onto-spec-by-another-path",
+            ("stability", "{d}/s.toml", "--json", "{d}/x/../s.toml"),
+            {**spec, "x/keep": ""},
+            says="input",
+            kept=("s.toml",),
+        ),
+        Case(
+            "lost-refine-json-onto-a",
+            ("refine", "{d}/a.csv", "{d}/b.csv", "--json", "{d}/a.csv"),
+            channels,
+            says="input",
+            kept=("a.csv",),
+        ),
+        Case(
+            "lost-refine-json-onto-b",
+            ("refine", "{d}/a.csv", "{d}/b.csv", "--json", "{d}/b.csv"),
+            channels,
+            says="input",
+            kept=("b.csv",),
+        ),
+        Case(
+            "lost-certificate-folder-beside-notes",
+            ("stability", "{d}/s.toml", "--certificate", "{d}"),
+            {**spec, "pair-programming/notes.txt": "mine", "notes.txt": "mine"},
+            0,
+            "stable",
+            kept=("pair-programming/notes.txt", "notes.txt", "s.toml"),
+        ),
+        Case(
+            "lost-certificate-folder-holds-a-users-cert",
+            ("stability", "{d}/s.toml", "--certificate", "{d}"),
+            {**spec, "cert.json": "the user's"},
+            says="not a certificate qifkit wrote",
+            kept=("cert.json",),
+        ),
+        Case(
+            "lost-certificate-over-the-spec",
+            ("stability", "{d}/a.csv", "--certificate", "{d}"),
+            {"a.csv": _toml(_SPEC)},
+            says="writes a.csv",
+            kept=("a.csv",),
+        ),
+        Case(
+            "lost-stability-json-onto-its-perturber",
+            ("stability", "{d}/s.toml", "--json", "{d}/p.csv"),
+            {
+                "s.toml": _toml({**_with("perturber", family="file", files={"2": "p.csv", "3": "q.csv"})}),
+                "p.csv": "2/3,1/3\n1/3,2/3\n",
+                "q.csv": "3/4,1/4\n1/4,3/4\n",
+            },
+            says="named by the spec",
+            kept=("p.csv",),
+        ),
+        Case("lost-design-out-and-json", (*mechanism, "--out", "{d}/m.json", "--json", "{d}/m.json"), says="one file"),
+        Case(
+            "lost-construct-out-and-json",
+            (
+                "construct",
+                "--z",
+                "uniform",
+                "--n",
+                "3",
+                "--eps-exp",
+                "2",
+                "--out",
+                "{d}/t.json",
+                "--json",
+                "{d}/t.json",
+            ),
+            says="one file",
+        ),
+        Case(
+            "lost-construct-out-onto-z-file",
+            ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2", "--out", "{d}/z.csv"),
+            {"z.csv": "1/2,1/2\n"},
+            says="input",
+            kept=("z.csv",),
+        ),
+        Case(
+            "lost-enumerate-ine-ext-json",
+            ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--ine", "{d}/x", "--ext", "{d}/x", "--json", "{d}/x"),
+            says="one file",
+        ),
+        Case(
+            "lost-enumerate-json-into-resume",
+            ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/r", "--json", "{d}/r/manifest.json"),
+            says="resume folder",
+        ),
+        Case(
+            "lost-check-markdown-and-json",
+            ("check", "--only", "cormode18.example1", "--markdown", "{d}/r", "--json", "{d}/r"),
+            says="one file",
+        ),
+        Case(
+            "lost-stability-plot-and-json",
+            ("stability", "{d}/s.toml", "--plot", "{d}/x.png", "--json", "{d}/x.png"),
+            spec,
+            says="one file",
+        ),
+        Case(
+            "lost-two-outputs-to-stdout",
+            ("enumerate", "U", "--n", "2", "--eps-exp", "2", "--ine", "-", "--json", "-"),
+            says="standard output",
+        ),
     ]
 
 
@@ -422,31 +579,69 @@ def _hang_cases() -> list[Case]:
     wide = "1" + ",0" * 2000 + "\n"  # one secret, 2,001 outputs: a 2,001 × 2,001 witness is beyond 4,000,000
     spec = {"s.toml": _toml(_SPEC)}
     return [
-        Case("hang-certificate-fifo", ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
-             {"a.csv": IDENTITY, "b.csv": FLAT}, says="fifo", fifos=("c.json",)),
-        Case("hang-certificate-dev-zero", ("verify", "{d}/a.csv", "{d}/b.csv", "/dev/zero"),
-             {"a.csv": IDENTITY, "b.csv": FLAT}, says="character device"),
-        Case("hang-channel-fifo", ("refine", "{d}/a.csv", "{d}/b.csv"), {"b.csv": FLAT}, says="fifo",
-             fifos=("a.csv",)),
+        Case(
+            "hang-certificate-fifo",
+            ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
+            {"a.csv": IDENTITY, "b.csv": FLAT},
+            says="fifo",
+            fifos=("c.json",),
+        ),
+        Case(
+            "hang-certificate-dev-zero",
+            ("verify", "{d}/a.csv", "{d}/b.csv", "/dev/zero"),
+            {"a.csv": IDENTITY, "b.csv": FLAT},
+            says="character device",
+        ),
+        Case("hang-channel-fifo", ("refine", "{d}/a.csv", "{d}/b.csv"), {"b.csv": FLAT}, says="fifo", fifos=("a.csv",)),
         Case("hang-spec-fifo", ("stability", "{d}/s.toml"), says="fifo", fifos=("s.toml",)),
-        Case("hang-z-file-fifo", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"), says="fifo",
-             fifos=("z.csv",)),
-        Case("hang-resume-unit-fifo", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/r"),
-             says="fifo", fifos=("r/support-1.json",)),
+        Case(
+            "hang-z-file-fifo", ("construct", "--z-file", "{d}/z.csv", "--eps-exp", "2"), says="fifo", fifos=("z.csv",)
+        ),
+        Case(
+            "hang-resume-unit-fifo",
+            ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/r"),
+            says="fifo",
+            fifos=("r/support-1.json",),
+        ),
         Case("hang-spec-a-folder", ("stability", "{d}"), says="folder"),
-        Case("hang-grid-1e300", ("stability", "{d}/s.toml"), {"s.toml": _toml(_with("sweep", eps_exp=["2", "1e300"]))},
-             says="10^9"),
-        Case("hang-range-90000-digits", ("stability", "{d}/s.toml"),
-             {"s.toml": _toml(_with("sweep", eps_exp=None, **{"from": "2", "to": "3" + "0" * 90_000 + "/1" + "0" * 89_999}))},
-             says="characters"),
-        Case("hang-prior-90000-digits", ("stability", "{d}/s.toml"),
-             {"s.toml": _toml(_with("analyst", prior=["1/3" + "0" * 90_000, "1"]))}, says="at most 1,000"),
-        Case("hang-verify-witness-beyond-the-limit", ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
-             {"a.csv": wide, "b.csv": wide, "c.json": "{}"}, says="4,000,000"),
-        Case("hang-resume-forged-by-support", ("enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--resume", "{d}/r"),
-             says="not closed", setup=_fill_by_support),
-        *(Case(f"answer-{name}", ("stability", "{d}/s.toml", *option), spec, 0, "stable")
-          for name, option in (("json-stdout", ("--json", "-")), ("quiet", ("-q",)))),
+        Case(
+            "hang-grid-1e300",
+            ("stability", "{d}/s.toml"),
+            {"s.toml": _toml(_with("sweep", eps_exp=["2", "1e300"]))},
+            says="10^9",
+        ),
+        Case(
+            "hang-range-90000-digits",
+            ("stability", "{d}/s.toml"),
+            {
+                "s.toml": _toml(
+                    _with("sweep", eps_exp=None, **{"from": "2", "to": "3" + "0" * 90_000 + "/1" + "0" * 89_999})
+                )
+            },
+            says="characters",
+        ),
+        Case(
+            "hang-prior-90000-digits",
+            ("stability", "{d}/s.toml"),
+            {"s.toml": _toml(_with("analyst", prior=["1/3" + "0" * 90_000, "1"]))},
+            says="at most 1,000",
+        ),
+        Case(
+            "hang-verify-witness-beyond-the-limit",
+            ("verify", "{d}/a.csv", "{d}/b.csv", "{d}/c.json"),
+            {"a.csv": wide, "b.csv": wide, "c.json": "{}"},
+            says="4,000,000",
+        ),
+        Case(
+            "hang-resume-forged-by-support",
+            ("enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--resume", "{d}/r"),
+            says="not closed",
+            setup=_fill_by_support,
+        ),
+        *(
+            Case(f"answer-{name}", ("stability", "{d}/s.toml", *option), spec, 0, "stable")
+            for name, option in (("json-stdout", ("--json", "-")), ("quiet", ("-q",)))
+        ),
     ]
 
 

@@ -92,8 +92,13 @@ def test_every_error_is_also_the_builtin_a_caller_expects():
     for cls in classes:
         if cls is not errors.QifError:
             assert any(base.__module__ == "builtins" and base is not Exception for base in cls.__mro__[1:-2]), cls
-    bare = [f"{path.relative_to(ROOT)}:{number}" for package in LAYERS for path in (ROOT / package).rglob("*.py")
-            for number, line in enumerate(path.read_text().splitlines(), 1) if re.search(r"raise (errors\.)?QifError\(", line)]
+    bare = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for package in LAYERS
+        for path in (ROOT / package).rglob("*.py")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"raise (errors\.)?QifError\(", line)
+    ]
     assert bare == []
 
 
@@ -103,7 +108,11 @@ def test_every_package_is_in_the_distribution():
     import tomllib
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    present = {".".join(init.parent.relative_to(ROOT).parts) for layer in LAYERS for init in (ROOT / layer).rglob("__init__.py")}
+    present = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for layer in LAYERS
+        for init in (ROOT / layer).rglob("__init__.py")
+    }
     assert listed == present
 
 

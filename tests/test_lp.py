@@ -426,9 +426,9 @@ def _chain_system(rng: random.Random, size: int, long_rows: int) -> list[list[tu
 @pytest.mark.parametrize("seed", range(12))
 def test_short_row_elimination_agrees_with_a_dense_solve(seed):
     """ShortRowElimination's solve and transposed solve (and solve_square, which eliminates large
-    blocks on their short rows or short columns, and one SquareFactor solved with repeatedly)
-    give FLINT's dense solutions of M·x = b and Mᵀ·y = c on chain-shaped systems of 48 to 120 unknowns, and None exactly when M is
-    singular; transposing M makes the column route the one taken."""
+    blocks on their short rows or short columns, and one SquareFactor solved with repeatedly) give
+    FLINT's dense solutions of M·x = b and Mᵀ·y = c on chain-shaped systems of 48 to 120 unknowns,
+    and None exactly when M is singular; transposing M makes the column route the one taken."""
     rng = random.Random(seed)
     q = flint.fmpq
     size = rng.randint(48, 120)
@@ -448,9 +448,18 @@ def test_short_row_elimination_agrees_with_a_dense_solve(seed):
     elimination = ShortRowElimination(rows)
     assert elimination.singular or len(elimination.rest_rows) == len(elimination.rest_columns) < size // 2
     factor = SquareFactor(rows)  # one factorisation, solved with four times, the transposed way first
-    answers = [elimination.solve(right), elimination.solve_transposed(cost), solve_square(rows, right),
-               solve_square_transposed(rows, cost), solve_square(columns, cost), solve_square_transposed(columns, right),
-               factor.solve_transposed(cost), factor.solve(right), factor.solve_transposed(right), factor.solve(cost)]
+    answers = [
+        elimination.solve(right),
+        elimination.solve_transposed(cost),
+        solve_square(rows, right),
+        solve_square_transposed(rows, cost),
+        solve_square(columns, cost),
+        solve_square_transposed(columns, right),
+        factor.solve_transposed(cost),
+        factor.solve(right),
+        factor.solve_transposed(right),
+        factor.solve(cost),
+    ]
     if dense.rank() < size:
         assert all(answer is None for answer in answers)
         return
@@ -469,7 +478,9 @@ def test_exact_dot_matches_plain_fractions():
         pairs = [(F(rng.randint(-9, 9), rng.randint(1, 9)), F(rng.randint(-9, 9), rng.choice([7, 7, 14, 3])))
                  for _ in range(rng.randint(0, 8))]
         expected = sum((a * b for a, b in pairs), F(0))
-        got = exact_dot((flint.fmpq(a.numerator, a.denominator), flint.fmpq(b.numerator, b.denominator)) for a, b in pairs)
+        got = exact_dot(
+            (flint.fmpq(a.numerator, a.denominator), flint.fmpq(b.numerator, b.denominator)) for a, b in pairs
+        )
         assert F(int(got.p), int(got.q)) == expected
 
 
@@ -633,7 +644,11 @@ def test_the_route_and_answer_do_not_depend_on_the_clock(monkeypatch, n, eps_exp
     idle = solve(program, fallback=False)
     monkeypatch.setattr(lp, "time", _RacingClock())
     busy = solve(program, fallback=False)
-    assert "refinement" in idle.method and (busy.method, busy.value, busy.point) == (idle.method, idle.value, idle.point)
+    assert "refinement" in idle.method and (busy.method, busy.value, busy.point) == (
+        idle.method,
+        idle.value,
+        idle.point,
+    )
 
 
 def test_a_callers_time_limit_stops_the_solve_and_never_answers_otherwise(monkeypatch):

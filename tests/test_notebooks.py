@@ -15,7 +15,9 @@ def test_notebook_runs(path, monkeypatch):
     monkeypatch.setenv("QIFKIT_FAST", "1")
     book = nbformat.read(path, as_version=4)
     assert not any(cell.get("outputs") for cell in book.cells if cell.cell_type == "code"), "stored with outputs"
-    NotebookClient(book, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        book, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     assert any(cell.get("outputs") for cell in book.cells if cell.cell_type == "code")
 
 

@@ -61,7 +61,10 @@ def test_division_by_zero_is_named():
         parse_number("1/0")
 
 
-@pytest.mark.parametrize(("text", "value"), [("2", 2), ("ln(2)", 2), ("ln(7/2)", Fraction(7, 2)), (" ln( 3.51 ) ", Fraction(351, 100)), ("1", 1)])
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("2", 2), ("ln(2)", 2), ("ln(7/2)", Fraction(7, 2)), (" ln( 3.51 ) ", Fraction(351, 100)), ("1", 1)],
+)
 def test_parse_eps_exp(text, value):
     assert parse_eps_exp(text) == value
 

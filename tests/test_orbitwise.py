@@ -84,7 +84,10 @@ def test_enumerate_orbits_from_the_command_line(tmp_path, capsys):
     assert "904 vertices in 10 orbits under a group of order 576" in capsys.readouterr().out
     document = json.loads(out.read_text())
     assert document["count"] == 904 and sum(r["size"] for r in document["representatives"]) == 904
-    assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--ext", str(tmp_path / "x")]) == 2
+    assert (
+        main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--ext", str(tmp_path / "x")])
+        == 2
+    )
 
 
 # ------------------------------------------------------------------ resuming the walk

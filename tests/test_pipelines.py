@@ -97,7 +97,9 @@ def test_float_pipeline_is_close_to_exact():
 
 
 def test_census_scale_float_rows_are_distributions():
-    pipeline = count_pipeline(truncated_geometric(6, "2").to_float(), 11710, {0}, known=tuple(i % 6 for i in range(11709)))
+    pipeline = count_pipeline(
+        truncated_geometric(6, "2").to_float(), 11710, {0}, known=tuple(i % 6 for i in range(11709))
+    )
     assert pipeline.shape == (6, 11711)
     assert np.allclose(np.array(pipeline.matrix).sum(axis=1), 1.0, atol=1e-9)
 

@@ -192,7 +192,12 @@ def test_parametric_search_finds_no_loose_vertex_at_n3_and_finds_holohans_n5_exa
     from polytopes.ldp_parametric import HIGH, LOOSE, LOW, feasible_values, loose_patterns
 
     assert all(not feasible_values(p) for p in loose_patterns(3))  # Holohan et al. prove n ≤ 3
-    n5 = ((LOW, HIGH, HIGH, LOW, LOW), (LOW, LOW, HIGH, HIGH, LOW), (HIGH, LOW, LOW, LOW, LOOSE), (LOW, HIGH, LOW, HIGH, HIGH))
+    n5 = (
+        (LOW, HIGH, HIGH, LOW, LOW),
+        (LOW, LOW, HIGH, HIGH, LOW),
+        (HIGH, LOW, LOW, LOW, LOOSE),
+        (LOW, HIGH, LOW, HIGH, HIGH),
+    )
     assert feasible_values(n5)  # a vertex for every e^ε > 1 (its entries are 1, e, 2, 2e, 1+e over 3+2e)
 
 

@@ -69,7 +69,9 @@ def channel_prior_loss_witness(draw):
     channel = draw(channels(x, y))
     witness = draw(channels(y, z))
     prior = Prior.from_values(draw(stochastic_rows(1, x))[0])
-    loss = Loss.from_rows([[Fraction(draw(st.integers(0, 9)), draw(st.integers(1, 5))) for _ in range(w)] for _ in range(x)])
+    loss = Loss.from_rows(
+        [[Fraction(draw(st.integers(0, 9)), draw(st.integers(1, 5))) for _ in range(w)] for _ in range(x)]
+    )
     return channel, witness, prior, loss
 
 
@@ -90,7 +92,11 @@ def test_abstract_channel_has_the_same_uncertainty(case):
 @given(channels())
 def test_float_conversion_is_close_and_explicit(a):
     floats = a.to_float()
-    assert all(abs(f - float(e)) <= 1e-15 for fr, er in zip(floats.rows(), a.rows(), strict=True) for f, e in zip(fr, er, strict=True))
+    assert all(
+        abs(f - float(e)) <= 1e-15
+        for fr, er in zip(floats.rows(), a.rows(), strict=True)
+        for f, e in zip(fr, er, strict=True)
+    )
 
 
 @given(st.floats(allow_nan=True, allow_infinity=True))

@@ -133,7 +133,9 @@ def test_forged_refutations_are_rejected_for_the_right_reason():
     assert certificate_defect(r2, r3, replace(bad, gap=gap + F(1, 10**9))).startswith("the gap is ")
     assert certificate_defect(r2, r3, replace(bad, uncertainty_a=bad.uncertainty_b)).startswith("U(prior, A) is ")
     assert certificate_defect(r2, r3, replace(bad, uncertainty_b=bad.uncertainty_a)).startswith("U(prior, B) is ")
-    assert certificate_defect(r2, r3, replace(bad, prior=None)) == "a negative certificate needs a prior, a loss and a gap"
+    assert (
+        certificate_defect(r2, r3, replace(bad, prior=None)) == "a negative certificate needs a prior, a loss and a gap"
+    )
     assert certificate_defect(r3, r2, replace(bad, holds=True)) == "a positive certificate without a witness"
     # the same prior and loss for the pair the other way round: the stated numbers no longer hold
     assert certificate_defect(r3, r2, bad).startswith("U(prior, A) is ")
@@ -242,7 +244,9 @@ def _rank_deficient_pair(rng: random.Random, holds: bool) -> tuple[Channel, Chan
         return a, a @ w
     u = random_channel(rng, columns, w.shape[1], top=6)
     t = F(rng.randint(1, 6), 2)
-    mixed = [[(1 + t) * p - t * q for p, q in zip(r1, r2, strict=True)] for r1, r2 in zip(w.rows(), u.rows(), strict=True)]
+    mixed = [
+        [(1 + t) * p - t * q for p, q in zip(r1, r2, strict=True)] for r1, r2 in zip(w.rows(), u.rows(), strict=True)
+    ]
     product = [[sum(x * m[z] for x, m in zip(row, mixed, strict=True)) for z in range(w.shape[1])] for row in a.rows()]
     if any(v < 0 for row in product for v in row):
         return a, random_channel(rng, rows, w.shape[1], top=6)
@@ -321,7 +325,11 @@ def test_agrees_with_libqif_on_300_random_pairs():
     disagreements, holding = [], 0
     for trial in range(300):
         a = random_channel(rng, rng.randint(2, 5), rng.randint(2, 4), top=10)
-        b = a @ random_channel(rng, a.shape[1], rng.randint(2, 4), top=10) if trial % 2 else random_channel(rng, a.shape[0], rng.randint(2, 4), top=10)
+        b = (
+            a @ random_channel(rng, a.shape[1], rng.randint(2, 4), top=10)
+            if trial % 2
+            else random_channel(rng, a.shape[0], rng.randint(2, 4), top=10)
+        )
         ours = refines(a, b).holds
         theirs = bool(qif.refinement.refined_by(np.array(a.rows(), dtype=object), np.array(b.rows(), dtype=object)))
         holding += ours
@@ -380,7 +388,9 @@ def _row_space_pair(seed, rows, columns, rank):
     a = random_channel(rng, rows, rank) @ random_channel(rng, rank, columns)
     aw, au = (a @ random_channel(rng, columns, columns)).rows(), (a @ random_channel(rng, columns, columns)).rows()
     t = min(p / (q - p) for rp, rq in zip(aw, au, strict=True) for p, q in zip(rp, rq, strict=True) if q > p)
-    return a, Channel.from_rows([[(1 + t) * p - t * q for p, q in zip(rp, rq, strict=True)] for rp, rq in zip(aw, au, strict=True)])
+    return a, Channel.from_rows(
+        [[(1 + t) * p - t * q for p, q in zip(rp, rq, strict=True)] for rp, rq in zip(aw, au, strict=True)]
+    )
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -401,7 +411,9 @@ def test_the_float_gap_never_passes_over_a_loss_with_a_positive_exact_gap():
     result = refines(a, b)
     table = result.loss.rows()
     floats = refinement._FloatGap(a, b, [F(1)] * a.shape[0])
-    assert posterior_uncertainty(uniform_prior(a.secrets), a, result.loss) > posterior_uncertainty(uniform_prior(a.secrets), b, result.loss)
+    assert posterior_uncertainty(uniform_prior(a.secrets), a, result.loss) > posterior_uncertainty(
+        uniform_prior(a.secrets), b, result.loss
+    )
     assert not floats.clearly_not_positive(table)
 
 

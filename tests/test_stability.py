@@ -38,7 +38,9 @@ def test_appd1_loss_curve_rises():
                        ["351/100", "7/2"], uniform_prior(7), linear_error(range(7)).scaled(1000))
     assert curve.eps_exp == ("7/2", "351/100") and not curve.monotone
     assert curve.values[0] == F(1276949536000, 771895089)
-    assert curve.violation[2] == F(2552438666271995640492212000, 1542907143753726048154857) - F(1276949536000, 771895089)
+    assert curve.violation[2] == F(2552438666271995640492212000, 1542907143753726048154857) - F(
+        1276949536000, 771895089
+    )
 
 
 def test_rr_with_counting_has_no_instability_on_a_grid():

@@ -14,7 +14,13 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 def _spec(tmp_path, family="geometric", values=3, respondents=2, known=None, kind="count", of=(0,),
           prior="uniform", loss="bayes", eps=("2", "3"), exact=True, extra=""):
-    lines = ["[perturber]", f'family = "{family}"', f"values = {values}", "[population]", f"respondents = {respondents}"]
+    lines = [
+        "[perturber]",
+        f'family = "{family}"',
+        f"values = {values}",
+        "[population]",
+        f"respondents = {respondents}",
+    ]
     if known is not None:
         lines.append(f"known = {list(known)}")
     lines += ["[query]", f'kind = "{kind}"'] + ([f"of = {list(of)}"] if kind == "count" else [])
@@ -158,7 +164,12 @@ def test_appd1_on_a_range_rises_exactly_where_the_loss_does_and_the_certificate_
     assert report["coverage"] == "interval" and report["stable"] is False
     assert report["range"]["rising"] == [["3.500544517844", "3.516615491052"]]
     assert report["instability"]["found_by"] == "range"
-    assert 3.5005 < float(Fraction(report["instability"]["eps_exp_low"])) < float(Fraction(report["instability"]["eps_exp_high"])) < 3.5167
+    assert (
+        3.5005
+        < float(Fraction(report["instability"]["eps_exp_low"]))
+        < float(Fraction(report["instability"]["eps_exp_high"]))
+        < 3.5167
+    )
     assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
     assert "RISES on [3.500544517844, 3.516615491052]" in capsys.readouterr().out
 
@@ -203,7 +214,9 @@ def test_a_range_without_a_rise_or_a_proof_is_not_called_stable(tmp_path):
                  extra='from = "3/2"\nto = "8"')
     assert main(["stability", spec, "--json", str(out)]) == 4
     report = json.loads(out.read_text())
-    assert report["stable"] is None and report["range"]["rising"] == [] and "where a grid is given" in report["undecided"]
+    assert (
+        report["stable"] is None and report["range"]["rising"] == [] and "where a grid is given" in report["undecided"]
+    )
     assert report["range"]["every_analyst"] == {"proved": False, "reason": "no proof route for a sum query"}
 
 
@@ -322,7 +335,9 @@ def test_plot_draws_the_loss_and_its_float_curve_rises_where_the_exact_stretch_i
     assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(picture)]) == 1
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     spec = read_spec(str(EXAMPLES / "appd1_range.toml"))
-    before, inside, after = ([Fraction(v) for v in pair] for pair in (("3.4", "3.45"), ("3.5008", "3.516"), ("3.6", "3.7")))
+    before, inside, after = (
+        [Fraction(v) for v in pair] for pair in (("3.4", "3.45"), ("3.5008", "3.516"), ("3.6", "3.7"))
+    )
     assert all(first > second for first, second in (sampled_losses(spec, before), sampled_losses(spec, after)))
     first, second = sampled_losses(spec, inside)
     assert first < second
@@ -393,7 +408,9 @@ def test_an_expression_perturber_is_refused_with_the_reason(tmp_path, capsys, ce
     diagonal, other = cells
     folder = tmp_path / "own"
     folder.mkdir()
-    (folder / "p.csv").write_text("\n".join(",".join(diagonal if i == j else other for j in range(3)) for i in range(3)))
+    (folder / "p.csv").write_text(
+        "\n".join(",".join(diagonal if i == j else other for j in range(3)) for i in range(3))
+    )
     spec = (EXAMPLES / "own_perturber" / "expression.toml").read_text().replace('"rr_t.csv"', '"p.csv"')
     (folder / "spec.toml").write_text(spec)
     assert main(["stability", str(folder / "spec.toml")]) == 2
@@ -444,12 +461,18 @@ def test_a_threshold_query_releases_whether_the_count_reaches_at(tmp_path):
         assert Fraction(point["loss"]) == expected
 
 
-@pytest.mark.parametrize("query, message", [
-    ('kind = "threshold"\nof = [0]\nat = 0', "[query] at (a threshold query releases count >= at) must be a whole number >= 1"),
-    ('kind = "threshold"\nof = [0]\nat = 5', "more than the 2 respondents"),
-    ('kind = "threshold"\nof = [0]', "must be a whole number >= 1"),
-    ('kind = "count"\nof = [0]\nat = 1', "at is for a threshold query"),
-])
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        (
+            'kind = "threshold"\nof = [0]\nat = 0',
+            "[query] at (a threshold query releases count >= at) must be a whole number >= 1",
+        ),
+        ('kind = "threshold"\nof = [0]\nat = 5', "more than the 2 respondents"),
+        ('kind = "threshold"\nof = [0]', "must be a whole number >= 1"),
+        ('kind = "count"\nof = [0]\nat = 1', "at is for a threshold query"),
+    ],
+)
 def test_a_threshold_query_is_refused_with_the_reason(tmp_path, capsys, query, message):
     spec = _spec(tmp_path)
     Path(spec).write_text(Path(spec).read_text().replace('kind = "count"\nof = [0]', query))
@@ -461,7 +484,9 @@ def test_an_analysts_loss_from_a_file_gives_the_verdict_of_the_same_named_loss(t
     """loss = "loss.csv" (issue 15): three times the linear loss on 0..4, written as a CSV with action
     names, gives the report of loss = "linear" with scale = 3."""
     rows = [",".join(str(3 * abs(x - w)) for w in range(5)) for x in range(5)]
-    (tmp_path / "loss.csv").write_text(",w0,w1,w2,w3,w4\n" + "\n".join(f"{x},{row}" for x, row in enumerate(rows)) + "\n")
+    (tmp_path / "loss.csv").write_text(
+        ",w0,w1,w2,w3,w4\n" + "\n".join(f"{x},{row}" for x, row in enumerate(rows)) + "\n"
+    )
     reports = []
     for loss in ("linear", "loss.csv"):
         out = tmp_path / f"{loss}.json"

@@ -174,7 +174,9 @@ def test_a_histogram_query_on_two_values_is_the_count_and_on_three_tells_more(tm
     count, _ = evaluate_spec(spec(tmp_path, rr, {"kind": "count", "of": [0]}, sweep=sweep, respondents=3, known=(0,)))
     assert losses(histogram) == losses(count)
     geometric = {"family": "geometric", "values": 3}
-    histogram, _ = evaluate_spec(spec(tmp_path, geometric, {"kind": "histogram"}, sweep=sweep, respondents=3, known=(1,)))
+    histogram, _ = evaluate_spec(
+        spec(tmp_path, geometric, {"kind": "histogram"}, sweep=sweep, respondents=3, known=(1,))
+    )
     count, _ = evaluate_spec(spec(tmp_path, geometric, {"kind": "count", "of": [0]}, sweep=sweep, respondents=3,
                                   known=(1,)))
     pairs = list(zip(map(Fraction, losses(histogram)), map(Fraction, losses(count)), strict=True))

@@ -50,7 +50,9 @@ def test_real_roots_agree_with_a_float_root_finder_and_separate_close_roots():
         p = sympy.Poly(coefficients, x)
         ours = [float(r.decimal(15)) for r in real_roots([p], F(-3), F(5))]
         theirs = sorted(r.real for r in np.roots(coefficients) if abs(r.imag) < 1e-7 and -3 < r.real < 5)
-        assert len(ours) == len(theirs) and all(abs(a - b) < 1e-6 for a, b in zip(ours, theirs, strict=True)), coefficients
+        assert len(ours) == len(theirs) and all(abs(a - b) < 1e-6 for a, b in zip(ours, theirs, strict=True)), (
+            coefficients
+        )
     close = real_roots([sympy.Poly((x - F(1)) * (x - F(1) - F(1, 10**12)), x)], F(0), F(2))
     assert [r.point for r in close] == [F(1), F(1) + F(1, 10**12)]
 

@@ -52,7 +52,10 @@ def _algorithm1(z: list[Any], e: Any, choose: Callable[..., int]) -> tuple[Place
     candidates = _BoundScreen(e, power, up_norm, down_norm)
 
     def remainder() -> list[Any]:
-        return [rho[int(k)] * power[int(h) + n] for k, h in zip(np.repeat(np.arange(len(rho)), runs.lengths()), runs.off, strict=True)]
+        return [
+            rho[int(k)] * power[int(h) + n]
+            for k, h in zip(np.repeat(np.arange(len(rho)), runs.lengths()), runs.off, strict=True)
+        ]
 
     while len(order) < n:
         j = choose(z, remainder, lambda: list(c), lambda: _scalar_columns(placed, power, n, zero), is_open.copy())

@@ -88,7 +88,9 @@ def heuristic_log(log_z: np.ndarray, eps: Any, choose: Callable[..., int],
             order.append(j)
             if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
                 log_r = np.repeat(mu, runs.lengths())
-                placed[j].append((log_r + _last_column_correction(log_r + eps * runs.off, log_z, log_c[j]), runs.off.copy()))
+                placed[j].append(
+                    (log_r + _last_column_correction(log_r + eps * runs.off, log_z, log_c[j]), runs.off.copy())
+                )
                 open_mask[j] = False
                 steps += 1
                 break
@@ -149,12 +151,13 @@ class _PreciseRemainder:
     below the rounding of the amounts taken from it, and a long double loses it (the hard fixed
     points of the benchmark need 96 to 224 bits at n = 400 to 2000). Here the long-double logs of r
     (:meth:`logs`) only screen Prop. 2's bounds; the few that can attain the minimum, and the
-    column's own amount c_j/Σ z·s, are computed in `bits` bits, the amount q is an exact point and
-    r − q·s and c_j − q·Σ z·s are formed in `bits` bits. The budgets must be that precise too: what a large column takes too much or too little
-    is missing from z·r, and the last column, which takes all of r, may have a tiny z_j. The
-    remainder keeps its balls' radii, a bound on its rounding: where two runs join, the value
-    kept for the run is the one with the smaller relative radius (r at the first row is often the
-    most eroded: geometric(0.9) at n = 400 and e^ε = 20 needed 896 bits with it, 96 this way)."""
+    column's own amount c_j/Σ z·s, are computed in `bits` bits, the amount q is an exact point, and
+    r − q·s and c_j − q·Σ z·s are formed in `bits` bits. The budgets must be that precise too: what a
+    large column takes too much or too little is missing from z·r, and the last column, which takes
+    all of r, may have a tiny z_j. The remainder keeps its balls' radii, a bound on its rounding:
+    where two runs join, the value kept for the run is the one with the smaller relative radius (r
+    at the first row is often the most eroded: geometric(0.9) at n = 400 and e^ε = 20 needed 896
+    bits with it, 96 this way)."""
 
     _SLACK_ERROR = 1e-14  # bound on the rounding of a screened slack (logs of doubles, long double sums)
     _LOG_ERROR = 1e-12  # and of a screened log amount
@@ -246,8 +249,10 @@ def heuristic_precise(log_z: np.ndarray, eps: Any, z: Sequence[Fraction], e: Fra
             return heuristic_log(log_z, eps, choose, _PreciseRemainder(z, e, bits))
         except CertificateError as error:
             failure = error
-    raise CertificateError(f"Algorithm 1 (float mode): no verified result with the remainder in up to {16 * first} bits "
-                           f"({failure}); use exact=True")
+    raise CertificateError(
+        f"Algorithm 1 (float mode): no verified result with the remainder in up to {16 * first} bits "
+        f"({failure}); use exact=True"
+    )
 
 
 def heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) -> Construction:

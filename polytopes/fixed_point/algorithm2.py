@@ -46,8 +46,14 @@ def count_error(construction: Construction | Sequence[Sequence[Any]], weights: S
         return float(np.sum(np.asarray(weights, dtype=float) * np.exp(construction.log_matrix)))
     matrix = construction.matrix if isinstance(construction, Construction) else construction
     assert matrix is not None  # a Construction without log_matrix has matrix
-    return sum((exact_number(w) * exact_number(t) for w_row, t_row in zip(weights, matrix, strict=True) for w, t in zip(w_row, t_row, strict=True)),
-               Fraction(0))
+    return sum(
+        (
+            exact_number(w) * exact_number(t)
+            for w_row, t_row in zip(weights, matrix, strict=True)
+            for w, t in zip(w_row, t_row, strict=True)
+        ),
+        Fraction(0),
+    )
 
 
 def check_weights(weights: Sequence[Sequence[Any]]) -> list[list[Fraction]]:
@@ -117,15 +123,23 @@ def unfixed_optimum(eps_exp: Any, weights: Sequence[Sequence[Any]], *, exact: bo
         e = eps_exp_above_one(eps_exp)
         a = 1 / e
         amounts = [1 / (1 + a) if loc in (0, n - 1) else (1 - a) / (1 + a) for loc in range(n)]
-        scale = lambda loc: [a ** abs(i - loc) for i in range(n)]  # noqa: E731
-        cost = lambda c, loc: amounts[loc] * sum(w[i][c] * s for i, s in enumerate(scale(loc)))  # noqa: E731
+
+        def scale(loc):
+            return [a ** abs(i - loc) for i in range(n)]
+
+        def cost(c, loc):
+            return amounts[loc] * sum(w[i][c] * s for i, s in enumerate(scale(loc)))
+
     else:
         eps = epsilon(eps_exp)
         wf = np.asarray(w, dtype=float)
         index = np.arange(n)
         log_amounts = np.full(n, math.log(-math.expm1(-eps)) - math.log1p(math.exp(-eps)))
         log_amounts[[0, n - 1]] = -math.log1p(math.exp(-eps))
-        cost = lambda c, loc: float(np.exp(log_amounts[loc] - eps * np.abs(index - loc)) @ wf[:, c])  # noqa: E731
+
+        def cost(c, loc):
+            return float(np.exp(log_amounts[loc] - eps * np.abs(index - loc)) @ wf[:, c])
+
     placement, steps, j, loc = [0] * n, 0, 0, 0
     while loc < n:
         steps += 1

@@ -67,13 +67,17 @@ class ColumnFractions(Sequence[list[Fraction]]):
             return [self[i] for i in range(n)[index]]
         i = range(n)[index]
         if i not in self._rows:
-            self._rows[i] = [reduced_fraction(flint.fmpq(self._entries[i * n + j], d)) for j, d in enumerate(self._denominators)]
+            self._rows[i] = [
+                reduced_fraction(flint.fmpq(self._entries[i * n + j], d)) for j, d in enumerate(self._denominators)
+            ]
         return self._rows[i]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
             return NotImplemented
-        return len(self) == len(other) and all(list(mine) == list(theirs) for mine, theirs in zip(self, other, strict=True))
+        return len(self) == len(other) and all(
+            list(mine) == list(theirs) for mine, theirs in zip(self, other, strict=True)
+        )
 
     __hash__ = None  # type: ignore[assignment]
 

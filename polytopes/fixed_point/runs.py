@@ -24,9 +24,17 @@ def column_chooser(selector: Selector) -> Callable[[Any, Any, Any, Any, np.ndarr
     """κ as a function of (z, r, c, A, open mask), r, c and A given as functions that compute them (only
     a callable κ, which gets (z, r, c, A) and is checked, needs them)."""
     if callable(selector):
-        def custom(z: Any, r: Callable[[], Any], c: Callable[[], Any], a: Callable[[], Any], is_open: np.ndarray) -> int:
+
+        def custom(
+            z: Any, r: Callable[[], Any], c: Callable[[], Any], a: Callable[[], Any], is_open: np.ndarray
+        ) -> int:
             j = selector(z, r(), c(), a())
-            if isinstance(j, bool) or not isinstance(j, (int, np.integer)) or not 0 <= j < len(is_open) or not is_open[j]:
+            if (
+                isinstance(j, bool)
+                or not isinstance(j, (int, np.integer))
+                or not 0 <= j < len(is_open)
+                or not is_open[j]
+            ):
                 raise LabelError(f"the column selector returned {j!r}, which is not an unfilled column (c_j > 0)")
             return int(j)
         return custom

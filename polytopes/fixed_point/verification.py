@@ -25,7 +25,9 @@ __all__ = ["FLOAT_TOLERANCE", "verify_mechanism", "verify_integer_columns", "ver
 FLOAT_TOLERANCE = 1e-9  # relative; the float mode refuses to return a matrix worse than this
 
 
-def verify_mechanism(matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequence[Fraction] | None = None) -> Verification:
+def verify_mechanism(
+    matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequence[Fraction] | None = None
+) -> Verification:
     """Check exactly that T is in U (or F[z]); raise :class:`CertificateError` if not.
 
     Examples
@@ -44,14 +46,17 @@ def verify_mechanism(matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequ
                                    None if z is None else [exact_number(v) for v in z])
 
 
-def verify_integer_columns(numerators: Any, denominators: list[Any], e: Fraction, z: list[Fraction] | None) -> Verification:
+def verify_integer_columns(
+    numerators: Any, denominators: list[Any], e: Fraction, z: list[Fraction] | None
+) -> Verification:
     """:func:`verify_mechanism` on T[i, j] = N[i, j] / d_j, N an fmpz_mat and every d_j > 0.
 
     Every test is integer arithmetic in FLINT: with e^ε = p/s, the ratio bounds of rows i and i + 1
-    are p·N[i] − s·N[i+1] ≥ 0 and p·N[i+1] − s·N[i] ≥ 0, the row sums are Σ_j N[i, j]·(L/d_j) = L with L = lcm(d) and z·T = z is
-    Σ_i (z_i·B)·N[i, j] = z_j·B·d_j, B a common denominator of z. The worst ratio is e^ε exactly
-    when they all hold and one of them is 0 beside a positive entry (as at every tight bound of a
-    vertex); otherwise it is found by comparing the ratios one by one, and reported if above e^ε."""
+    are p·N[i] − s·N[i+1] ≥ 0 and p·N[i+1] − s·N[i] ≥ 0, the row sums are Σ_j N[i, j]·(L/d_j) = L
+    with L = lcm(d) and z·T = z is Σ_i (z_i·B)·N[i, j] = z_j·B·d_j, B a common denominator of z. The
+    worst ratio is e^ε exactly when they all hold and one of them is 0 beside a positive entry (as
+    at every tight bound of a vertex); otherwise it is found by comparing the ratios one by one, and
+    reported if above e^ε."""
     n = numerators.nrows()
     entries = numerators.entries()
     p, s = flint.fmpz(e.numerator), flint.fmpz(e.denominator)
@@ -65,8 +70,10 @@ def verify_integer_columns(numerators: Any, denominators: list[Any], e: Fraction
         for position, (a, b) in enumerate(zip(entries, entries[n:], strict=False)):
             if a < 0 or b < 0 or (a == 0) != (b == 0):
                 i, j = divmod(position, n)
-                raise CertificateError(f"column {j} is not ε-neighbour indistinguishable at rows {i}, {i + 1}: "
-                                       f"{Fraction(int(a), int(denominators[j]))}, {Fraction(int(b), int(denominators[j]))}")
+                raise CertificateError(
+                    f"column {j} is not ε-neighbour indistinguishable at rows {i}, {i + 1}: "
+                    f"{Fraction(int(a), int(denominators[j]))}, {Fraction(int(b), int(denominators[j]))}"
+                )
     if within and any((fall == 0 or rise == 0) and a > 0 for fall, rise, a in zip(falls, rises, entries, strict=False)):
         worst_ratio = e
     else:
@@ -82,7 +89,9 @@ def verify_integer_columns(numerators: Any, denominators: list[Any], e: Fraction
     if z is not None:
         scaled, base = over_common_denominator(z)
         mass = (flint.fmpz_mat(1, n, scaled) * numerators).entries()
-        fixed_error = max(abs(Fraction(int(m), base * int(d)) / v - 1) for m, d, v in zip(mass, denominators, z, strict=True))
+        fixed_error = max(
+            abs(Fraction(int(m), base * int(d)) / v - 1) for m, d, v in zip(mass, denominators, z, strict=True)
+        )
     if worst_ratio > e or row_error or fixed_error:
         raise CertificateError(f"the constructed matrix fails its check: worst ratio {worst_ratio} (e^ε = {e}), "
                                f"row-sum error {row_error}, fixed-point error {fixed_error}")

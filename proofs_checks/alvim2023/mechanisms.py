@@ -61,7 +61,9 @@ def def11_rr(
             if count * p / (1 - p) + 1 != e:
                 problems.append(f"p for K={count}, e^ε={e} does not solve Kp/p̄+1=e^ε")
             channel = randomized_response(count, text)
-            expected = [[p + (1 - p) / count if r == c else (1 - p) / count for c in range(count)] for r in range(count)]
+            expected = [
+                [p + (1 - p) / count if r == c else (1 - p) / count for c in range(count)] for r in range(count)
+            ]
             if channel.rows() != expected:
                 problems.append(f"entries differ for K={count}, e^ε={e}")
             if tightest_eps_exp(channel, local_adjacency(channel.secrets)).eps_exp != e:
@@ -203,7 +205,9 @@ def kron_laws(trials: int = 25, seed: int = 2023) -> Outcome:
             "associativity": equal(kron(kron(a, b), c), kron(a, kron(b, c))),
             "left distributivity": equal(kron(a + a2, b), kron(a, b) + kron(a2, b)),
             "scalars": equal(kron(a * k, b), kron(a, b) * k),
-            "mixed product": equal(matmul(kron(a, b), kron(c_mixed, d_mixed)), kron(matmul(a, c_mixed), matmul(b, d_mixed))),
+            "mixed product": equal(
+                matmul(kron(a, b), kron(c_mixed, d_mixed)), kron(matmul(a, c_mixed), matmul(b, d_mixed))
+            ),
         }
         square_a, square_b = _random_matrix(rng, m, m), _random_matrix(rng, p, p)
         if square_a.det() != 0 and square_b.det() != 0:
@@ -312,8 +316,12 @@ def appf(sizes: tuple[int, ...] = (2, 3)) -> Outcome:
         formula = sympy.Matrix(size**3, size**3, lambda r, c: _formula27(a, b, size, tuples[r], tuples[c]))  # noqa: B023 (called at once)
         results[size] = {
             "formula (27) holds": sympy.expand(power - formula) == sympy.zeros(size**3, size**3),
-            "printed display holds": sympy.expand(power - _iverson_power3(a, b, size, printed)) == sympy.zeros(size**3, size**3),
-            "display with IUU/UII coefficients swapped holds": sympy.expand(power - _iverson_power3(a, b, size, corrected)) == sympy.zeros(size**3, size**3),
+            "printed display holds": sympy.expand(power - _iverson_power3(a, b, size, printed))
+            == sympy.zeros(size**3, size**3),
+            "display with IUU/UII coefficients swapped holds": sympy.expand(
+                power - _iverson_power3(a, b, size, corrected)
+            )
+            == sympy.zeros(size**3, size**3),
         }
     ok = all(r["formula (27) holds"] and not r["printed display holds"]
              and r["display with IUU/UII coefficients swapped holds"] for r in results.values())

@@ -136,7 +136,9 @@ def gd_family(sizes: range = range(2, 8), pairs: tuple[tuple[str, str], ...] = G
                 problems.append(f"size {size}, α={strong_alpha} ≤ α'={weak_alpha}: W not stochastic")
                 continue
             certificate = refines(strong, weak)
-            if not certificate.holds or certificate.witness.rows() != [[reduced_fraction(v) for v in row] for row in product]:
+            if not certificate.holds or certificate.witness.rows() != [
+                [reduced_fraction(v) for v in row] for row in product
+            ]:
                 problems.append(f"size {size}, α={strong_alpha}: refines disagrees with GD⁻¹·GD'")
     return Outcome.decide(
         not problems, Status.CONFIRMED,
@@ -178,8 +180,13 @@ def _pipelines(strong: Channel, weak: Channel, query: Channel) -> tuple[Channel,
 def _refutation_evidence(a: Channel, b: Channel) -> tuple[bool, dict[str, Any]]:
     certificate = refines(a, b)
     ok = not certificate.holds and verify_certificate(a, b, certificate)
-    return ok, {"refines": certificate.holds, "gap": certificate.gap, "prior": certificate.prior.probabilities() if certificate.prior else None,
-                "loss": certificate.loss.rows() if certificate.loss else None, "method": certificate.method}
+    return ok, {
+        "refines": certificate.holds,
+        "gap": certificate.gap,
+        "prior": certificate.prior.probabilities() if certificate.prior else None,
+        "loss": certificate.loss.rows() if certificate.loss else None,
+        "method": certificate.method,
+    }
 
 
 @claim("alvim23.sec62-sum-rr")
@@ -224,7 +231,10 @@ def appe_loss(loss_table: Any = paper.APPE_LOSS) -> Outcome:
     s = sum_query(r3.power(2).outputs)
     a, b = _pipelines(r3, r2, s)
     loss = Loss.from_rows(loss_table, secrets=a.secrets)
-    u_r3, u_r2 = posterior_uncertainty(uniform_prior(a.secrets), a, loss), posterior_uncertainty(uniform_prior(b.secrets), b, loss)
+    u_r3, u_r2 = (
+        posterior_uncertainty(uniform_prior(a.secrets), a, loss),
+        posterior_uncertainty(uniform_prior(b.secrets), b, loss),
+    )
     return Outcome.decide(
         u_r2 < u_r3, Status.REPRODUCED,
         f"printed loss: U(R2 pipeline) = {float(u_r2):.8f} < U(R3 pipeline) = {float(u_r3):.8f} (exact)",

@@ -78,8 +78,12 @@ def lemma14(sizes: range = range(2, 5)) -> Outcome:
             if not condition_11(post, witness):
                 failures.append(f"K={size}, P={[row.index(1) for row in post.rows()]}")
     return Outcome.decide(
-        not failures, Status.CONFIRMED, f"P·⁻¹P·(aI+bU)·P = (aI+bU)·P symbolically for all {count} surjective P, K = 2..4",
-        post_processors=count, sizes=list(sizes), failures=failures,
+        not failures,
+        Status.CONFIRMED,
+        f"P·⁻¹P·(aI+bU)·P = (aI+bU)·P symbolically for all {count} surjective P, K = 2..4",
+        post_processors=count,
+        sizes=list(sizes),
+        failures=failures,
     )
 
 
@@ -136,7 +140,9 @@ def thm20(trials: int = 120, seed: int = 20) -> Outcome:
         else:
             share = Fraction(rng.randint(0, 4), 4)
             (q,) = random_channel(rng, 1, size, top=6).rows()
-            witness = Channel.from_rows([[share * (r == c) + (1 - share) * q[c] for c in range(size)] for r in range(size)])
+            witness = Channel.from_rows(
+                [[share * (r == c) + (1 - share) * q[c] for c in range(size)] for r in range(size)]
+            )
         test = condition_11(post, witness)
         verdict = refines(post, witness @ post).holds
         outcomes[verdict] += 1
@@ -145,9 +151,15 @@ def thm20(trials: int = 120, seed: int = 20) -> Outcome:
         else:
             disagreements.append(trial)
     return Outcome.decide(
-        not disagreements and outcomes[True] > 0 and outcomes[False] > 0, Status.CONFIRMED,
-        f"equality test = certified refinement verdict on {trials} pairs ({outcomes[True]} refine, {outcomes[False]} do not)",
-        trials=trials, seed=seed, refines=outcomes[True], does_not_refine=outcomes[False], disagreements=disagreements,
+        not disagreements and outcomes[True] > 0 and outcomes[False] > 0,
+        Status.CONFIRMED,
+        f"equality test = certified refinement verdict on {trials} pairs ({outcomes[True]} refine, {outcomes[False]} "
+        "do not)",
+        trials=trials,
+        seed=seed,
+        refines=outcomes[True],
+        does_not_refine=outcomes[False],
+        disagreements=disagreements,
     )
 
 
@@ -176,7 +188,9 @@ def lemma23(powers: range = range(1, 9), materialised_up_to: int = 5) -> Outcome
     Assumptions: N = 1..8.
     """
     a, c = sympy.symbols("a c")
-    base = Channel.from_symbolic([[a, 1 - a], [c, 1 - c]], parameters=(a, c), secrets=(True, False), outputs=(True, False))
+    base = Channel.from_symbolic(
+        [[a, 1 - a], [c, 1 - c]], parameters=(a, c), secrets=(True, False), outputs=(True, False)
+    )
     failures = []
     for n in powers:
         pipeline = _tally_recursively(base, n)
@@ -249,18 +263,23 @@ def appb_outliers(printed_witness: Any = paper.APPB_WITNESS, powers: tuple[int, 
     pipelines = {}
     for n in powers:
         result = refines(count_pipeline(g3, n, {0, 2}), count_pipeline(g2, n, {0, 2}))
-        pipelines[n] = result.holds and verify_certificate(count_pipeline(g3, n, {0, 2}), count_pipeline(g2, n, {0, 2}), result)
+        pipelines[n] = result.holds and verify_certificate(
+            count_pipeline(g3, n, {0, 2}), count_pipeline(g2, n, {0, 2}), result
+        )
     differences = table_mismatches(true_witness.rows(), printed_witness)
     ok = (true_witness == refines(g3, g2).witness and condition_11(outliers, true_witness)
           and all(pipelines.values()) and differences and not printed_is_witness)
     return Outcome.decide(
-        bool(ok), Status.ERRATUM,
-        "outlier counting is stable (condition (11), N = 2, 3 certified); the printed W = G3⁻¹·G2 has a wrong middle row",
+        bool(ok),
+        Status.ERRATUM,
+        "outlier counting is stable (condition (11), N = 2, 3 certified); "
+        "the printed W = G3⁻¹·G2 has a wrong middle row",
         paper_says="W = G3⁻¹·G2 = [[5/6, 1/12, 1/12], [7/30, 8/15, 7/30], [1/12, 1/12, 5/6]]",
         truth=f"W = {[[str(v) for v in row] for row in true_witness.rows()]}; G3·(printed W) ≠ G2",
         condition_11_true_witness=condition_11(outliers, true_witness),
         condition_11_printed_witness=condition_11(outliers, printed),
-        pipelines_refine=pipelines, mismatches=differences,
+        pipelines_refine=pipelines,
+        mismatches=differences,
     )
 
 
@@ -292,7 +311,9 @@ def lemma25(cases: tuple[tuple[int, int], ...] = ((1, 2), (2, 2), (3, 2), (1, 3)
 
 
 @claim("alvim23.appc")
-def appc(sizes: tuple[int, ...] = (3, 4), powers: tuple[int, ...] = (2, 3), grid: tuple[str, ...] = ("2", "7/2")) -> Outcome:
+def appc(
+    sizes: tuple[int, ...] = (3, 4), powers: tuple[int, ...] = (2, 3), grid: tuple[str, ...] = ("2", "7/2")
+) -> Outcome:
     """Kronecker powers of a d-private channel are Manhattan-private.
 
     Source: Alvim et al. 2023, App. C.
@@ -309,7 +330,9 @@ def appc(sizes: tuple[int, ...] = (3, 4), powers: tuple[int, ...] = (2, 3), grid
             single = tightest_d_privacy(gd, lambda x, y: abs(x - y)).eps_exp
             found[f"{size} values, e^ε={e}, N=1"] = single
             for n in powers:
-                value = tightest_d_privacy(gd.power(n), lambda v, w: sum(abs(p - q) for p, q in zip(v, w, strict=True))).eps_exp
+                value = tightest_d_privacy(
+                    gd.power(n), lambda v, w: sum(abs(p - q) for p, q in zip(v, w, strict=True))
+                ).eps_exp
                 found[f"{size} values, e^ε={e}, N={n}"] = value
                 if value != exact(e) or single != exact(e):
                     failures.append(f"{size} values, e^ε={e}, N={n}: {value}")
@@ -342,8 +365,10 @@ def fig3_ama(respondents: int = 20, bars: int = 3, grid: tuple[str, ...] = ("11/
                        grid, uniform_prior(secrets), loss)
     strictly = all(b < a for a, b in zip(curve.values, curve.values[1:], strict=False))
     return Outcome.decide(
-        strictly and len(secrets) == 231 and printed_count != len(secrets), Status.ERRATUM,
-        f"ama loss falls strictly over the grid ({float(curve.values[0]):.4f} → {float(curve.values[-1]):.4f}); 231 histograms, not 105",
+        strictly and len(secrets) == 231 and printed_count != len(secrets),
+        Status.ERRATUM,
+        f"ama loss falls strictly over the grid ({float(curve.values[0]):.4f} → {float(curve.values[-1]):.4f}); "
+        "231 histograms, not 105",
         paper_says="a uniform distribution over the 105 = (21 × 20 / 2) possible histograms",
         truth=f"{len(secrets)} histograms of 20 votes in 3 bars (C(22, 2))",
         curve={str(e): v for e, v in zip(curve.eps_exp, curve.values, strict=True)},
@@ -366,11 +391,17 @@ def lemma26(bars: int = 2, respondents: int = 2, eps_exp_low: str = "2", eps_exp
         return argmax_pipeline(truncated_geometric(respondents + 1, e), bars, secrets)
     a, b = build(eps_exp_high), build(eps_exp_low)
     result = refines(a, b)
-    perturbers = refines(truncated_geometric(respondents + 1, eps_exp_high), truncated_geometric(respondents + 1, eps_exp_low)).holds
+    perturbers = refines(
+        truncated_geometric(respondents + 1, eps_exp_high), truncated_geometric(respondents + 1, eps_exp_low)
+    ).holds
     ok = perturbers and not result.holds and verify_certificate(a, b, result)
     return Outcome.decide(
-        ok, Status.CONFIRMED,
+        ok,
+        Status.CONFIRMED,
         f"K={bars}, N={respondents}: GD ⊑ GD' but the ArgMax pipelines do not refine (gap {result.gap})",
-        secrets=secrets, eps_exp=[eps_exp_low, eps_exp_high], prior=result.prior.probabilities() if result.prior else None,
-        loss=result.loss.rows() if result.loss else None, gap=result.gap,
+        secrets=secrets,
+        eps_exp=[eps_exp_low, eps_exp_high],
+        prior=result.prior.probabilities() if result.prior else None,
+        loss=result.loss.rows() if result.loss else None,
+        gap=result.gap,
     )

@@ -99,8 +99,12 @@ def _parser() -> argparse.ArgumentParser:
                             help="vertex enumerator (default: lrs for RU and RF when installed, else cdd); normaliz: "
                             "Normaliz's exact algorithms; orbits: one vertex per orbit by adjacency decomposition, "
                             "complete by construction (LDP n = 5 in about 15 s)")
-    enumerate_.add_argument("--resume", metavar="DIR", help="keep finished units (LDP's support blocks, the orbit walk's "
-                            "neighbourhoods) in DIR and reuse them: a killed run goes on")
+    enumerate_.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="keep finished units (LDP's support blocks, the orbit walk's "
+        "neighbourhoods) in DIR and reuse them: a killed run goes on",
+    )
     _add_cluster_options(enumerate_, "orbits: run the representatives' neighbourhoods",
                          " (default: one per core for n >= 5; 1 = in this process)")
     enumerate_.set_defaults(module="enumerate")
@@ -113,7 +117,9 @@ def _parser() -> argparse.ArgumentParser:
         talk.add_argument("-v", "--verbose", action="store_true",
                           help="also say how each answer was reached (the route that certified it, sizes, seconds)")
         description, examples = _GUIDE[name]
-        command.description = textwrap.fill(description + (f" {command.description}" if command.description else ""), 78)
+        command.description = textwrap.fill(
+            description + (f" {command.description}" if command.description else ""), 78
+        )
         command.epilog = "examples:\n" + "\n".join(f"  {example}" for example in examples)
         command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
@@ -178,7 +184,9 @@ def _add_design_commands(commands: Any) -> None:
     design = commands.add_parser("design", help="Cormode et al.'s constrained count mechanisms")
     size = design.add_mutually_exclusive_group(required=True)
     size.add_argument("--n", type=int, help="number of values: counts 0..n-1 (as --n means in every command)")
-    size.add_argument("--max-count", type=int, metavar="N", help="or the largest count, Cormode et al.'s n: counts 0..N")
+    size.add_argument(
+        "--max-count", type=int, metavar="N", help="or the largest count, Cormode et al.'s n: counts 0..N"
+    )
     privacy = design.add_mutually_exclusive_group(required=True)
     privacy.add_argument("--alpha", help="α = e^−ε in (0, 1), exact, e.g. 10/11 (Cormode et al.'s parameter)")
     privacy.add_argument("--eps-exp", help='or e^ε as "11/10" or "ln(2)", as the other commands take it (α = 1/e^ε)')

@@ -86,10 +86,19 @@ def run(arguments: argparse.Namespace) -> int:
         "built from its formula" if arguments.mechanism else "the exact optimum of Cormode et al.'s LP, certified")
         + f", in {time.perf_counter() - started:.2f} s")
     p_true = sum(rows[j][j] for j in range(len(rows))) / len(rows)
-    document = {"matrix": [[exact_str(v) for v in row] for row in rows], "objective": exact_str(value),
-                "p_true": exact_str(p_true), "values": top + 1, "max_count": top, "alpha": exact_str(alpha), "properties": properties,
-                "objective_kind": arguments.objective, "aggregate": arguments.aggregate,
-                "min_distance": arguments.min_distance, "mechanism": arguments.mechanism or "optimal"}
+    document = {
+        "matrix": [[exact_str(v) for v in row] for row in rows],
+        "objective": exact_str(value),
+        "p_true": exact_str(p_true),
+        "values": top + 1,
+        "max_count": top,
+        "alpha": exact_str(alpha),
+        "properties": properties,
+        "objective_kind": arguments.objective,
+        "aggregate": arguments.aggregate,
+        "min_distance": arguments.min_distance,
+        "mechanism": arguments.mechanism or "optimal",
+    }
     print(f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
           f"≈ {float(value):.6g}; Pr[true output] = {document['p_true']} ≈ {float(p_true):.6g}")
     if arguments.out:

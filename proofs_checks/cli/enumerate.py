@@ -82,7 +82,9 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)
     if arguments.resume:
-        raise UsageError("--resume is for the long runs (LDP with n >= 5, --method orbits); this enumeration is one call")
+        raise UsageError(
+            "--resume is for the long runs (LDP with n >= 5, --method orbits); this enumeration is one call"
+        )
     if arguments.ine:
         write_document(arguments.ine, polytope.to_ine(), "H-representation")
     method = arguments.method or ("lrs" if arguments.polytope in ("RU", "RF") and lrs_available() else "cdd")
@@ -95,8 +97,11 @@ def run(arguments: argparse.Namespace) -> int:
             raise UsageError(f"--method normaliz needs PyNormaliz: {INSTALL_HINT}")
     enumeration = enumerate_vertices(polytope, method)
     orbit_count = len(orbits(enumeration.vertices, polytope.symmetries)) if arguments.orbits else None
-    print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {len(enumeration.vertices)} vertices"
-          + (f" in {orbit_count} orbits" if orbit_count is not None else "") + f" ({enumeration.seconds:.2f} s, exact, {method})")
+    print(
+        f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {len(enumeration.vertices)} vertices"
+        + (f" in {orbit_count} orbits" if orbit_count is not None else "")
+        + f" ({enumeration.seconds:.2f} s, exact, {method})"
+    )
     if arguments.ext:
         write_document(arguments.ext, to_ext(enumeration), "vertices (cdd .ext)")
     if arguments.json:

@@ -34,7 +34,8 @@ def comma_list(text: str, what: str) -> list[str]:
     return cells
 
 
-NAMED_FIXED_POINTS = ("uniform", "binomial")  # polytopes.fixed_point.NAMED_FIXED_POINTS (tested), kept light for the parser
+# polytopes.fixed_point.NAMED_FIXED_POINTS (tested), kept light for the parser
+NAMED_FIXED_POINTS = ("uniform", "binomial")
 FLOAT_SUM_TOLERANCE = Fraction(1, 10**9)  # float mode: a z summing to 1 within this is renormalised (and said)
 
 

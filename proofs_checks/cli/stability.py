@@ -102,10 +102,13 @@ def run(arguments: argparse.Namespace) -> int:
     print(f"analyst's loss monotone: {monotone}; family ({report['coverage']}): {verdict[report['stable']]}")
     instability = report["instability"]
     if instability:
-        print(f"instability ({instability['found_by']}): the pipeline at e^ε = {instability['eps_exp_high']} does not "
-              f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
-              + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
-              + f" loses more with less privacy, by {approximately(instability['gap']) if spec.exact else instability['gap']}")
+        print(
+            f"instability ({instability['found_by']}): the pipeline at e^ε = {instability['eps_exp_high']} does not "
+            f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
+            + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
+            + " loses more with less privacy, by "
+              f"{approximately(instability['gap']) if spec.exact else instability['gap']}"
+        )
         if "pipelines" in instability:
             print(f"  the certificate's pipelines: {instability['pipelines']}")
     detail(f"evaluated in {seconds:.2f} s ({report['arithmetic']}); {len(certificates)} certificate(s) kept")
@@ -145,7 +148,9 @@ def _matplotlib() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise MissingDependencyError("--plot draws with matplotlib, which is not installed: pip install matplotlib") from None
+        raise MissingDependencyError(
+            "--plot draws with matplotlib, which is not installed: pip install matplotlib"
+        ) from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

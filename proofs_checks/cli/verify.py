@@ -31,9 +31,14 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(f"cannot read {arguments.certificate}: {error.strerror}") from None
     certificate = certificate_from_document(document, a, b)
     defect = certificate_defect(a, b, certificate)
-    detail_printer(arguments)("checked: " + ("the witness is stochastic and A·W = B, entry by entry" if certificate.holds
-                                             else "the prior is a distribution, the loss is finite, and the two "
-                                             "uncertainties and their gap, recomputed"))
+    detail_printer(arguments)(
+        "checked: "
+        + (
+            "the witness is stochastic and A·W = B, entry by entry"
+            if certificate.holds
+            else "the prior is a distribution, the loss is finite, and the two uncertainties and their gap, recomputed"
+        )
+    )
     claim = "A ⊑ B" if certificate.holds else "A ⋢ B"
     print(f"certificate for {claim}: " + ("valid" if defect is None else f"INVALID: {defect}") + " (exact re-check)")
     return EXIT_OK if defect is None else EXIT_NEGATIVE
