@@ -9,6 +9,9 @@ Rows, in one run:
   the ratio column is time / time of Algorithm 2 (the unfixed optimum, float) at the same n and
   e^ε, measured in this run; the authors report Algorithm 1 at n = 2000 "in under 10 seconds on a
   single laptop" (§6.3);
+* the same 18 mechanisms as files, loaded as a user loads them and re-checked: the float64 array
+  (what ``construct --out T.npy`` wrote before) against the file written now (float64 where that
+  holds the mechanism, else long double), and the time to write and check it / to build it;
 * four harder fixed points at n = 2000 (Dirichlet(0.1), Dirichlet(0.05), geometric(0.9), two
   narrow Gaussian bumps) at e^ε ∈ {1.1, 2, 5, 20}, timed or refused, and in which arithmetic;
 * 200 random z at n ≤ 300 (Dirichlet, Zipf, mixtures, a tenth of the entries down to 1e-300;
@@ -23,18 +26,25 @@ Run: ``.venv/bin/python benchmarks/bench_fixed_points.py [--quick]`` (``--quick`
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import sys
+import tempfile
 import time
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
 from polytopes.fixed_point.algorithm1 import heuristic_constructor
 from polytopes.fixed_point.algorithm2 import count_error_weights, unfixed_optimum
+from polytopes.fixed_point.arithmetic import log_distribution
 from polytopes.fixed_point.named import random_fixed_point
+from polytopes.fixed_point.verification import verify_array
 from polytopes.lp import certified_minimum
 from polytopes.spaces import count_program
+from proofs_checks.cli.artefacts import MechanismCheck, write_mechanism
 from qifkit.errors import QifError
 
 
@@ -77,6 +87,33 @@ def timed(function):
     return value, time.perf_counter() - start
 
 
+def written_files(built: list) -> None:
+    """Each mechanism of the first table as a user loads it: its float64 array (the baseline, what
+    ``construct --out T.npy`` wrote before issue 35) and the file ``construct`` writes now (float64
+    when that holds it, else long double), both checked by ``verify_array`` as loaded."""
+    print(f"\n{'the same mechanisms as files, n = 2000':<44} {'e^ε':>4} {'float64':>9} {'written':>22} "
+          f"{'write+check s':>13} {'/build':>6}")
+    holds = {"float64": 0, "written": 0}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, e, z, result, seconds in built:
+            check = MechanismCheck(math.log(e), log_distribution(z).astype(float))
+            try:
+                verify_array(result.to_numpy(), math.log(e), log_distribution(z).astype(float))
+                plain = "holds"
+                holds["float64"] += 1
+            except QifError as error:
+                plain = f"{str(error).split(' neighbour')[0]} pairs break" if "neighbour" in str(error) else "breaks"
+            path = str(Path(folder) / "T.npy")
+            with contextlib.redirect_stdout(io.StringIO()):
+                written, spent = timed(lambda: write_mechanism(path, check, logs=result.logs))
+            loaded = np.load(path)
+            verify_array(loaded, math.log(e), log_distribution(z).astype(float))  # raises if the file breaks
+            holds["written"] += 1
+            print(f"{name:<44} {e:>4} {plain:>9} {written['form']:>22} {spent:13.2f} {spent / seconds:6.2f}")
+    print(f"files that hold the verified mechanism as loaded: float64 {holds['float64']} of {len(built)}, "
+          f"written now {holds['written']} of {len(built)}")
+
+
 def main() -> None:
     quick = "--quick" in sys.argv
     n = 2000
@@ -86,6 +123,7 @@ def main() -> None:
         weights = count_error_weights([1] * n, exact=False)
         _, baseline[e] = timed(lambda: unfixed_optimum(e, weights, exact=False))
     valid = 0
+    built = []
     for name, z in families(n).items():
         for e in (1.1, 2.0, 5.0):
             try:
@@ -95,12 +133,15 @@ def main() -> None:
                 continue
             check = result.verification
             valid += 1
+            built.append((name, e, z, result, seconds))
             print(
                 f"{name:<44} {e:>4} {seconds:8.2f} {seconds / baseline[e]:6.2f}  row sums {check.row_sum_error:.1e}, "
                 f"z·T {check.fixed_point_error:.1e}, ratio/e^ε − 1 {check.dp_ratio / e - 1:.1e} ({result.arithmetic})"
             )
     print(f"valid to 1e-9: {valid} of 18; Algorithm 2 (float) at n = 2000: "
           + ", ".join(f"{baseline[e]:.2f} s (e^ε = {e})" for e in baseline))
+
+    written_files(built)
 
     print(f"\n{'harder fixed points, n = 2000':<44} {'e^ε':>4} {'seconds':>8}")
     for name, z in hard_families(n).items():

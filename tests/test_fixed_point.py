@@ -534,3 +534,15 @@ def test_float_verification_refuses_a_zero_beside_a_positive_entry():
         verify_log_mechanism(logs, math.log(2))
     both_zero = np.array([[0.0, -np.inf], [0.0, -np.inf]])  # a column of zeros: ratio 1
     assert verify_log_mechanism(both_zero, math.log(2)).dp_ratio == pytest.approx(1)
+
+
+def test_an_array_is_checked_as_it_holds_the_mechanism_naming_the_pairs_that_break_it():
+    """verify_array (issue 35): a ratio of 3 where e^ε = 2 is named with its column and rows, in
+    float64 and in long double; a ratio of exactly e^ε passes."""
+    from polytopes.fixed_point.verification import verify_array
+
+    for dtype in (np.float64, np.longdouble):
+        with pytest.raises(CertificateError, match=r"^2 neighbour pairs break e\^ε = 2 as written .*: column 0, rows 0 "
+                                                   r"and 1 hold 7\.5e-01 and 2\.5e-01"):
+            verify_array(np.array([[0.75, 0.25], [0.25, 0.75]], dtype=dtype), math.log(2))
+        assert verify_array(np.array([[2, 1], [1, 2]], dtype=dtype) / 3, math.log(2)).row_sum_error < 1e-12

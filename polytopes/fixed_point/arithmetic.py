@@ -16,7 +16,8 @@ from qifkit.errors import DistributionError, PrivacyParameterError, ShapeError
 from qifkit.numbers import exact as exact_number
 from qifkit.validation import eps_exp_above_one
 
-__all__ = ["positive_distribution", "log_distribution", "epsilon", "logsumexp", "logs_of", "precision"]
+__all__ = ["positive_distribution", "log_distribution", "epsilon", "log_int", "exact_logs", "logsumexp",
+           "logs_of", "precision"]
 
 
 def positive_distribution(z: Sequence[Any]) -> list[Fraction]:
@@ -40,7 +41,7 @@ def log_distribution(z: Sequence[Any]) -> np.ndarray:
         if abs(math.fsum(values) - 1) > 1e-9:
             raise DistributionError(f"z sums to {math.fsum(values)}, not 1")
         return np.log(values.astype(np.longdouble)) - np.log(np.longdouble(math.fsum(values)))
-    return np.array([_log_int(v.numerator) - _log_int(v.denominator) for v in positive_distribution(z)])
+    return np.array([log_int(v.numerator) - log_int(v.denominator) for v in positive_distribution(z)])
 
 
 def epsilon(eps_exp: Any) -> Any:
@@ -50,13 +51,20 @@ def epsilon(eps_exp: Any) -> Any:
             raise PrivacyParameterError(f"e^ε = {eps_exp} must be a finite number > 1")
         return np.log(np.longdouble(eps_exp))
     value = eps_exp_above_one(eps_exp)
-    return _log_int(value.numerator) - _log_int(value.denominator)
+    return log_int(value.numerator) - log_int(value.denominator)
 
 
-def _log_int(value: int) -> Any:
+def log_int(value: int) -> Any:
     """log of a positive integer of any size as a long double (its top 64 bits and a power of 2)."""
     shift = max(value.bit_length() - 64, 0)
     return np.log(np.longdouble(value >> shift)) + shift * np.log(np.longdouble(2))
+
+
+def exact_logs(rows: Sequence[Sequence[Fraction]]) -> np.ndarray:
+    """The natural logarithm of every exact entry as long doubles (−inf for a zero), from its
+    numerator and denominator: any magnitude (an entry of 2^-5000 has a log of about −3466)."""
+    return np.array([[log_int(v.numerator) - log_int(v.denominator) if v else -np.inf for v in row]
+                     for row in rows], dtype=np.longdouble)
 
 
 def logsumexp(values: np.ndarray, axis: int | None = None) -> Any:

@@ -11,6 +11,7 @@ from typing import Any, overload
 import flint
 import numpy as np
 
+from polytopes.fixed_point.arithmetic import exact_logs
 from qifkit.numbers import reduced_fraction
 
 __all__ = ["Verification", "ColumnFractions", "Construction"]
@@ -119,9 +120,21 @@ class Construction:
         """True when the matrix is exact."""
         return self.matrix is not None
 
-    def to_numpy(self) -> np.ndarray:
-        """T as floats (entries below the double range become 0)."""
-        if self.matrix is not None:
+    def to_numpy(self, dtype: Any = np.float64) -> np.ndarray:
+        """T as an array of float64 (exact entries correctly rounded) or ``np.longdouble``.
+
+        Entries below the dtype's range become 0 (Algorithm 1 at n = 2000 has entries near
+        2^-2000, below the smallest double): check the array as it is with
+        :func:`polytopes.fixed_point.verification.verify_array` before relying on it, or keep
+        :meth:`logs`."""
+        if self.matrix is not None and np.dtype(dtype) == np.float64:
             return np.array([[float(v) for v in row] for row in self.matrix])
-        assert self.log_matrix is not None  # one of the two is always set
-        return np.exp(self.log_matrix)
+        return np.exp(self.logs().astype(dtype))
+
+    def logs(self) -> np.ndarray:
+        """The natural logarithm of every entry of T (−inf for a zero), as long doubles: any
+        magnitude, from the exact entries' integers or from the float mode's logs."""
+        if self.matrix is None:
+            assert self.log_matrix is not None  # one of the two is always set
+            return self.log_matrix.astype(np.longdouble)
+        return exact_logs(self.matrix)

@@ -19,7 +19,7 @@ from qifkit.numbers import exact as exact_number
 from qifkit.numbers import over_common_denominator
 from qifkit.validation import eps_exp_above_one
 
-__all__ = ["FLOAT_TOLERANCE", "verify_mechanism", "verify_integer_columns", "verify_log_mechanism"]
+__all__ = ["FLOAT_TOLERANCE", "verify_mechanism", "verify_integer_columns", "verify_log_mechanism", "verify_array"]
 
 
 FLOAT_TOLERANCE = 1e-9  # relative; the float mode refuses to return a matrix worse than this
@@ -147,3 +147,53 @@ def verify_log_mechanism(log_matrix: np.ndarray, eps: float, log_z: np.ndarray |
         raise CertificateError(f"the float mechanism fails its check to {tolerance}: row-sum error {row_error}, "
                                f"fixed-point error {fixed_error}, worst ratio {dp_ratio} vs e^ε = {math.exp(eps)}")
     return Verification(row_error, fixed_error, dp_ratio, math.exp(eps))
+
+
+def verify_array(array: np.ndarray, eps: float, log_z: np.ndarray | None = None,
+                 tolerance: float = FLOAT_TOLERANCE) -> Verification:
+    """Check a mechanism T as an array holds it, in the array's own dtype (float64 or long double):
+    what a user gets from ``numpy.load``, not what was computed before it was rounded.
+
+    An entry that underflowed to 0 beside a positive one (an infinite ratio), or rounded so far
+    that a neighbour ratio exceeds e^ε, is named; then the checks of
+    :func:`verify_log_mechanism` run on the array's logarithms (taken in its dtype).
+
+    Raises
+    ------
+    ShapeError
+        Not a square array of finite non-negative numbers.
+    CertificateError
+        Naming how many neighbour pairs break ε-DP and the first of them, or what else fails.
+
+    Examples
+    --------
+    >>> verify_array(np.array([[2/3, 1/3], [1/3, 2/3]]), math.log(2)).dp_ratio <= 2 * (1 + 1e-12)
+    True
+    >>> verify_array(np.array([[1.0, 0.0], [1e-320, 1.0]]), math.log(2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    qifkit.errors.CertificateError: 2 neighbour pairs break e^ε = 2 as written (float64): column 0, rows 0 and 1 ...
+    """
+    values = np.asarray(array)
+    if (values.ndim != 2 or values.shape[0] != values.shape[1] or values.dtype.kind != "f"
+            or not np.all(np.isfinite(values)) or np.any(values < 0)):
+        raise ShapeError(f"a mechanism is a square array of finite non-negative floats, not {values.dtype} of shape "
+                         f"{values.shape}")
+    upper, lower = values[:-1], values[1:]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = np.maximum(upper / lower, lower / upper)
+    broken = ratio > math.exp(eps) * (1 + tolerance)  # a zero beside a positive entry: ratio inf (0/0 is nan)
+    if np.any(broken):
+        kind = "long double" if values.dtype == np.longdouble and values.dtype != np.float64 else str(values.dtype)
+        pairs = [f"column {j}, rows {i} and {i + 1} hold {_shown(upper[i, j])} and {_shown(lower[i, j])}"
+                 for i, j in np.argwhere(broken)[:3]]
+        raise CertificateError(f"{int(broken.sum()):,} neighbour pairs break e^ε = {math.exp(eps):.10g} as written "
+                               f"({kind}): " + "; ".join(pairs))
+    with np.errstate(divide="ignore"):
+        logs = np.log(values).astype(float)
+    return verify_log_mechanism(logs, eps, log_z, tolerance)
+
+
+def _shown(value: Any) -> str:
+    """A float of any dtype and magnitude in a few digits (a long double below 1e-308 too)."""
+    return np.format_float_scientific(value, precision=6, unique=True, trim="-")

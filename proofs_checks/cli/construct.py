@@ -14,12 +14,14 @@ import time
 
 from polytopes.fixed_point.algorithm1 import heuristic_constructor
 from polytopes.fixed_point.algorithm2 import count_error, count_error_weights, unfixed_optimum
+from polytopes.fixed_point.arithmetic import epsilon, log_distribution
 from polytopes.fixed_point.construction import Construction
 from polytopes.fixed_point.verification import verify_mechanism
 from polytopes.lp import certified_minimum
 from polytopes.spaces import count_program
+from proofs_checks.cli.artefacts import MechanismCheck, write_mechanism
 from proofs_checks.cli.base import UsageError, detail_printer
-from proofs_checks.cli.io import check_mechanism_outputs, fixed_point, number_text, write_json, write_mechanism
+from proofs_checks.cli.io import check_mechanism_outputs, fixed_point, number_text, write_json
 from qifkit.numbers import exact_str, parse_eps_exp
 
 __all__ = ["run"]
@@ -80,12 +82,16 @@ def run(arguments: argparse.Namespace) -> int:
         "max_row_sum_error": number_text(check.row_sum_error),
         "fixed_point_error": None if check.fixed_point_error is None else number_text(check.fixed_point_error),
         "worst_dp_ratio": number_text(check.dp_ratio), "steps": result.steps, "arithmetic": result.arithmetic,
+        "z": [number_text(v) for v in z],
     }
     print(f"{arguments.method}: n = {n}, e^ε = {report['eps_exp']}, count error {report['count_error']}, "
           f"row-sum error {report['max_row_sum_error']}, fixed-point error {report['fixed_point_error']}, "
           f"worst ratio {report['worst_dp_ratio']} ({result.arithmetic})")
     if arguments.out:
-        write_mechanism(arguments.out, result.matrix if result.exact else None, result.to_numpy)
+        fixed = arguments.method in ("alg1", "lp-fixed")
+        check = MechanismCheck(float(epsilon(eps_exp)), log_distribution(z).astype(float) if fixed else None)
+        report["written"] = write_mechanism(arguments.out, check, result.matrix if result.exact else None,
+                                            None if result.exact else result.logs)
     if arguments.json:
         write_json(arguments.json, report, "report")
     return 0

@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from polytopes.constrained import PROPERTIES, optimal_mechanism, weakly_honest_mechanism
+from polytopes.fixed_point.arithmetic import epsilon
+from proofs_checks.cli.artefacts import MechanismCheck, write_mechanism
 from proofs_checks.cli.base import UsageError, detail_printer
-from proofs_checks.cli.io import check_mechanism_outputs, comma_list, write_json, write_mechanism
+from proofs_checks.cli.io import check_mechanism_outputs, comma_list, write_json
 from qifkit.count_objectives import l0_score, objective_value
 from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism, uniform_mechanism
 from qifkit.numbers import exact, exact_str, parse_eps_exp
@@ -102,7 +102,7 @@ def run(arguments: argparse.Namespace) -> int:
     print(f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
           f"≈ {float(value):.6g}; Pr[true output] = {document['p_true']} ≈ {float(p_true):.6g}")
     if arguments.out:
-        write_mechanism(arguments.out, rows, lambda: np.array([[float(v) for v in row] for row in rows]))
+        document["written"] = write_mechanism(arguments.out, MechanismCheck(float(epsilon(1 / alpha))), rows)
     if arguments.json:
         write_json(arguments.json, document, "design")
     return 0

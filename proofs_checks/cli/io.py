@@ -15,7 +15,6 @@ import numpy as np
 from proofs_checks.cli.base import UsageError, document_stream
 from qifkit import files
 from qifkit.errors import FileFormatError, QifError
-from qifkit.files import atomic_write_bytes, atomic_write_text
 from qifkit.numbers import exact, exact_str, parse_number
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NAMED_FIXED_POINTS", "approximately", "check_mechanism_outputs", "check_outputs", "check_writable",
            "comma_list", "fixed_point", "inside", "number_text", "read_channel", "same_file",
-           "write_document", "write_json", "write_mechanism"]
+           "write_document", "write_json"]
 
 
 def comma_list(text: str, what: str) -> list[str]:
@@ -215,24 +214,12 @@ def number_text(value: Any) -> str:
 
 
 def check_mechanism_outputs(arguments: Any, inputs: dict[str, str | None]) -> None:
-    """``--out`` (.npy or .csv) and ``--json`` of construct and design: formats known, and the
+    """``--out`` (.npy, .log.npy or .csv) and ``--json`` of construct and design: formats known, and the
     output policy (:func:`check_outputs`), before any work."""
     for path in (arguments.out, arguments.json):
         if path and path != "-" and not path.endswith((".npy", ".csv", ".json")):
-            raise UsageError(f"cannot tell the format of {path}: use .npy, .csv (--out) or .json")
+            raise UsageError(f"cannot tell the format of {path}: use .npy, .log.npy, .csv (--out) or .json")
     if arguments.out == "-":
-        raise UsageError("--out - : a mechanism is written to a file (.npy or .csv); --json - writes the report")
+        raise UsageError("--out - : a mechanism is written to a file (.npy, .log.npy or .csv); "
+                         "--json - writes the report")
     check_outputs(inputs, {"--out": arguments.out, "--json": arguments.json})
-
-
-def write_mechanism(path: str, exact_rows: Any, floats: Any) -> None:
-    """A mechanism to `path`, atomically: ``.npy`` floats, or ``.csv`` with exact number strings
-    (`exact_rows`) or floats when it has no exact form (`floats` gives the array when asked)."""
-    if path.endswith(".npy"):
-        buffer = io.BytesIO()
-        np.save(buffer, floats())
-        atomic_write_bytes(path, buffer.getvalue())
-    else:
-        rows = exact_rows if exact_rows is not None else floats().tolist()
-        atomic_write_text(path, "".join(",".join(number_text(v) for v in row) + "\n" for row in rows))
-    print(f"mechanism written to {path}")
