@@ -95,6 +95,7 @@ class Channel(LabelledMatrix):
     secrets: tuple[Hashable, ...]
     outputs: tuple[Hashable, ...]
     factories: ClassVar[str] = "from_rows (exact), Channel.from_numpy or Channel.from_symbolic"
+    stochastic_rows: ClassVar[bool] = True
 
     # ------------------------------------------------------------------ factories
     @classmethod

@@ -19,9 +19,10 @@ import numpy as np
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
-from qifkit.errors import LabelError, NumberKindError
+from qifkit.errors import LabelError, NegativeEntryError, NotStochasticError, NumberKindError, ParameterError
 from qifkit.matrices import Matrix, NumberKind, exact_matrix, float_matrix, kind_of, public_rows, public_value, shape_of
 from qifkit.numbers import exact_str, float_fraction
+from qifkit.validation import whole_number
 
 __all__ = ["LabelledMatrix", "checked_labels", "SHOWN"]
 
@@ -73,6 +74,8 @@ class LabelledMatrix:
     column_role: ClassVar[str] = "output"
     #: The factories that build one from user data, named when the constructor is given anything else.
     factories: ClassVar[str] = "from_rows"
+    #: Whether every row is a probability distribution (a channel, a prior): what renormalising keeps.
+    stochastic_rows: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         """Refuse a constructor call on raw data (``Prior(pi)`` with a list or a 1-D array): the
@@ -189,15 +192,48 @@ class LabelledMatrix:
         rows = [[int(numer(v)) / int(denom(v)) for v in row] for row in self.matrix.to_list()]
         return self._with_matrix(float_matrix(rows, type(self).__name__.lower()))
 
-    def to_exact(self: _Self, max_denominator: int | None = None) -> _Self:
-        """Exact entries from float ones: each float read exactly (its binary value), or the nearest
-        fraction with denominator at most `max_denominator`; the result is validated exactly (a
-        channel's rows must then sum to exactly 1, a prior too)."""
+    def to_exact(self: _Self, max_denominator: int | None = None, *, renormalise: bool = False) -> _Self:
+        """Exact entries from float ones, validated exactly (a channel's rows must then sum to
+        exactly 1, a prior too).
+
+        Parameters
+        ----------
+        max_denominator : int, optional
+            Without `renormalise`: each entry becomes the nearest fraction with at most this
+            denominator. Without either, each float is read exactly (its binary value).
+        renormalise : bool
+            For a channel or a prior whose float rows sum to 1 only up to rounding: rows made
+            exactly stochastic with the least change. With `max_denominator` D, every entry becomes
+            a multiple of 1/D (the floor of its value, plus 1/D for the entries of largest
+            remainder until the row sums to 1), so each moves by less than 1/D, a zero stays zero
+            and no entry turns negative; without it, the floats' binary values with the row's
+            largest entry taking up the difference (at most the float tolerance, 1e-9).
+
+        Raises
+        ------
+        NotStochasticError
+            A row that no multiples of 1/`max_denominator` within 1/`max_denominator` of its
+            entries sum to 1 (its floats sum to 1 only within 1e-9, and 1/D is finer), naming the
+            row and its sum.
+
+        Examples
+        --------
+        >>> from qifkit import Channel
+        >>> noisy = Channel.from_numpy([[0.1, 0.2, 0.7], [1 / 3, 1 / 3, 1 / 3]])
+        >>> noisy.to_exact(10**6, renormalise=True).rows()[1]  # 333,334 + 333,333 + 333,333 millionths
+        [Fraction(166667, 500000), Fraction(333333, 1000000), Fraction(333333, 1000000)]
+        """
         if self.kind is NumberKind.EXACT:
             return self
         if self.kind is NumberKind.SYMBOLIC:
             raise NumberKindError(f"a symbolic {type(self).__name__} is exact already; use substitute() for values")
-        rows = [[float_fraction(v, max_denominator) for v in row] for row in self.matrix]
+        if renormalise:
+            if not self.stochastic_rows:
+                raise NumberKindError(f"the rows of a {type(self).__name__} need not sum to 1: nothing to renormalise")
+            rows = [_stochastic_row(row, max_denominator, f"{self.row_role} {label!r}")
+                    for row, label in zip(self.matrix, self.row_labels, strict=True)]
+        else:
+            rows = [[float_fraction(v, max_denominator) for v in row] for row in self.matrix]
         return self._with_matrix(exact_matrix(rows, type(self).__name__.lower()))
 
 
@@ -221,3 +257,25 @@ def _cell_text(value: Any) -> str:
         text = exact_str(value)
         return text if len(text) <= 12 else f"≈{float(value):.6g}"
     return _cell_label(value)
+
+
+def _stochastic_row(row: Any, denominator: int | None, which: str) -> list[Fraction]:
+    """A float row as exact entries summing to 1 (see ``to_exact(renormalise=True)``)."""
+    values = [Fraction(float(v)) for v in row]
+    if any(v < 0 for v in values):
+        raise NegativeEntryError(f"{which} has a negative entry {float(min(values))!r}")
+    if denominator is None:  # a float row sums to 1 within 1e-9 (validated): its largest entry takes that up
+        largest = max(range(len(values)), key=values.__getitem__)
+        values[largest] += 1 - sum(values, Fraction(0))
+        return values
+    denominator = whole_number(denominator, 1, "max_denominator", error=ParameterError)
+    units = [v * denominator for v in values]
+    floors = [int(u) for u in units]  # u ≥ 0, so int() is the floor
+    spare = denominator - sum(floors)
+    order = sorted((k for k in range(len(units)) if units[k] > floors[k]), key=lambda k: floors[k] - units[k])
+    if not 0 <= spare <= len(order):
+        raise NotStochasticError(f"{which} sums to {float(sum(values))!r}: no row of multiples of 1/{denominator} "
+                                 f"summing to 1 lies within 1/{denominator} of every entry; fix the data")
+    for k in order[:spare]:
+        floors[k] += 1
+    return [Fraction(f, denominator) for f in floors]

@@ -97,6 +97,7 @@ class Prior(LabelledMatrix):
     matrix: Matrix
     secrets: tuple[Hashable, ...] | None = None
     factories: ClassVar[str] = "from_values (exact) or Prior.from_floats"
+    stochastic_rows: ClassVar[bool] = True
 
     @classmethod
     def from_values(cls, values: Sequence[Any], secrets: Sequence[Hashable] | None = None) -> Prior:

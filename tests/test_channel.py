@@ -6,6 +6,8 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from proofs_checks.alvim2023 import values as alvim
 from qifkit import Channel, NumberKind, randomized_response, truncated_geometric
@@ -403,3 +405,67 @@ def test_a_numpy_float_is_refused_with_its_plain_value():
     with pytest.raises(NotExactError, match=r"float 1\.0 is not exact; give it as a string such as '1\.0'"):
         Loss.from_rows(np.eye(2))
     assert Loss.from_rows(np.eye(2, dtype=int)).rows() == [[1, 0], [0, 1]]
+
+
+# ------------------------------------------------------------------ floats in, exact out (issue 35)
+def _dirichlet_rows(rows: int, columns: int, seed: int) -> np.ndarray:
+    matrix = np.random.default_rng(seed).dirichlet(np.full(columns, 0.5), size=rows)
+    matrix[matrix < 1e-3] = 0.0  # zeros the exact channel must keep
+    return matrix / matrix.sum(axis=1, keepdims=True)
+
+
+def test_a_float_channel_becomes_exact_only_when_asked_to_renormalise():
+    """The issue's case: rows that sum to 1 in floats were refused by to_exact() (their binary values
+    sum to 36028797018963967/36028797018963968), with nothing suggesting a way."""
+    matrix = _dirichlet_rows(40, 7, 1)
+    floats = Channel.from_numpy(matrix)
+    with pytest.raises(NotStochasticError):
+        floats.to_exact()
+    exact = floats.to_exact(renormalise=True)
+    rows = exact.rows()
+    assert all(sum(row) == 1 for row in rows)
+    changes = [abs(v - F(float(m)))
+               for row, m_row in zip(rows, matrix, strict=True) for v, m in zip(row, m_row, strict=True)]
+    assert max(changes) <= F(1, 10**9) and sum(c > 0 for c in changes) <= 40  # one entry per row at most
+    assert [[v == 0 for v in row] for row in rows] == (matrix == 0).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10**6), columns=st.integers(1, 12), denominator=st.sampled_from([1, 7, 100, 10**6]))
+def test_renormalising_to_a_denominator_moves_every_entry_by_less_than_it(seed, columns, denominator):
+    matrix = _dirichlet_rows(5, columns, seed)
+    rows = Channel.from_numpy(matrix).to_exact(denominator, renormalise=True).rows()
+    for row, floats in zip(rows, matrix, strict=True):
+        assert sum(row) == 1
+        for value, float_value in zip(row, floats, strict=True):
+            assert (value * denominator).denominator == 1 and value >= 0
+            assert abs(value - F(float(float_value))) < F(1, denominator)
+            assert value > 0 if float_value >= 1 / denominator else value <= F(1, denominator)
+            assert float_value > 0 or value == 0  # a zero stays zero
+
+
+def test_renormalising_refuses_what_rounding_cannot_explain():
+    # rows within the float tolerance of 1 (1e-9), but 500 units of 10^-12 over it
+    over = Channel.from_numpy([[0.5, 0.5 + 5e-10], [0.5, 0.5]])
+    with pytest.raises(NotStochasticError, match="secret 0 sums to 1.0000000005"):
+        over.to_exact(10**12, renormalise=True)
+    assert sum(over.to_exact(renormalise=True).rows()[0]) == 1
+    with pytest.raises(NumberKindError, match="need not sum to 1"):
+        Loss.from_rows([["1/2", "1/4"], ["1", "0"]]).to_float().to_exact(renormalise=True)
+    prior = Prior.from_floats([0.1, 0.2, 0.7]).to_exact(10, renormalise=True)
+    assert prior.rows() == [[F(1, 10), F(1, 5), F(7, 10)]]
+
+
+def test_a_float_channel_of_200_by_50_gets_its_refinement_decided():
+    """Issue 35's goal: a float 200 × 50 Dirichlet channel → exact → refinement decided, one call
+    each; the witness of A ⊑ A·W is checked by hand (A·W = B, W stochastic)."""
+    from qifkit import refines
+
+    a = Channel.from_numpy(_dirichlet_rows(200, 50, 7)).to_exact(10**6, renormalise=True)
+    w = Channel.from_numpy(_dirichlet_rows(50, 20, 8)).to_exact(1000, renormalise=True)
+    b = a @ w
+    forward = refines(a, b)
+    assert forward.holds and (a @ forward.witness).rows() == b.rows()
+    assert all(sum(row) == 1 and min(row) >= 0 for row in forward.witness.rows())
+    backward = refines(b, a)
+    assert not backward.holds and backward.gap > 0

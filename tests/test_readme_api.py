@@ -74,6 +74,11 @@ def test_every_name_in_the_library_section_exists(modules, names):
     assert missing == [], f"the README names {missing} under {modules}, which do not exist there"
 
 
-def test_the_library_example_runs():
-    code = re.search(r"```python\n(.*?)```", _section(), re.S).group(1)
-    exec(compile(code, "README example", "exec"), {})
+def test_the_library_examples_run():
+    """Every python block of the section (a block inside a bullet is indented there)."""
+    import textwrap
+
+    blocks = re.findall(r"```python\n(.*?)```", _section(), re.S)
+    assert len(blocks) >= 2
+    for number, code in enumerate(blocks):
+        exec(compile(textwrap.dedent(code), f"README example {number}", "exec"), {})
