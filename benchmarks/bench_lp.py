@@ -2,7 +2,8 @@
 
 Each row times one workload of issue 13 end to end with the certificate checked, and beside it
 HiGHS alone on the same program (floats, no certificate, measured in the same process); the
-ratio is certified / float. cddlib's and PPL's exact simplex run alone on the last program of
+ratio is certified / float. cddlib's, PPL's and QSopt_ex's (``esolver``, where installed) exact
+simplex run alone on the last program of
 the workload (a forked child each, with a time limit), and libqif's rational route on the
 refinement pairs. Rows whose certificate could not be found say so. The survey row has no
 program: its witnesses come from lumping, not from an LP.
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import shutil
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -25,6 +27,7 @@ from bench_refinement import libqif, random_channel  # shared with the refinemen
 
 from qifkit import Channel, lp, refines
 from qifkit.lp import LinearProgram, solve
+from qifkit.qsopt import qsopt_optimum
 
 
 def rank_deficient_pair(rng: random.Random, rows: int, columns: int, rank: int, holds: bool) -> tuple[Channel, Channel]:
@@ -65,14 +68,14 @@ def float_seconds(program: LinearProgram) -> float:
 
 
 def exact_oracle_seconds(route: str, program: LinearProgram, limit: float) -> str:
-    """cddlib's or PPL's exact simplex alone on the same program, in a forked child with a time
-    limit (neither can be interrupted from Python): its seconds, or why there are none."""
+    """cddlib's, PPL's or QSopt_ex's exact simplex alone on the same program, in a forked child with
+    a time limit (none can be interrupted from Python): its seconds, or why there are none."""
     import multiprocessing
 
     def child(queue: Any) -> None:
         start = time.perf_counter()
         try:
-            found = lp.solve_by_cdd(program) if route == "cdd" else lp.ppl_optimum(program)
+            found = {"cdd": lp.solve_by_cdd, "ppl": lp.ppl_optimum, "qsopt": qsopt_optimum}[route](program)
         except Exception as error:  # noqa: BLE001 - reported, not raised
             queue.put(f"error: {type(error).__name__}")
             return
@@ -180,7 +183,7 @@ def main() -> None:
         workloads += [refine_row(1000, 100, 50, True), refine_row(1000, 100, 50, False), lp_fixed(80), lp_fixed(100)]
     workloads = [(name, run) for name, run in workloads if arguments.only in name]
     print(f"{'workload':<48} {'certified':>10} {'HiGHS float':>12} {'ratio':>7} {'cddlib':>9} {'PPL':>9} "
-          f"{'libqif rat.':>11}  answer")
+          f"{'QSopt_ex':>9} {'libqif rat.':>11}  answer")
     for name, run in workloads:
         if name.startswith("count-mechanism"):
             program = count_mechanism_program(40, Fraction(2))
@@ -193,8 +196,10 @@ def main() -> None:
         ratio = seconds / floats if last is not None and floats > 0 else float("nan")
         cdd = exact_oracle_seconds("cdd", last, arguments.limit) if last is not None else "–"
         ppl = exact_oracle_seconds("ppl", last, arguments.limit) if last is not None else "–"
+        qsopt = (exact_oracle_seconds("qsopt", last, arguments.limit) if last is not None and shutil.which("esolver")
+                 else "absent" if last is not None else "–")
         print(
-            f"{name:<48} {seconds:>8.2f} s {floats:>10.2f} s {ratio:>7.1f} {cdd:>9} {ppl:>9} "
+            f"{name:<48} {seconds:>8.2f} s {floats:>10.2f} s {ratio:>7.1f} {cdd:>9} {ppl:>9} {qsopt:>9} "
             f"{peers.get(name, '–'):>11}  "
             f"{str(answer)[:70]}",
             flush=True,

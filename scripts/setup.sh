@@ -10,7 +10,8 @@ python=${PYTHON:-python3}
 # --- system packages (Debian/Ubuntu), installed only where missing --------------------------
 missing=()
 if command -v dpkg >/dev/null 2>&1; then
-    for package in libcdd-dev libgmp-dev lrslib; do
+    # lrslib and qsopt-ex: the independent exact oracles of the tests (lrs against cdd, QSopt_ex against the LP engine)
+    for package in libcdd-dev libgmp-dev lrslib qsopt-ex; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
     done
     command -v gcc >/dev/null 2>&1 || missing+=(gcc)

@@ -1,9 +1,13 @@
 """Shared settings and fixtures for the test suite."""
 
+import random
 import sys
+from fractions import Fraction as F
 
 import pytest
 from hypothesis import settings
+
+from qifkit.lp import LinearProgram
 
 settings.register_profile("qifkit", max_examples=60, deadline=None)
 settings.load_profile("qifkit")
@@ -30,3 +34,50 @@ def pytest_collection_modifyitems(config, items):
     n = 5 local-DP polytope, about 6 minutes) then overlaps the rest of the suite instead of
     starting last."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def _random_program(rng: random.Random, blocks: bool = False) -> LinearProgram:
+    """Small random programs of every kind: equalities, ranges, one-sided rows, free and boxed
+    variables, duplicated (rank-deficient) rows, degenerate right-hand sides, and badly scaled
+    rows (coefficients from 1e-9 to 1e9)."""
+    n, m = rng.randint(1, 7), rng.randint(1, 7)
+    rows = []
+    for _ in range(m):
+        rows.append({k: F(rng.randint(-4, 4), rng.choice([1, 1, 2, 3])) for k in range(n) if rng.random() < 0.6})
+    if m > 2 and rng.random() < 0.3:  # a row that is a combination of two others
+        first, second = rows[0], rows[1]
+        rows[-1] = {k: first.get(k, 0) + 2 * second.get(k, 0) for k in set(first) | set(second)}
+    if rng.random() < 0.2:  # badly scaled
+        scale = F(10) ** rng.choice([-9, -6, 6, 9])
+        rows[0] = {k: a * scale for k, a in rows[0].items()}
+    row_lower, row_upper = [], []
+    for _ in range(m):
+        kind, value = rng.random(), F(rng.choice([0, 0, rng.randint(-5, 5)]))
+        if kind < 0.3:
+            row_lower.append(value), row_upper.append(value)
+        elif kind < 0.6:
+            row_lower.append(value), row_upper.append(None)
+        elif kind < 0.8:
+            row_lower.append(None), row_upper.append(value)
+        else:
+            row_lower.append(value), row_upper.append(value + rng.randint(0, 3))
+    lower, upper = [], []
+    for _ in range(n):
+        kind = rng.random()
+        if kind < 0.6:
+            lower.append(0), upper.append(None)
+        elif kind < 0.8:
+            lower.append(rng.randint(-2, 0)), upper.append(rng.randint(0, 3))
+        else:
+            lower.append(None), upper.append(None)
+    cost = [rng.randint(-3, 3) for _ in range(n)]
+    groups = [rng.randrange(3) for _ in range(n)] if blocks else None
+    return LinearProgram.build(n, rows, row_lower=row_lower, row_upper=row_upper, cost=cost, lower=lower, upper=upper,
+                               blocks=groups)
+
+
+@pytest.fixture
+def random_program():
+    """Small random LPs of every kind, for the agreement tests of the LP engine and its oracles
+    (cddlib, PPL, QSopt_ex): ``random_program(rng, blocks=False)``."""
+    return _random_program

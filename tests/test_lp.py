@@ -22,48 +22,8 @@ from qifkit.sparse_exact import (
 )
 
 
-def _random_program(rng: random.Random, blocks: bool = False) -> LinearProgram:
-    """Small random programs of every kind: equalities, ranges, one-sided rows, free and boxed
-    variables, duplicated (rank-deficient) rows, degenerate right-hand sides, and badly scaled
-    rows (coefficients from 1e-9 to 1e9)."""
-    n, m = rng.randint(1, 7), rng.randint(1, 7)
-    rows = []
-    for _ in range(m):
-        rows.append({k: F(rng.randint(-4, 4), rng.choice([1, 1, 2, 3])) for k in range(n) if rng.random() < 0.6})
-    if m > 2 and rng.random() < 0.3:  # a row that is a combination of two others
-        first, second = rows[0], rows[1]
-        rows[-1] = {k: first.get(k, 0) + 2 * second.get(k, 0) for k in set(first) | set(second)}
-    if rng.random() < 0.2:  # badly scaled
-        scale = F(10) ** rng.choice([-9, -6, 6, 9])
-        rows[0] = {k: a * scale for k, a in rows[0].items()}
-    row_lower, row_upper = [], []
-    for _ in range(m):
-        kind, value = rng.random(), F(rng.choice([0, 0, rng.randint(-5, 5)]))
-        if kind < 0.3:
-            row_lower.append(value), row_upper.append(value)
-        elif kind < 0.6:
-            row_lower.append(value), row_upper.append(None)
-        elif kind < 0.8:
-            row_lower.append(None), row_upper.append(value)
-        else:
-            row_lower.append(value), row_upper.append(value + rng.randint(0, 3))
-    lower, upper = [], []
-    for _ in range(n):
-        kind = rng.random()
-        if kind < 0.6:
-            lower.append(0), upper.append(None)
-        elif kind < 0.8:
-            lower.append(rng.randint(-2, 0)), upper.append(rng.randint(0, 3))
-        else:
-            lower.append(None), upper.append(None)
-    cost = [rng.randint(-3, 3) for _ in range(n)]
-    groups = [rng.randrange(3) for _ in range(n)] if blocks else None
-    return LinearProgram.build(n, rows, row_lower=row_lower, row_upper=row_upper, cost=cost, lower=lower, upper=upper,
-                               blocks=groups)
-
-
 @pytest.mark.parametrize("blocks", [False, True])
-def test_agrees_with_cddlib_on_random_programs(blocks):
+def test_agrees_with_cddlib_on_random_programs(blocks, random_program):
     """Issue 13: ≥ 300 random LPs (degenerate, rank-deficient, badly scaled) agree with cddlib
     exactly; every answer carries a certificate that re-verifies. For an unbounded answer the
     certificate (a feasible point and an improving ray) is itself the proof; cddlib confirms
@@ -71,7 +31,7 @@ def test_agrees_with_cddlib_on_random_programs(blocks):
     rng = random.Random(2026 + blocks)
     seen = {"optimal": 0, "infeasible": 0, "unbounded": 0}
     for _ in range(320):
-        program = _random_program(rng, blocks)
+        program = random_program(rng, blocks)
         ours = solve(program, fallback=False)
         assert certificate_defect(program, ours) is None
         seen[ours.status] += 1
@@ -226,7 +186,7 @@ def test_without_fallback_an_unverified_basis_is_undecidable(monkeypatch):
 
 
 @pytest.mark.parametrize("blocks", [False, True])
-def test_infeasibility_is_read_off_highs_infeasible_basis(blocks):
+def test_infeasibility_is_read_off_highs_infeasible_basis(blocks, random_program):
     """The Farkas multipliers of an infeasible program come from the basis at which HiGHS's dual
     simplex stops (one exact row of its inverse), not from the elastic program, on most random
     infeasible programs; every one re-checks, and the elastic program (the other route) agrees
@@ -234,7 +194,7 @@ def test_infeasibility_is_read_off_highs_infeasible_basis(blocks):
     rng = random.Random(1313 + blocks)
     routes = {"basis": 0, "elastic": 0}
     while sum(routes.values()) < 60:
-        program = _random_program(rng, blocks)
+        program = random_program(rng, blocks)
         ours = solve(program, fallback=False)
         if ours.status != "infeasible":
             continue
@@ -270,7 +230,7 @@ class _WithoutValues:
         return solution
 
 
-def test_without_highs_values_the_exact_point_names_the_leaving_variable(monkeypatch):
+def test_without_highs_values_the_exact_point_names_the_leaving_variable(monkeypatch, random_program):
     """The second source of candidates: the basis's exact point (HiGHS's values misled on a
     failing 1000×100 refinement). With HiGHS's values withheld, random infeasible programs are
     still certified from the basis, not by the elastic program."""
@@ -279,7 +239,7 @@ def test_without_highs_values_the_exact_point_names_the_leaving_variable(monkeyp
     rng = random.Random(1717)
     routes = {"basis": 0, "elastic": 0}
     while sum(routes.values()) < 30:
-        program = _random_program(rng)
+        program = random_program(rng)
         ours = solve(program, fallback=False)
         if ours.status == "infeasible":
             routes["basis" if "infeasible basis" in ours.method else "elastic"] += 1
@@ -484,7 +444,7 @@ def test_exact_dot_matches_plain_fractions():
         assert F(int(got.p), int(got.q)) == expected
 
 
-def test_agrees_with_ppl_on_random_programs():
+def test_agrees_with_ppl_on_random_programs(random_program):
     """A second exact oracle (PPL's MIP_Problem, independent of HiGHS and cddlib): the same
     status and the same optimal value on 150 random programs, degenerate and badly scaled ones
     included."""
@@ -492,7 +452,7 @@ def test_agrees_with_ppl_on_random_programs():
     rng = random.Random(17)
     statuses = set()
     for trial in range(150):
-        program = _random_program(rng, blocks=trial % 3 == 0)
+        program = random_program(rng, blocks=trial % 3 == 0)
         expected_status, expected_value = lp.ppl_optimum(program)
         solution = solve(program)
         statuses.add(solution.status)
