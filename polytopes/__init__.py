@@ -69,37 +69,5 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
     from polytopes.two_stage import privatise_table, two_stage_release, wasserstein1
 
-__all__ = [
-    "Construction",
-    "Enumeration",
-    "PROPERTIES",
-    "Polytope",
-    "read_ext",
-    "read_ine",
-    "SparseProgram",
-    "Vertex",
-    "certified_minimum",
-    "count_error",
-    "count_error_weights",
-    "count_polytope",
-    "design_program",
-    "enumerate_orbits",
-    "enumerate_vertices",
-    "exact_minimum",
-    "float_minimum",
-    "heuristic_constructor",
-    "ldp_polytope",
-    "lrs_vertices",
-    "normaliz_vertices",
-    "optimal_mechanism",
-    "privatise_table",
-    "properties_of",
-    "property_violation",
-    "recommend",
-    "representation_polytope",
-    "two_stage_release",
-    "unfixed_optimum",
-    "verify_mechanism",
-    "wasserstein1",
-    "weakly_honest_mechanism",
-]
+#: Every public name, by its home (_EXPORTS).
+__all__ = list(_HOMES)

@@ -28,6 +28,10 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "qifkit.channel": ("Channel",),
     "qifkit.count_objectives": ("l0_score", "objective_value"),
     "qifkit.labelled": ("LabelledMatrix",),
+    "qifkit.leakage": (
+        "Bits", "bayes_capacity", "conditional_entropy", "guessing_entropy", "min_entropy_capacity",
+        "min_entropy_leakage", "posterior_guessing_entropy", "shannon_capacity", "shannon_entropy", "shannon_leakage",
+    ),
     "qifkit.matrices": ("NumberKind",),
     "qifkit.measures": (
         "Decision", "Gain", "HyperDistribution", "Loss", "Posterior", "Prior", "additive_leakage", "argmax",
@@ -54,6 +58,18 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from qifkit.channel import Channel
     from qifkit.count_objectives import l0_score, objective_value
     from qifkit.labelled import LabelledMatrix
+    from qifkit.leakage import (
+        Bits,
+        bayes_capacity,
+        conditional_entropy,
+        guessing_entropy,
+        min_entropy_capacity,
+        min_entropy_leakage,
+        posterior_guessing_entropy,
+        shannon_capacity,
+        shannon_entropy,
+        shannon_leakage,
+    )
     from qifkit.matrices import NumberKind
     from qifkit.measures import (
         Decision,
@@ -100,55 +116,5 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     )
     from qifkit.refinement import Refinement, refines, verify_certificate
 
-__all__ = [
-    "Channel",
-    "Decision",
-    "Gain",
-    "HyperDistribution",
-    "LabelledMatrix",
-    "Loss",
-    "NumberKind",
-    "Posterior",
-    "Prior",
-    "Refinement",
-    "QifError",
-    "additive_leakage",
-    "argmax",
-    "argmax_accuracy",
-    "bayes_decision",
-    "bayes_risk",
-    "count_adjacency",
-    "errors",
-    "exact",
-    "exact_str",
-    "explicit_fair_mechanism",
-    "exponential_mechanism",
-    "geometric_mechanism",
-    "histogram_adjacency",
-    "hyper_distribution",
-    "identity_gain",
-    "l0_score",
-    "linear_error",
-    "local_adjacency",
-    "multiplicative_leakage",
-    "objective_value",
-    "parse_eps_exp",
-    "parse_number",
-    "point_prior",
-    "posterior_uncertainty",
-    "posterior_vulnerability",
-    "posteriors",
-    "prior_from_counts",
-    "prior_uncertainty",
-    "prior_vulnerability",
-    "randomized_response",
-    "refines",
-    "satisfies_dp",
-    "squared_error",
-    "tightest_d_privacy",
-    "tightest_eps_exp",
-    "truncated_geometric",
-    "uniform_mechanism",
-    "uniform_prior",
-    "verify_certificate",
-]
+#: Every public name: the lazy ones by their home (_EXPORTS), and the two loaded eagerly.
+__all__ = ["errors", "QifError", *_HOMES]

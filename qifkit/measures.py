@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 from sympy.polys.domains import QQ
@@ -456,39 +456,63 @@ def bayes_decision(prior: Prior | Sequence[Any], channel: Channel, loss: Loss) -
     return _best_decision(domain, expected, lambda a, b: a < b, channel.outputs, loss.actions)
 
 
-def posterior_uncertainty(prior: Prior | Sequence[Any], channel: Channel, loss: Loss) -> Any:
-    """U_ℓ(π, C) = Σ_y min_w Σ_x π_x C[x, y] ℓ(x, w) (Alvim et al. Def. 2)."""
+def _bayes(table: type[_Table], secrets: tuple[Hashable, ...], kind: NumberKind) -> _Table:
+    """The Bayes gain (identity) or loss (0-1) on `secrets`, floats for a float `kind`: the default
+    of the measures below (libqif's ``bayes_vuln`` and ``bayes_risk``)."""
+    bayes = identity_gain(secrets) if table is Gain else bayes_risk(secrets)
+    return cast(_Table, bayes.to_float() if kind is NumberKind.FLOAT else bayes)
+
+
+def posterior_uncertainty(prior: Prior | Sequence[Any], channel: Channel, loss: Loss | None = None) -> Any:
+    """U_ℓ(π, C) = Σ_y min_w Σ_x π_x C[x, y] ℓ(x, w) (Alvim et al. Def. 2); ℓ the Bayes risk
+    (0-1 loss) by default."""
+    loss = loss if loss is not None else _bayes(Loss, channel.secrets, channel.kind)
     return bayes_decision(prior, channel, loss).value
 
 
-def prior_uncertainty(prior: Prior | Sequence[Any], loss: Loss) -> Any:
-    """U_ℓ(π) = min_w Σ_x π_x ℓ(x, w): the expected loss of the best blind action."""
+def prior_uncertainty(prior: Prior | Sequence[Any], loss: Loss | None = None) -> Any:
+    """U_ℓ(π) = min_w Σ_x π_x ℓ(x, w): the expected loss of the best blind action (Bayes risk by
+    default)."""
     prior = _as_prior(prior)
+    loss = loss if loss is not None else _bayes(Loss, prior.column_labels, prior.kind)
     return posterior_uncertainty(prior, _trivial_channel(prior, loss.secrets), loss)
 
 
-def posterior_vulnerability(prior: Prior | Sequence[Any], channel: Channel, gain: Gain) -> Any:
-    """V_g(π, C) = Σ_y max_w Σ_x π_x C[x, y] g(x, w)."""
+def posterior_vulnerability(prior: Prior | Sequence[Any], channel: Channel, gain: Gain | None = None) -> Any:
+    """V_g(π, C) = Σ_y max_w Σ_x π_x C[x, y] g(x, w); g the identity gain (Bayes vulnerability) by
+    default.
+
+    Examples
+    --------
+    >>> from qifkit import Channel
+    >>> posterior_vulnerability(Prior.from_floats([0.5, 0.3, 0.2]),
+    ...                         Channel.from_numpy([[0.7, 0.3], [0.2, 0.8], [0.5, 0.5]]))  # libqif: 0.59
+    0.59
+    """
+    gain = gain if gain is not None else _bayes(Gain, channel.secrets, channel.kind)
     domain, expected = expected_table(prior, channel, gain)
     return _best_decision(domain, expected, lambda a, b: a > b, channel.outputs, gain.actions).value
 
 
-def prior_vulnerability(prior: Prior | Sequence[Any], gain: Gain) -> Any:
-    """V_g(π) = max_w Σ_x π_x g(x, w)."""
+def prior_vulnerability(prior: Prior | Sequence[Any], gain: Gain | None = None) -> Any:
+    """V_g(π) = max_w Σ_x π_x g(x, w) (Bayes vulnerability, max_x π_x, by default)."""
     prior = _as_prior(prior)
+    gain = gain if gain is not None else _bayes(Gain, prior.column_labels, prior.kind)
     return posterior_vulnerability(prior, _trivial_channel(prior, gain.secrets), gain)
 
 
-def multiplicative_leakage(prior: Prior | Sequence[Any], channel: Channel, gain: Gain) -> Any:
-    """Multiplicative g-leakage V_g(π, C) / V_g(π); needs V_g(π) > 0."""
+def multiplicative_leakage(prior: Prior | Sequence[Any], channel: Channel, gain: Gain | None = None) -> Any:
+    """Multiplicative g-leakage V_g(π, C) / V_g(π) (Bayes by default); needs V_g(π) > 0."""
+    gain = gain if gain is not None else _bayes(Gain, channel.secrets, channel.kind)
     before = prior_vulnerability(prior, gain)
     if not before > 0:
         raise DistributionError(f"prior vulnerability is {before}; multiplicative leakage needs it > 0")
     return posterior_vulnerability(prior, channel, gain) / before
 
 
-def additive_leakage(prior: Prior | Sequence[Any], channel: Channel, gain: Gain) -> Any:
-    """Additive g-leakage V_g(π, C) − V_g(π)."""
+def additive_leakage(prior: Prior | Sequence[Any], channel: Channel, gain: Gain | None = None) -> Any:
+    """Additive g-leakage V_g(π, C) − V_g(π) (Bayes by default)."""
+    gain = gain if gain is not None else _bayes(Gain, channel.secrets, channel.kind)
     return posterior_vulnerability(prior, channel, gain) - prior_vulnerability(prior, gain)
 
 
