@@ -229,3 +229,11 @@ def test_design_n_counts_values_as_everywhere_and_max_count_is_cormodes_n(tmp_pa
     assert "at least the counts 0 and 1 (--n 2 or --max-count 1)" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["design", "--n", "5", "--max-count", "4", "--alpha", "1/2"])
+
+
+@pytest.mark.parametrize("method", ["alg2", "lp-unfixed"])
+def test_a_mechanism_of_u_says_it_has_no_fixed_point_instead_of_printing_none(method, capsys):
+    """Issue 35: messages printed Python's None for the fixed-point error of a mechanism of U."""
+    assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--method", method]) == 0
+    out = capsys.readouterr().out
+    assert "no fixed point (U)" in out and "None" not in out

@@ -85,8 +85,10 @@ def run(arguments: argparse.Namespace) -> int:
         "z": [number_text(v) for v in z],
     }
     print(f"{arguments.method}: n = {n}, e^ε = {report['eps_exp']}, count error {report['count_error']}, "
-          f"row-sum error {report['max_row_sum_error']}, fixed-point error {report['fixed_point_error']}, "
-          f"worst ratio {report['worst_dp_ratio']} ({result.arithmetic})")
+          f"row-sum error {report['max_row_sum_error']}, "
+          + ("no fixed point (U), " if check.fixed_point_error is None else
+             f"fixed-point error {report['fixed_point_error']}, ")
+          + f"worst ratio {report['worst_dp_ratio']} ({result.arithmetic})")
     if arguments.out:
         fixed = arguments.method in ("alg1", "lp-fixed")
         check = MechanismCheck(float(epsilon(eps_exp)), log_distribution(z).astype(float) if fixed else None)
