@@ -27,7 +27,7 @@ from qifkit.errors import FileFormatError, NumberSyntaxError, ShapeError
 from qifkit.numbers import MAX_NUMBER_TEXT, parse_number, quoted
 
 __all__ = ["MAX_INPUT_BYTES", "atomic_write_text", "atomic_write_bytes", "json_text", "not_utf8", "read_input",
-           "read_input_text", "read_json", "read_table_csv", "write_table_csv", "write_json"]
+           "read_exact", "read_input_text", "read_json", "read_table_csv", "write_table_csv", "write_json"]
 
 #: The largest input file the toolkit reads (bytes): 1 GiB, far above the largest certificate of a
 #: census-scale pipeline; a larger file is refused before a byte of it is read.
@@ -215,6 +215,43 @@ def read_table_csv(path: str | os.PathLike[str]) -> tuple[list[list[str]], list[
         if outputs is not None and len(outputs) == len(table[0]) + 1:
             outputs = outputs[1:]
     return table, secrets, outputs
+
+
+def read_exact(path: str | os.PathLike[str]) -> Any:
+    """An exact CSV (``32/159`` cells, as the commands write exact matrices, labels allowed) as a
+    numpy array of Fractions (``dtype=object``): what ``numpy.loadtxt`` and ``pandas.read_csv``
+    cannot read. ``.astype(float)`` rounds it; arithmetic on it stays exact.
+
+    Raises
+    ------
+    ShapeError
+        For ragged rows (and as :func:`read_table_csv`).
+    NumberSyntaxError
+        For a cell that is not an exact number string, naming it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "t.csv"
+    >>> path.write_text("4/9,4/9,1/9\\n2/9,5/9,2/9\\n")
+    24
+    >>> read_exact(path).sum(axis=1)
+    array([Fraction(1, 1), Fraction(1, 1)], dtype=object)
+    """
+    import numpy as np  # here: the command line reads files without loading numpy
+
+    table, _, _ = read_table_csv(path)
+    if len({len(row) for row in table}) != 1:
+        raise ShapeError(f"{path}: rows of {sorted({len(row) for row in table})} cells; a matrix has rows of one "
+                         "length")
+    array = np.empty((len(table), len(table[0])), dtype=object)
+    for i, row in enumerate(table):
+        for j, cell in enumerate(row):
+            try:
+                array[i, j] = parse_number(cell)
+            except NumberSyntaxError as error:
+                raise NumberSyntaxError(f"{path}, row {i + 1}, column {j + 1}: {error}") from None
+    return array
 
 
 def write_table_csv(path: str | os.PathLike[str], rows: Any) -> None:

@@ -113,7 +113,18 @@ def test_an_exact_mechanism_whose_doubles_underflow_is_written_in_long_double(tm
     assert json.loads(report.read_text())["written"]["form"].startswith("long double")
 
 
-def test_an_exact_csv_is_exact(tmp_path):
+def test_an_exact_csv_is_exact_and_read_back_by_read_exact(tmp_path):
+    """numpy.loadtxt cannot read fractions (issue 35); qifkit.files.read_exact gives them back as
+    an array of Fractions, the same matrix exactly."""
+    from qifkit.files import read_exact
+
     out = tmp_path / "t.csv"
     assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--out", str(out)]) == 0
     assert out.read_text() == "4/9,4/9,1/9\n2/9,5/9,2/9\n1/9,4/9,4/9\n"
+    with pytest.raises(ValueError):
+        np.loadtxt(out, delimiter=",")
+    matrix = read_exact(out)
+    assert matrix.dtype == object and matrix.tolist() == [[Fraction(4, 9), Fraction(4, 9), Fraction(1, 9)],
+                                                          [Fraction(2, 9), Fraction(5, 9), Fraction(2, 9)],
+                                                          [Fraction(1, 9), Fraction(4, 9), Fraction(4, 9)]]
+    assert (np.array([1, 2, 1], dtype=object) @ matrix / 4).tolist() == [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
