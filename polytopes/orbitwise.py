@@ -40,7 +40,7 @@ from qifkit.cluster import task_key
 from qifkit.errors import ClusterError
 from qifkit.files import read_json
 
-__all__ = ["Orbit", "OrbitEnumeration", "enumerate_orbits"]
+__all__ = ["Orbit", "OrbitEnumeration", "enumerate_orbits", "orbit_forms"]
 
 Point = tuple[Fraction, ...]
 
@@ -134,7 +134,9 @@ class _ElementForms:
         return self.order // sum(1 for g in self.elements if permuted(key[1], g) == key[1])
 
 
-def _forms(polytope: Polytope) -> _RowColumnForms | _ElementForms:
+def orbit_forms(polytope: Polytope) -> _RowColumnForms | _ElementForms:
+    """The canonical forms of the polytope's symmetry group: ``canonical(point)``,
+    ``orbit_size(form)`` and the group's ``order``."""
     rows, columns = polytope.shape
     if polytope.symmetries and tuple(polytope.symmetries) == row_column_symmetries(rows, columns):
         return _RowColumnForms(rows, columns)
@@ -157,7 +159,7 @@ Neighbourhood = tuple[Key, int, frozenset[Key]]  # a representative, its neighbo
 def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str) -> Neighbourhood:
     """The number of neighbours of an orbit representative and their canonical forms: one
     independent unit of work (a task on a Dask worker, or a step of the serial walk)."""
-    forms = _forms(polytope)
+    forms = orbit_forms(polytope)
     around = neighbours(polytope, key_point(representative), cone_method)  # raises unless it is a vertex
     return representative, len(around), frozenset(forms.canonical(point) for point in around)
 
@@ -275,7 +277,7 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
         Its ``count`` is the number of vertices (orbit–stabiliser).
     """
     begin = time.perf_counter()
-    forms = _forms(polytope)
+    forms = orbit_forms(polytope)
     store = _Store(polytope, forms, folder, progress or (lambda text: None))
     first = forms.canonical(start if start is not None else _first_vertex(polytope))
     found = {first: forms.orbit_size(first)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from polytopes.enumerate import enumerate_vertices, orbits
@@ -285,3 +286,49 @@ def ldp_n4_all_eps(patterns: tuple | None = None, grid_check: str = "2") -> Outc
         unexplained_vertices=unexplained,
         n5_example_found=n5_found,
     )
+
+
+#: The census files of scripts/census.py (a folder of the repository, beside the packages).
+CENSUS_FOLDER = Path(__file__).resolve().parent.parent / "results"
+
+
+@claim("beyond.ldp-census")
+def ldp_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] = (164_825, 47), full: bool = False) -> Outcome:
+    """The census of the local-DP polytope's vertices: the result files re-verified.
+
+    Source: beyond the papers (issue 33: Holohan et al. characterise n ≤ 3 and conjecture n = 4; no
+    source counts the vertices of D at n = 5).
+    Statement: results/ holds, for n = 4 and 5 and e^ε ∈ {5/4, 3/2, 2, 3, 5}, one representative
+    per orbit of ex(D) under row × column permutations, with its orbit size and (|γ|, |λ|); every
+    file is a true census, and at n = 5, e^ε = 2 it counts 164,825 vertices in 47 orbits, as the
+    support method (beyond.ldp-n5) does.
+    Method: polytopes.census.check_census on each file, from its numbers alone: every
+    representative a vertex (exact rank test) and its own canonical form, the orbits distinct,
+    sizes by orbit–stabiliser, the count their sum; and the adjacency closure (every neighbour of
+    every representative, by cddlib's tangent cones and an exact ratio test, in a listed orbit),
+    for n = 4 always and for n = 5 with --full (one tangent cone per orbit; the files were written
+    by a walk whose cones came from Normaliz).
+    Assumptions: the files in results/ (written by scripts/census.py); the n = 5 closure in the
+    full tier only.
+    """
+    from polytopes.census import check_census
+    from qifkit.files import read_json
+
+    files = sorted(folder.glob("ldp-n*-e*.json"))
+    found: dict[str, Any] = {}
+    for path in files:
+        document = read_json(str(path))
+        checked = check_census(document, closure=full or document["n"] <= 4)
+        table: dict[str, int] = {}
+        for orbit in document["orbits"]:
+            key = f"|γ|={orbit['gamma']}, |λ|={orbit['lambda']}"
+            table[key] = table.get(key, 0) + orbit["size"]
+        found[path.name] = {"n": document["n"], "eps_exp": document["eps_exp"], "count": checked.count,
+                            "orbits": checked.orbits, "closure_checked": checked.closure,
+                            "gamma_lambda_table": dict(sorted(table.items()))}
+    at_2 = next(((r["count"], r["orbits"]) for r in found.values() if r["n"] == 5 and r["eps_exp"] == "2"), None)
+    ok = len(found) >= 10 and at_2 == at_two
+    counts = "; ".join(f"n = {r['n']}, e^ε = {r['eps_exp']}: {r['count']:,} in {r['orbits']} orbits"
+                       for r in found.values())
+    return Outcome.decide(ok, Status.CONFIRMED, f"{len(found)} census files re-verified: {counts}",
+                          files=found, n5_at_2_by_support={"count": at_two[0], "orbits": at_two[1]})

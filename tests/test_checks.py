@@ -605,7 +605,7 @@ POLYTOPE_PASS = {
         "beyond.kohli-n4", "holohan17.conj-n4", "holohan17.lemma1", "holohan17.lemma3", "holohan17.thm2",
         "holohan17.thm3", "holohan17.thm5", "holohan17.thm6", "holohan17.thm7", "holohan17.thm8", "holohan17.thm9",
         "kohli26.cor2", "kohli26.cor3-cor4", "kohli26.lemma1", "kohli26.scales", "kohli26.thm11-cor5", "kohli26.thm2",
-        "kohli26.thm3-prop1", "kohli26.thm4")},
+        "kohli26.thm3-prop1", "kohli26.thm4", "beyond.ldp-census")},
     **{claim_id: Status.REPRODUCED for claim_id in (
         "holohan17.example1", "holohan17.example2", "holohan17.n5-example", "kohli26.example1", "kohli26.example2")},
 }
@@ -639,3 +639,27 @@ def test_ldp_n5_orbits_fails_when_the_methods_disagree(monkeypatch):
     outcome = beyond.ldp_n5_orbits()
     assert outcome.status is Status.FAILED
     assert (outcome.evidence["results"]["2"]["count"], outcome.evidence["results"]["2"]["orbits"]) == (904, 10)
+
+
+def test_the_census_check_fails_on_a_damaged_file_and_on_a_wrong_count(tmp_path):
+    """beyond.ldp-census re-verifies results/: a copy with one n = 4 file's orbit removed (totals
+    made consistent) fails by its closure, and a wrong golden count at n = 5 fails too."""
+    import json
+    import shutil
+
+    from qifkit.errors import CertificateError
+
+    for path in beyond.CENSUS_FOLDER.glob("ldp-n*-e*.json"):
+        shutil.copy(path, tmp_path / path.name)
+    assert beyond.ldp_census(folder=tmp_path).status is Status.CONFIRMED
+    assert beyond.ldp_census(folder=tmp_path, at_two=(164_824, 47)).status is Status.FAILED
+    damaged = json.loads((tmp_path / "ldp-n4-e2.json").read_text())
+    gone = damaged["orbits"].pop(2)
+    damaged["count"] -= gone["size"]
+    damaged["orbit_count"] -= 1
+    (tmp_path / "ldp-n4-e2.json").write_text(json.dumps(damaged))
+    outcome = run_check(type(registry()["beyond.ldp-census"])(
+        "beyond.ldp-census", lambda: beyond.ldp_census(folder=tmp_path), "", "", "", "")).outcome
+    assert outcome.status is Status.FAILED and "neighbour in no listed orbit" in outcome.summary
+    with pytest.raises(CertificateError):
+        beyond.ldp_census(folder=tmp_path)

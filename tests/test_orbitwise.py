@@ -7,7 +7,7 @@ import pytest
 
 from polytopes.adjacency import group_elements
 from polytopes.enumerate import enumerate_vertices, orbits
-from polytopes.orbitwise import _forms, enumerate_orbits
+from polytopes.orbitwise import enumerate_orbits, orbit_forms
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
 from proofs_checks.cli import main
 
@@ -39,7 +39,7 @@ def test_orbits_agree_with_full_enumeration(name):
 @pytest.mark.parametrize("name", ["D n=4 e=3/2", "F n=4 binomial e=2"])
 def test_the_canonical_form_is_the_same_on_the_whole_orbit(name):
     polytope = CASES[name]()
-    forms = _forms(polytope)
+    forms = orbit_forms(polytope)
     elements = group_elements(polytope.symmetries, polytope.dimension_of_space)
     rng = random.Random(5)
     for vertex in rng.sample(enumerate_vertices(polytope).vertices, 20):
@@ -60,7 +60,7 @@ def test_row_column_forms_separate_exactly_the_orbits_of_matrices_with_tied_colu
     from fractions import Fraction
 
     rows, columns = 4, 3
-    forms = _forms(ldp_polytope(rows, "2", columns=columns))
+    forms = orbit_forms(ldp_polytope(rows, "2", columns=columns))
     rng = random.Random(11)
     samples = [tuple(Fraction(rng.choice((0, 1, 1, 2))) for _ in range(rows * columns)) for _ in range(60)]
 

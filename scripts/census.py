@@ -1,0 +1,52 @@
+"""Write the census of the local-DP polytope's vertices (issue 33): one JSON file per (n, e^ε) in
+results/, made by the orbit walk and re-verified from the file before it is kept.
+
+Run: ``.venv/bin/python scripts/census.py --n 5 --eps-exp 5/4 3/2 2 3 5`` (about a minute each on
+two cores). ``qifkit check --only beyond.ldp-census`` re-checks the files (``--full``: with the
+adjacency closure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from polytopes.census import census_document, check_census
+from polytopes.normaliz import normaliz_available
+from polytopes.orbitwise import enumerate_orbits
+from polytopes.spaces import ldp_polytope
+from qifkit.files import write_json
+from qifkit.numbers import exact_str, parse_eps_exp
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def census_path(n: int, eps_exp: str) -> Path:
+    """results/ldp-n{n}-e{e^ε with / as _}.json"""
+    return RESULTS / f"ldp-n{n}-e{exact_str(parse_eps_exp(eps_exp)).replace('/', '_')}.json"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, required=True)
+    parser.add_argument("--eps-exp", nargs="+", required=True)
+    arguments = parser.parse_args()
+    cones = "normaliz" if normaliz_available() else "cdd"
+    for eps_exp in arguments.eps_exp:
+        started = time.perf_counter()
+        found = enumerate_orbits(ldp_polytope(arguments.n, eps_exp), cone_method=cones)
+        walked = time.perf_counter() - started
+        command = f"python scripts/census.py --n {arguments.n} --eps-exp {eps_exp}"
+        document = census_document(found, arguments.n, eps_exp, command)
+        document["walk_seconds"] = round(walked, 1)
+        checked = check_census(document, closure=True)
+        write_json(str(census_path(arguments.n, eps_exp)), document)
+        print(f"n = {arguments.n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
+              f"(walk {walked:.1f} s, cones by {cones}; re-checked with the closure in "
+              f"{time.perf_counter() - started - walked:.1f} s) -> {census_path(arguments.n, eps_exp)}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The census files of the local-DP polytope (polytopes.census, issue 33): the checker passes a true
+census and refuses one with an orbit removed, a size changed, a non-vertex, a repeated or a
+non-canonical orbit; the census agrees with cdd's complete enumeration at n = 4."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from polytopes.census import CENSUS_FORMAT, census_document, check_census
+from polytopes.orbitwise import enumerate_orbits
+from polytopes.spaces import ldp_polytope
+from qifkit.errors import CertificateError
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+@pytest.fixture(scope="module")
+def census():
+    return census_document(enumerate_orbits(ldp_polytope(4, "2")), 4, "2", "a test")
+
+
+def test_a_true_census_passes_and_agrees_with_cdd(census):
+    """904 vertices at n = 4 (cdd's complete list, Holohan et al. §5's conjecture checks), in 10
+    orbits whose sizes sum to it."""
+    from polytopes.enumerate import enumerate_vertices
+
+    checked = check_census(census)
+    assert (checked.count, checked.orbits, checked.group_order) == (904, 10, 576) and checked.closure
+    assert len(enumerate_vertices(ldp_polytope(4, "2")).vertices) == 904
+
+
+def _removed(document):
+    """One orbit left out, the totals made consistent with what is left: only the closure sees it."""
+    broken = copy.deepcopy(document)
+    gone = broken["orbits"].pop(3)
+    broken["count"] -= gone["size"]
+    broken["orbit_count"] -= 1
+    return broken
+
+
+def _resized(document):
+    broken = copy.deepcopy(document)
+    broken["orbits"][0]["size"] += 1
+    return broken
+
+
+def _not_a_vertex(document):
+    """The uniform matrix: in D, but the midpoint of many vertices."""
+    broken = copy.deepcopy(document)
+    broken["orbits"][1]["representative"] = [["1/4"] * 4 for _ in range(4)]
+    return broken
+
+
+def _repeated(document):
+    broken = copy.deepcopy(document)
+    broken["orbits"][2] = copy.deepcopy(broken["orbits"][1])
+    return broken
+
+
+def _permuted(document):
+    """A representative with two rows swapped: the same orbit, not its canonical form."""
+    broken = copy.deepcopy(document)
+    rows = broken["orbits"][0]["representative"]
+    rows[0], rows[-1] = rows[-1], rows[0]
+    if rows == document["orbits"][0]["representative"]:
+        rows[0], rows[1] = rows[1], rows[0]
+    return broken
+
+
+@pytest.mark.parametrize("damage, says", [
+    (_removed, "neighbour in no listed orbit"),
+    (_resized, "size"),
+    (_not_a_vertex, "not a vertex"),
+    (_repeated, "again"),
+    (_permuted, "not the canonical form"),
+    (lambda d: {**d, "count": d["count"] + 1}, "count"),
+    (lambda d: {**d, "format": "something else"}, "not a census file"),
+    (lambda d: {**d, "group_order": 24}, "group order"),
+])
+def test_a_damaged_census_is_refused_naming_the_defect(census, damage, says):
+    with pytest.raises(CertificateError, match=says):
+        check_census(damage(census))
+
+
+def test_the_census_files_in_the_repository_pass_their_check_without_the_closure():
+    """results/ holds the census files scripts/census.py wrote (each re-checked with the closure
+    when written; the closure of n = 5 is qifkit check --full's)."""
+    files = sorted(RESULTS.glob("ldp-n*-e*.json"))
+    assert len(files) >= 5
+    for path in files:
+        document = json.loads(path.read_text())
+        assert document["format"] == CENSUS_FORMAT
+        checked = check_census(document, closure=document["n"] <= 4)
+        assert checked.count == document["count"]
