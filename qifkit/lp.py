@@ -98,6 +98,7 @@ __all__ = [
     "exact_dot",
     "solve_by_cdd",
     "ppl_optimum",
+    "float_solution",
     "CDD_LIMIT",
     "collector_paused",
 ]
@@ -1138,6 +1139,28 @@ def _float_scaling(matrix: scipy.sparse.csr_matrix, passes: int = 8) -> tuple[np
     np.maximum.at(high, coo.row, logs + row_log[coo.row] + column_log[coo.col])
     row_log -= np.where(np.isfinite(high), np.round(high), 0.0)
     return np.exp2(row_log), np.exp2(column_log)
+
+
+def float_solution(program: LinearProgram) -> tuple[str, np.ndarray | None]:
+    """HiGHS alone on `program`, in floats (scaled as the engine scales it): its status
+    (``"optimal"``, ``"infeasible"``, ``"unbounded"`` or ``"unknown"``) and its point, or None.
+
+    Never a verdict: a search whose result something exact decides (the engine's own float stage,
+    :func:`qifkit.refinement.approximate_refinement`, polytopes' float minima).
+
+    Examples
+    --------
+    >>> status, x = float_solution(LinearProgram.build(2, [{0: 1, 1: 1}], row_lower=[1], cost=[1, 2]))
+    >>> status, [round(float(v), 12) for v in x]
+    ('optimal', [1.0, 0.0])
+    """
+    highs = _highs(program)
+    highs.run()
+    status = _status(highs)
+    if status != "optimal":
+        return status, None
+    _, column_scale = _float_scaling(_float_rows(program))
+    return status, np.array(highs.getSolution().col_value) * column_scale
 
 
 def _status(highs: Any) -> str:

@@ -40,7 +40,7 @@ from qifkit.errors import (
     QifError,
     ShapeError,
 )
-from qifkit.lp import LinearProgram
+from qifkit.lp import LinearProgram, float_solution
 from qifkit.lp import solve as solve_lp
 from qifkit.matrices import NumberKind
 from qifkit.measures import Loss, Prior, posterior_uncertainty, uniform_prior
@@ -48,6 +48,8 @@ from qifkit.numbers import exact_str, over_common_denominator, parse_number, red
 
 __all__ = [
     "Refinement",
+    "ApproximateRefinement",
+    "approximate_refinement",
     "Equivalence",
     "refines",
     "equivalent",
@@ -604,6 +606,86 @@ def equivalent(a: Channel, b: Channel) -> Equivalence:
     """Decide A ≡ B (each refines the other), with both certificates."""
     forward, backward = refines(a, b), refines(b, a)
     return Equivalence(forward.holds and backward.holds, forward, backward)
+
+
+# ------------------------------------------------------------------------------- approximate
+@dataclass(frozen=True)
+class ApproximateRefinement:
+    """A witness W that takes A *near* B, and exactly how near: ``distance`` = max over entries of
+    |(A·W − B)[x, z]|, computed exactly from A's and B's entries as given (a float's binary value).
+
+    Not a certificate of refinement: W is an exact channel (a float LP's witness, rounded to
+    multiples of 1/D and renormalised), and A ⊑ B is proved only when ``distance == 0`` (then
+    :func:`refines` gives the certificate). It answers a numpy user's question, "is B a
+    post-processing of A up to estimation noise, and how much noise?", with a number anyone can
+    re-check.
+    """
+
+    witness: Channel
+    distance: Fraction
+
+
+def approximate_refinement(a: Channel, b: Channel, max_denominator: int = 10**9) -> ApproximateRefinement:
+    """The witness W minimising max |A·W − B| by a float LP (HiGHS), made an exact channel (entries
+    multiples of 1/`max_denominator`, rows summing to 1), and the exact distance max |A·W − B| it
+    reaches (:class:`ApproximateRefinement`). A and B may hold floats or exact numbers (not
+    symbolic); they must have the same secrets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = Channel.from_numpy(np.array([[0.9, 0.1], [0.2, 0.8]]))
+    >>> b = Channel.from_numpy(np.array([[0.5, 0.5], [0.4, 0.6]]))
+    >>> found = approximate_refinement(a, b)
+    >>> float(found.distance) < 1e-9, found.witness.kind.value
+    (True, 'exact')
+    """
+    for name, channel in (("A", a), ("B", b)):
+        if channel.kind is NumberKind.SYMBOLIC:
+            raise NumberKindError(f"channel {name} is symbolic: substitute() values first")
+    if a.shape[0] != b.shape[0]:
+        raise ShapeError(f"A has {a.shape[0]} secrets and B has {b.shape[0]}: refinement compares channels on the "
+                         "same secrets")
+    if a.secrets != b.secrets:
+        raise LabelError("A and B have different secret labels (or order)")
+    rows_a, rows_b = _binary_rows(a), _binary_rows(b)
+    secrets, outputs_a, outputs_b = a.shape[0], a.shape[1], b.shape[1]
+    entries = outputs_a * outputs_b
+    if entries > MAX_WITNESS_ENTRIES:
+        raise ShapeError(f"a witness of {entries:,} entries is more than {MAX_WITNESS_ENTRIES:,}")
+    distance = entries  # the variable t, after the witness's entries W[y][z] at y·|Z| + z
+    constraints: list[dict[int, Any]] = []
+    lower: list[Any] = []
+    upper: list[Any] = []
+    for x in range(secrets):
+        for z in range(outputs_b):
+            terms = {y * outputs_b + z: rows_a[x][y] for y in range(outputs_a) if rows_a[x][y]}
+            constraints += [{**terms, distance: -1}, {**terms, distance: 1}]  # A·W − t ≤ B ≤ A·W + t
+            lower += [None, rows_b[x][z]]
+            upper += [rows_b[x][z], None]
+    for y in range(outputs_a):
+        constraints.append({y * outputs_b + z: 1 for z in range(outputs_b)})
+        lower.append(1)
+        upper.append(1)
+    program = LinearProgram.build(entries + 1, constraints, row_lower=lower, row_upper=upper,
+                                  cost=[0] * entries + [1], name="nearest witness")
+    status, point = float_solution(program)
+    if point is None:  # pragma: no cover - the program is always feasible and bounded below
+        raise InternalError(f"HiGHS found no witness ({status})")
+    floats = np.clip(point[:entries].reshape(outputs_a, outputs_b), 0.0, None)
+    floats /= floats.sum(axis=1, keepdims=True)
+    witness = Channel.from_numpy(floats, secrets=a.outputs, outputs=b.outputs).to_exact(max_denominator,
+                                                                                          renormalise=True)
+    exact_a = flint.fmpq_mat([[to_fmpq(v) for v in row] for row in rows_a])
+    exact_b = flint.fmpq_mat([[to_fmpq(v) for v in row] for row in rows_b])
+    gap = exact_a * _flint_matrix(witness.matrix) - exact_b
+    return ApproximateRefinement(witness, max((abs(reduced_fraction(gap[x, z])) for x in range(secrets)
+                                               for z in range(outputs_b)), default=Fraction(0)))
+
+
+def _binary_rows(channel: Channel) -> list[list[Fraction]]:
+    """The entries as exact rationals: a float's binary value, an exact entry itself."""
+    return [[v if isinstance(v, Fraction) else Fraction(float(v)) for v in row] for row in channel.rows()]
 
 
 # ------------------------------------------------------------------------------- JSON documents

@@ -5,6 +5,7 @@ from dataclasses import replace
 from fractions import Fraction as F
 
 import pytest
+import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -442,3 +443,49 @@ def test_a_float_row_basis_that_misses_a_direction_of_a_is_not_trusted():
     assert (a @ w).rows() != b.rows()
     defect = refinement.certificate_defect(a, b, refinement.Refinement(True, witness=w))
     assert defect is not None and defect.startswith("(A·W)[1]")
+
+
+# ------------------------------------------------------------------ approximate refinement (issue 35)
+def _distance_by_hand(a_rows, w_rows, b_rows):
+    """max |(A·W − B)[x][z]| in plain Fractions, the floats read as their binary values."""
+    def exact(v):
+        return F(v) if not isinstance(v, F) else v
+
+    return max(abs(sum(exact(a_rows[x][y]) * w_rows[y][z] for y in range(len(w_rows))) - exact(b_rows[x][z]))
+               for x in range(len(a_rows)) for z in range(len(b_rows[0])))
+
+
+def test_an_approximate_witness_comes_with_its_exact_distance():
+    import numpy as np
+
+    from qifkit.refinement import approximate_refinement
+
+    rng = np.random.default_rng(5)
+    a = rng.dirichlet(np.ones(6), size=12)
+    w = rng.dirichlet(np.ones(4), size=6)
+    near = a @ w + rng.normal(0, 1e-7, size=(12, 4))
+    near = np.clip(near, 0, None)
+    near /= near.sum(axis=1, keepdims=True)
+    for b, at_most in ((a @ w, 1e-8), (near, 1e-6)):
+        found = approximate_refinement(Channel.from_numpy(a), Channel.from_numpy(b))
+        rows = found.witness.rows()
+        assert all(sum(row) == 1 and min(row) >= 0 for row in rows)
+        assert found.distance == _distance_by_hand(a.tolist(), rows, b.tolist())
+        assert found.distance <= at_most
+    # B more informative than A: no witness comes near, and refines says so exactly
+    coarse = Channel.from_numpy(a @ w).to_exact(renormalise=True)
+    fine = Channel.from_numpy(a).to_exact(renormalise=True)
+    far = approximate_refinement(coarse, fine)
+    assert far.distance > F(1, 100) and not refines(coarse, fine).holds
+    assert far.distance == _distance_by_hand(coarse.rows(), far.witness.rows(), fine.rows())
+
+
+def test_approximate_refinement_refuses_what_it_cannot_compare():
+    from qifkit.refinement import approximate_refinement
+
+    with pytest.raises(ShapeError, match="same secrets"):
+        approximate_refinement(randomized_response(3, "2"), randomized_response(2, "2"))
+    t = sympy.Symbol("t", positive=True)
+    symbolic = Channel.from_symbolic([[t / (t + 1), 1 / (t + 1)], [1 / (t + 1), t / (t + 1)]], [t])
+    with pytest.raises(NumberKindError, match="symbolic"):
+        approximate_refinement(symbolic, randomized_response(2, "2"))
