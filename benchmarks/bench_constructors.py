@@ -64,7 +64,7 @@ def main() -> None:
         polytope = count_program(n, "2", z, fixed=True)
         try:
             highs, seconds = timed(lambda: float_minimum(polytope, objective))
-            row("LP over F, HiGHS (float)", n, seconds, exact_times[n], f"min {highs.fun:.6f}")
+            row("LP over F, HiGHS (float)", n, seconds, exact_times[n], f"min {highs.value:.6f}")
         except QifError as error:
             row("LP over F, HiGHS (float)", n, math.nan, None, f"fails: {str(error)[:60]}")
         start = time.perf_counter()

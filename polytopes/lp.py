@@ -19,13 +19,12 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import scipy.sparse
 
 from polytopes.hrep import Polytope
 from qifkit.errors import PolytopeError, ShapeError, UndecidableError
-from qifkit.lp import LinearProgram, LPSolution, certificate_defect, solve, solve_by_cdd
+from qifkit.lp import LinearProgram, LPSolution, certificate_defect, float_solution, solve, solve_by_cdd
 
-__all__ = ["SparseProgram", "LinearProgramResult", "exact_minimum", "float_minimum", "certified_minimum",
+__all__ = ["SparseProgram", "LinearProgramResult", "FloatMinimum", "exact_minimum", "float_minimum", "certified_minimum",
            "check_optimality"]
 
 
@@ -127,39 +126,31 @@ def exact_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -
     return _result(solution, program.name)
 
 
-def _sparse(rows: Sequence[Row], d: int) -> tuple[scipy.sparse.csr_matrix, np.ndarray]:
-    data, cols, ptr = [], [], [0]
-    for terms, _ in rows:
-        for k, v in terms.items():
-            data.append(float(v))
-            cols.append(k)
-        ptr.append(len(data))
-    return scipy.sparse.csr_matrix((data, cols, ptr), shape=(len(rows), d)), np.array([float(b) for _, b in rows])
+@dataclass(frozen=True)
+class FloatMinimum:
+    """HiGHS's float optimum: its point and value. Never a verdict."""
+
+    point: np.ndarray
+    value: float
 
 
-def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -> Any:
-    """min c·x by HiGHS (dual simplex) in floats; the scipy result (x, fun, marginals). Never a verdict."""
+def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -> FloatMinimum:
+    """min c·x by HiGHS alone, in floats, through the exact engine's own float stage
+    (:func:`qifkit.lp.float_solution`, scaled as the engine scales it; for benchmarks: it never
+    decides).
+
+    Raises
+    ------
+    UndecidableError
+        When HiGHS reports no optimum.
+    """
     program = _program(program)
     if len(objective) != program.variables:
         raise ShapeError(f"the objective has {len(objective)} coefficients, the program {program.variables} variables")
-    c = np.array([float(Fraction(v)) for v in objective])
-    a_eq, b_eq = _sparse(program.equalities, program.variables)
-    a_in, b_in = _sparse(program.inequalities, program.variables)
-    import scipy.optimize  # here, not at import: it costs about 0.3 s to load
-
-    result = scipy.optimize.linprog(
-        c,
-        A_ub=-a_in,
-        b_ub=b_in,
-        A_eq=a_eq if a_eq.shape[0] else None,
-        b_eq=-b_eq if a_eq.shape[0] else None,
-        bounds=(None, None),
-        method="highs-ds",
-        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
-    )
-    if result.status != 0:
-        raise UndecidableError(f"HiGHS did not solve the LP over {program.name}: {result.message}")
-    return result
+    status, point = float_solution(program.linear_program(objective))
+    if point is None:
+        raise UndecidableError(f"HiGHS did not solve the LP over {program.name}: {status}")
+    return FloatMinimum(point, float(np.dot([float(Fraction(v)) for v in objective], point)))
 
 
 def check_optimality(program: SparseProgram | Polytope, objective: Sequence[Any], point: Sequence[Fraction],

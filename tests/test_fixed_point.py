@@ -79,7 +79,7 @@ def test_lp_routes_agree_and_the_certificate_is_checkable():
     exact_result = exact_minimum(polytope, objective)
     certified = certified_minimum(polytope, objective)
     assert certified.method.startswith("HiGHS basis") and certified.value == exact_result.value
-    assert abs(float_minimum(polytope, objective).fun - float(exact_result.value)) < 1e-9
+    assert abs(float_minimum(polytope, objective).value - float(exact_result.value)) < 1e-9
     assert check_optimality(polytope, objective, certified.point, certified.multipliers)
     broken = list(certified.multipliers)
     k = next(i for i, y in enumerate(broken) if y and i >= len(polytope.equalities))
