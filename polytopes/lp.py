@@ -24,8 +24,8 @@ from polytopes.hrep import Polytope
 from qifkit.errors import PolytopeError, ShapeError, UndecidableError
 from qifkit.lp import LinearProgram, LPSolution, certificate_defect, float_solution, solve, solve_by_cdd
 
-__all__ = ["SparseProgram", "LinearProgramResult", "FloatMinimum", "exact_minimum", "float_minimum", "certified_minimum",
-           "check_optimality"]
+__all__ = ["SparseProgram", "LinearProgramResult", "FloatMinimum", "exact_minimum",
+           "float_minimum", "certified_minimum", "check_optimality"]
 
 
 @dataclass(frozen=True)
