@@ -27,6 +27,7 @@ from bench_refinement import libqif, random_channel  # shared with the refinemen
 
 from qifkit import Channel, lp, refines
 from qifkit.lp import LinearProgram, solve
+from qifkit.lp.highs import highs_model
 from qifkit.qsopt import qsopt_optimum
 
 
@@ -61,7 +62,7 @@ def count_mechanism_program(n: int, e: Fraction) -> LinearProgram:
 
 
 def float_seconds(program: LinearProgram) -> float:
-    highs = lp._highs(program)
+    highs = highs_model(program)
     start = time.perf_counter()
     highs.run()
     return time.perf_counter() - start

@@ -81,3 +81,24 @@ def random_program():
     """Small random LPs of every kind, for the agreement tests of the LP engine and its oracles
     (cddlib, PPL, QSopt_ex): ``random_program(rng, blocks=False)``."""
     return _random_program
+
+
+@pytest.fixture
+def patch_lp(monkeypatch):
+    """``patch_lp(name, value)``: replace `name` in every module of the LP engine (qifkit.lp.*) that
+    has it, so that a test reaches every caller of a function the modules import from each other."""
+    import importlib
+    import pkgutil
+
+    import qifkit.lp
+
+    def patch(name, value):
+        patched = 0
+        for info in pkgutil.iter_modules(qifkit.lp.__path__):
+            module = importlib.import_module(f"qifkit.lp.{info.name}")
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, value)
+                patched += 1
+        assert patched, f"no module of qifkit.lp has {name}"
+
+    return patch

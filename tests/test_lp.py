@@ -11,7 +11,18 @@ import pytest
 
 from qifkit import lp
 from qifkit.errors import NotExactError, QifError, ShapeError, UndecidableError
-from qifkit.lp import LinearProgram, LPSolution, certificate_defect, exact_dot, solve, solve_by_cdd
+from qifkit.lp import (
+    LinearProgram,
+    LPSolution,
+    basis,
+    certificate_defect,
+    exact_dot,
+    farkas,
+    highs,
+    simplex,
+    solve,
+    solve_by_cdd,
+)
 
 
 @pytest.mark.parametrize("blocks", [False, True])
@@ -169,8 +180,8 @@ def test_a_ray_that_leaves_an_upper_bound_is_refused(bounds):
 
 
 # ---------------------------------------------------------------------------------- the engine's routes
-def test_without_fallback_an_unverified_basis_is_undecidable(monkeypatch):
-    monkeypatch.setattr(lp, "_by_bases", lambda program, deadline, certify, pivots=0: ("unknown", None))
+def test_without_fallback_an_unverified_basis_is_undecidable(patch_lp):
+    patch_lp("by_bases", lambda program, deadline, certify, pivots=0: ("unknown", None))
     program = LinearProgram.build(1, [{0: 1}], row_lower=[1], cost=[1])
     with pytest.raises(UndecidableError, match="fallback was not allowed"):
         solve(program, fallback=False)
@@ -192,7 +203,7 @@ def test_infeasibility_is_read_off_highs_infeasible_basis(blocks, random_program
             continue
         routes["basis" if "infeasible basis" in ours.method else "elastic"] += 1
         assert certificate_defect(program, ours) is None
-        assert lp._farkas_certificate(program, None).status == "infeasible"
+        assert farkas.farkas_certificate(program, None).status == "infeasible"
     assert routes["basis"] >= 45, routes
 
 
@@ -222,12 +233,12 @@ class _WithoutValues:
         return solution
 
 
-def test_without_highs_values_the_exact_point_names_the_leaving_variable(monkeypatch, random_program):
+def test_without_highs_values_the_exact_point_names_the_leaving_variable(patch_lp, random_program):
     """The second source of candidates: the basis's exact point (HiGHS's values misled on a
     failing 1000×100 refinement). With HiGHS's values withheld, random infeasible programs are
     still certified from the basis, not by the elastic program."""
-    real = lp._highs
-    monkeypatch.setattr(lp, "_highs", lambda program: _WithoutValues(real(program)))
+    real = highs.highs_model
+    patch_lp("highs_model", lambda program: _WithoutValues(real(program)))
     rng = random.Random(1717)
     routes = {"basis": 0, "elastic": 0}
     while sum(routes.values()) < 30:
@@ -239,14 +250,14 @@ def test_without_highs_values_the_exact_point_names_the_leaving_variable(monkeyp
     assert routes["basis"] >= 25, routes
 
 
-def test_a_misread_sign_of_the_inverse_row_certifies_nothing(monkeypatch):
+def test_a_misread_sign_of_the_inverse_row_certifies_nothing(patch_lp):
     """Guard of the route above: with the sign of the leaving row's bound reversed, the exact
     check refuses every candidate and the elastic program answers instead."""
-    real = lp._inverse_row
-    monkeypatch.setattr(lp, "_inverse_row", lambda *args: (lambda found: None if found is None else
-                                                             (found[0], [-v for v in found[1]]))(real(*args)))
+    real = basis.inverse_row
+    patch_lp("inverse_row", lambda *args: (lambda found: None if found is None else
+                                           (found[0], [-v for v in found[1]]))(real(*args)))
     program = LinearProgram.build(2, [{0: 1, 1: 1}, {0: 1}, {1: 1}], row_lower=[3, None, None], row_upper=[None, 1, 1])
-    assert lp._ray_certificate(program, None) is None
+    assert farkas.ray_certificate(program, None) is None
     assert solve(program).status == "infeasible"
 
 
@@ -313,7 +324,7 @@ def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
         bounds = [None if rng.random() < 0.7 else rng.randint(1, 4) for _ in range(n)]
         program = LinearProgram.build(n, rows, row_lower=lower, row_upper=upper, cost=cost, upper=bounds)
         start = ([False] * n, [False] * n, [True] * m, [False] * m)  # columns at their lower bounds, rows basic
-        repaired = lp._exact_dual_simplex(program, start, None)
+        repaired = simplex.exact_dual_simplex(program, start, None)
         reference = solve_by_cdd(program)
         if reference.status == "optimal":
             assert repaired is not None and repaired.value == reference.value, trial
@@ -322,7 +333,7 @@ def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
         else:
             assert repaired is None, trial
         cost[0] = -1 - cost[0]
-        wrong_start = lp._exact_dual_simplex(program.with_cost(cost), start, None)
+        wrong_start = simplex.exact_dual_simplex(program.with_cost(cost), start, None)
         assert wrong_start is None, trial
     assert pivoted >= 20
 
@@ -412,10 +423,10 @@ def test_a_basis_with_more_basic_columns_than_tight_rows_is_refused_not_solved()
     """HiGHS can report a basis whose counts do not match (it is then not a basis): the exact
     solves give None instead of a factorisation of a non-square matrix."""
     program = LinearProgram.build(2, [{0: 1, 1: 1}, {0: 1, 1: -1}], row_lower=[1, 0], cost=[1, 1])
-    assert lp._basis_factor(program, [True, True], [False, True]) is None
-    assert lp._inverse_row(program, [True, True], [False, True], 0) is None
-    assert lp.basis_solution(program, [True, True], [False, False], [False, True], [False, False]) is None
-    assert lp._basis_factor(program, [True, True], [False, False]) is not None
+    assert basis.basis_factor(program, [True, True], [False, True]) is None
+    assert basis.inverse_row(program, [True, True], [False, True], 0) is None
+    assert basis.basis_solution(program, [True, True], [False, False], [False, True], [False, False]) is None
+    assert basis.basis_factor(program, [True, True], [False, False]) is not None
 
 
 class _RacingClock:
@@ -431,13 +442,13 @@ class _RacingClock:
 
 
 @pytest.mark.parametrize(("n", "eps_exp", "shape"), [(33, "2", "binomial"), (40, "3/2", "binomial")])
-def test_the_route_and_answer_do_not_depend_on_the_clock(monkeypatch, n, eps_exp, shape):
+def test_the_route_and_answer_do_not_depend_on_the_clock(patch_lp, n, eps_exp, shape):
     """Issue 34: the float stages were bounded by wall-clock time, so an LP that certified on an
     idle machine was 'undecidable' on a busy one. Two of Kohli's F that need refinement rounds
     get the same certificate, by the same route, when every reading of the clock is an hour later."""
     program = _fixed_point_program(n, eps_exp, shape)
     idle = solve(program, fallback=False)
-    monkeypatch.setattr(lp, "time", _RacingClock())
+    patch_lp("time", _RacingClock())
     busy = solve(program, fallback=False)
     assert "refinement" in idle.method and (busy.method, busy.value, busy.point) == (
         idle.method,
@@ -446,14 +457,14 @@ def test_the_route_and_answer_do_not_depend_on_the_clock(monkeypatch, n, eps_exp
     )
 
 
-def test_a_callers_time_limit_stops_the_solve_and_never_answers_otherwise(monkeypatch):
+def test_a_callers_time_limit_stops_the_solve_and_never_answers_otherwise(patch_lp):
     """The caller's `time_limit` is the only clock: once it has passed the solve raises
     TimeLimitReached (it used to end in UndecidableError, a verdict the clock had made); a
     limit that is not a positive number of seconds is refused."""
     from qifkit.errors import ParameterError, TimeLimitReached
 
     program = _fixed_point_program(33, "2", "binomial")
-    monkeypatch.setattr(lp, "time", _RacingClock())
+    patch_lp("time", _RacingClock())
     with pytest.raises(TimeLimitReached):
         solve(program, time_limit=60)
     for bad in (0, -1, float("nan"), "60", True):

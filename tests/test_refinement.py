@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from proofs_checks.evidence import random_channel
-from qifkit import Channel, lp, randomized_response, refinement, truncated_geometric
+from qifkit import Channel, randomized_response, refinement, truncated_geometric
 from qifkit.errors import DistributionError, LabelError, NumberKindError, ShapeError
 from qifkit.lp import LinearProgram, solve_by_cdd
 from qifkit.measures import Prior
@@ -223,10 +223,10 @@ def test_rank_deficient_a_goes_to_the_exact_lp_engine():
     assert result.holds and result.method.startswith("exact LP engine") and verify_certificate(a, b, result)
 
 
-def test_cddlib_decides_when_no_float_basis_certifies(monkeypatch):
+def test_cddlib_decides_when_no_float_basis_certifies(patch_lp):
     """The engine's last resort: with every HiGHS basis refused, cddlib's simplex still decides."""
-    monkeypatch.setattr(lp, "_by_bases", lambda program, deadline, certify, pivots=0: ("unknown", None))
-    monkeypatch.setattr(lp, "_ray_certificate", lambda program, deadline: None)
+    patch_lp("by_bases", lambda program, deadline, certify, pivots=0: ("unknown", None))
+    patch_lp("ray_certificate", lambda program, deadline: None)
     a = Channel.from_rows([["1/2", "1/2", 0], ["1/2", "1/2", 0], [0, "1/2", "1/2"]])
     holds = a @ Channel.from_rows([[1, 0], [0, 1], ["1/3", "2/3"]])
     assert "cddlib" in refines(a, holds).method

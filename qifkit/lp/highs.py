@@ -1,0 +1,196 @@
+"""HiGHS, the engine"s float stage: the program loaded in floats (rows and columns scaled by powers
+of two), run within the caller"s deadline, its status and basis read back. Never a verdict."""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import scipy.sparse
+
+from qifkit.errors import (
+    TimeLimitReached,
+)
+from qifkit.lp.program import Bound, Flags, LinearProgram
+
+__all__ = ["highs_model", "float_rows", "float_solution", "highs_status", "basis_key", "basis_flags", "run_highs",
+           "time_left"]
+
+
+def highs_model(program: LinearProgram) -> Any:
+    """HiGHS loaded with the program in floats, rows and columns scaled by powers of two
+    (:func:`_float_scaling`). Positive scalings change no basis, so the exact solve of HiGHS's
+    basis is that of the original program; only the floats see a well-scaled problem, in which
+    HiGHS's absolute tolerances mean the same on every row."""
+    import highspy
+
+    m, n = program.shape
+    matrix = float_rows(program)
+    row_scale, column_scale = _float_scaling(matrix)
+    matrix = (scipy.sparse.diags(row_scale) @ matrix @ scipy.sparse.diags(column_scale)).tocsc()
+    inf = highspy.kHighsInf
+
+    def scaled(bounds: Sequence[Bound], factors: np.ndarray, missing: float) -> np.ndarray:
+        return np.array([missing if v is None else float(v) * f for v, f in zip(bounds, factors, strict=True)])
+
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = n, m
+    lp.col_cost_ = np.array([float(v) for v in program.cost]) * column_scale
+    lp.col_lower_ = scaled(program.lower, 1 / column_scale, -inf)
+    lp.col_upper_ = scaled(program.upper, 1 / column_scale, inf)
+    lp.row_lower_ = scaled(program.row_lower, row_scale, -inf)
+    lp.row_upper_ = scaled(program.row_upper, row_scale, inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = matrix.indptr
+    lp.a_matrix_.index_ = matrix.indices
+    lp.a_matrix_.value_ = matrix.data
+    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = n, m
+    highs = _silent(highspy.Highs)
+    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("threads", 1)
+    highs.passModel(lp)
+    return highs
+
+
+def _silent(make: Callable[[], Any]) -> Any:
+    """make() with the process's standard output (file descriptor 1) sent to /dev/null: HiGHS 1.16
+    prints its banner from C++ when an instance is made, before any option can turn it off, and it
+    would land in the middle of a command's output."""
+    sys.stdout.flush()
+    saved, null = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        made = make()
+        try:
+            ctypes.CDLL(None).fflush(None)  # C's buffer, still pointing at /dev/null
+        except (OSError, AttributeError):  # pragma: no cover - no C library by that name (Windows)
+            pass
+        return made
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(null)
+
+
+def float_rows(program: LinearProgram) -> scipy.sparse.csr_matrix:
+    """The constraint matrix in floats, sparse by rows."""
+    m, n = program.shape
+    indices = np.fromiter((k for row in program.rows for k, _ in row), dtype=np.int64)
+    values = np.fromiter((float(a) for row in program.rows for _, a in row), dtype=float)
+    pointers = np.cumsum([0] + [len(row) for row in program.rows])
+    return scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
+
+
+def _float_scaling(matrix: scipy.sparse.csr_matrix, passes: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column factors (powers of two) that bring the float matrix's entries near 1:
+    alternating geometric-mean passes, then each row's largest entry to about 1. Entries of
+    1e-20 next to 1 (counting pipelines of improbable counts) otherwise fall under HiGHS's
+    drop tolerance."""
+    m, n = matrix.shape
+    rows, columns = np.ones(m), np.ones(n)
+    if matrix.nnz == 0:
+        return rows, columns
+    coo = matrix.tocoo()
+    logs = np.log2(np.abs(coo.data))
+
+    def centre(keys: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+        high = np.full(size, -np.inf)
+        low = np.full(size, np.inf)
+        np.maximum.at(high, keys, values)
+        np.minimum.at(low, keys, values)
+        present = np.isfinite(high)
+        return np.where(present, np.round(-(np.where(present, high, 0.0) + np.where(present, low, 0.0)) / 2), 0.0)
+
+    row_log, column_log = np.zeros(m), np.zeros(n)
+    for _ in range(passes):
+        row_log += centre(coo.row, logs + row_log[coo.row] + column_log[coo.col], m)
+        column_log += centre(coo.col, logs + row_log[coo.row] + column_log[coo.col], n)
+    high = np.full(m, -np.inf)
+    np.maximum.at(high, coo.row, logs + row_log[coo.row] + column_log[coo.col])
+    row_log -= np.where(np.isfinite(high), np.round(high), 0.0)
+    return np.exp2(row_log), np.exp2(column_log)
+
+
+def float_solution(program: LinearProgram) -> tuple[str, np.ndarray | None]:
+    """HiGHS alone on `program`, in floats (scaled as the engine scales it): its status
+    (``"optimal"``, ``"infeasible"``, ``"unbounded"`` or ``"unknown"``) and its point, or None.
+
+    Never a verdict: a search whose result something exact decides (the engine's own float stage,
+    :func:`qifkit.refinement.approximate_refinement`, polytopes' float minima).
+
+    Examples
+    --------
+    >>> status, x = float_solution(LinearProgram.build(2, [{0: 1, 1: 1}], row_lower=[1], cost=[1, 2]))
+    >>> status, [round(float(v), 12) for v in x]
+    ('optimal', [1.0, 0.0])
+    """
+    highs = highs_model(program)
+    highs.run()
+    status = highs_status(highs)
+    if status != "optimal":
+        return status, None
+    _, column_scale = _float_scaling(float_rows(program))
+    return status, np.array(highs.getSolution().col_value) * column_scale
+
+
+def highs_status(highs: Any) -> str:
+    import highspy
+
+    status = highs.getModelStatus()
+    if status == highspy.HighsModelStatus.kOptimal:
+        return "optimal"
+    if status == highspy.HighsModelStatus.kInfeasible:
+        return "infeasible"
+    if status in (highspy.HighsModelStatus.kUnbounded, highspy.HighsModelStatus.kUnboundedOrInfeasible):
+        return "unbounded"
+    return "unknown"
+
+
+def basis_key(highs: Any) -> bytes:
+    basis = highs.getBasis()
+    return (
+        np.array(basis.col_status, dtype=np.int8).tobytes() + b"|" + np.array(basis.row_status, dtype=np.int8).tobytes()
+    )
+
+
+def basis_flags(highs: Any) -> Flags | None:
+    """HiGHS's basis as (column basic, column at upper bound, row basic, row at upper bound), or
+    None when it has no valid basis."""
+    import highspy
+
+    basis = highs.getBasis()
+    if not basis.valid:
+        return None
+    basic, upper = int(highspy.HighsBasisStatus.kBasic), int(highspy.HighsBasisStatus.kUpper)
+    columns, rows = (np.array(statuses, dtype=np.int8) for statuses in (basis.col_status, basis.row_status))
+    return (columns == basic).tolist(), (columns == upper).tolist(), (rows == basic).tolist(), (rows == upper).tolist()
+
+
+def run_highs(highs: Any, deadline: float | None) -> Any:
+    """``highs.run()`` within the caller's deadline (``time.perf_counter()``, None: none): HiGHS is
+    given the time left, and a run it stops on that time raises
+    :class:`~qifkit.errors.TimeLimitReached` rather than being read as an answer."""
+    import highspy
+
+    if deadline is not None:
+        highs.setOptionValue("time_limit", time_left(deadline))
+    status = highs.run()
+    if deadline is not None and highs.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+        raise TimeLimitReached
+    return status
+
+
+def time_left(deadline: float | None) -> float:
+    """Seconds until the caller's deadline (inf for none); TimeLimitReached once it has passed."""
+    if deadline is None:
+        return math.inf
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        raise TimeLimitReached
+    return left
