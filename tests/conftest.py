@@ -6,7 +6,9 @@ from fractions import Fraction as F
 
 import pytest
 from hypothesis import settings
+from hypothesis import strategies as st
 
+from qifkit.channel import Channel
 from qifkit.lp import LinearProgram
 
 settings.register_profile("qifkit", max_examples=60, deadline=None)
@@ -102,3 +104,23 @@ def patch_lp(monkeypatch):
         assert patched, f"no module of qifkit.lp has {name}"
 
     return patch
+
+
+# ------------------------------------------------------------------ shared hypothesis strategies
+# (``from conftest import channels``: the test folder is on the import path)
+@st.composite
+def stochastic_rows(draw, rows=None, columns=None):
+    """Rows of small non-negative integers (not all zero), normalised exactly."""
+    m = draw(st.integers(1, 4)) if rows is None else rows
+    n = draw(st.integers(1, 4)) if columns is None else columns
+    result = []
+    for _ in range(m):
+        weights = draw(st.lists(st.integers(0, 9), min_size=n, max_size=n).filter(any))
+        total = sum(weights)
+        result.append([F(w, total) for w in weights])
+    return result
+
+
+@st.composite
+def channels(draw, rows=None, columns=None):
+    return Channel.from_rows(draw(stochastic_rows(rows, columns)))

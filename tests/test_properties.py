@@ -3,29 +3,12 @@
 from fractions import Fraction
 
 import pytest
+from conftest import channels, stochastic_rows
 from hypothesis import given
 from hypothesis import strategies as st
 
 from qifkit import Channel, Loss, Prior, posterior_uncertainty
 from qifkit.errors import NotExactError
-
-
-@st.composite
-def stochastic_rows(draw, rows=None, columns=None):
-    """Rows of small non-negative integers (not all zero), normalised exactly."""
-    m = draw(st.integers(1, 4)) if rows is None else rows
-    n = draw(st.integers(1, 4)) if columns is None else columns
-    result = []
-    for _ in range(m):
-        weights = draw(st.lists(st.integers(0, 9), min_size=n, max_size=n).filter(any))
-        total = sum(weights)
-        result.append([Fraction(w, total) for w in weights])
-    return result
-
-
-@st.composite
-def channels(draw, rows=None, columns=None):
-    return Channel.from_rows(draw(stochastic_rows(rows, columns)))
 
 
 @st.composite

@@ -6,6 +6,7 @@ from fractions import Fraction as F
 
 import pytest
 import sympy
+from conftest import channels
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -289,13 +290,7 @@ def test_a_refutation_uses_the_callers_prior():
 @st.composite
 def channel_and_post(draw):
     x, y, z = (draw(st.integers(1, 4)) for _ in range(3))
-    def rows(m, n):
-        out = []
-        for _ in range(m):
-            w = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n).filter(any))
-            out.append([F(v, sum(w)) for v in w])
-        return out
-    return Channel.from_rows(rows(x, y)), Channel.from_rows(rows(y, z))
+    return draw(channels(x, y)), draw(channels(y, z))
 
 
 @given(channel_and_post())
