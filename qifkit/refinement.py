@@ -20,6 +20,7 @@ passes :func:`verify_certificate`, which uses exact arithmetic only, before it i
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, cast
@@ -256,7 +257,7 @@ def _row_basis(a: Channel) -> tuple[list[int], flint.fmpq_mat] | None:
     found = _combination(exact_a, rows, sorted(int(j) for j in column_pivots[:rank]))
     if found is None and a.shape[0] * a.shape[1] <= _EXACT_RANK_LIMIT:
         rows = _pivots(_integer_rows(exact_a).transpose())
-        a_rows = flint.fmpq_mat(len(rows), a.shape[1], [exact_a[r, y] for r in rows for y in range(a.shape[1])])
+        a_rows = _flint_matrix(a.matrix, rows)
         found = _combination(exact_a, rows, _pivots(_integer_rows(a_rows)))
     return None if found is None else (rows, found)
 
@@ -295,9 +296,18 @@ def _pivots(matrix: flint.fmpz_mat) -> list[int]:
     return [next(c for c in range(matrix.ncols()) if echelon[r, c] != 0) for r in range(rank)]
 
 
-def _flint_matrix(matrix: DomainMatrix) -> flint.fmpq_mat:
-    rows, columns = matrix.shape
-    return flint.fmpq_mat(rows, columns, [v for row in matrix.to_list() for v in row])
+def _flint_matrix(matrix: DomainMatrix, rows: Sequence[int] | None = None) -> flint.fmpq_mat:
+    """The exact entries as a FLINT matrix, only those of `rows` when given: sympy's own row
+    extraction and conversion (``extract``, ``to_dfm_or_ddm``: FLINT's matrix itself where sympy's
+    ground types are FLINT's, as python-flint makes them; callers never write to it), entry by
+    entry otherwise."""
+    if rows is not None:
+        matrix = matrix.extract(list(rows), list(range(matrix.shape[1])))
+    converted = getattr(matrix.to_dfm_or_ddm(), "rep", None)
+    if isinstance(converted, flint.fmpq_mat):
+        return converted
+    height, width = matrix.shape
+    return flint.fmpq_mat(height, width, [v for row in matrix.to_list() for v in row])
 
 
 def _outside_row_space(a: Channel, b: Channel, rows: list[int], combination: flint.fmpq_mat,
@@ -306,7 +316,7 @@ def _outside_row_space(a: Channel, b: Channel, rows: list[int], combination: fli
     then M = ±(e_x − Σ_r T[x, r]·e_r) in one column z has AᵀM = 0 and ⟨M, B⟩ < 0."""
     exact_b = _flint_matrix(b.matrix)
     outputs = b.shape[1]
-    b_rows = flint.fmpq_mat(len(rows), outputs, [exact_b[r, z] for r in rows for z in range(outputs)])
+    b_rows = _flint_matrix(b.matrix, rows)
     residual = exact_b - combination * b_rows
     for x in range(b.shape[0]):
         for z in range(outputs):
@@ -360,10 +370,8 @@ def _witness_lp_verdict(a: Channel, b: Channel, rows: list[int], prior: Prior | 
     are SᵀY for A_R's rows: with v on the row sums, A_RᵀSᵀY + v1ᵀ ≤ 0 and ⟨SᵀY, B_R⟩ + Σv > 0, and
     M = −SᵀY (zero off R) is the separation that :func:`_refutation` takes.
     """
-    exact_a, exact_b = _flint_matrix(a.matrix), _flint_matrix(b.matrix)
     outputs_a, outputs_b = a.shape[1], b.shape[1]
-    a_rows = flint.fmpq_mat(len(rows), outputs_a, [exact_a[x, y] for x in rows for y in range(outputs_a)])
-    b_rows = flint.fmpq_mat(len(rows), outputs_b, [exact_b[x, z] for x in rows for z in range(outputs_b)])
+    a_rows, b_rows = _flint_matrix(a.matrix, rows), _flint_matrix(b.matrix, rows)
     echelon, rank = a_rows.rref()
     if rank == len(rows):
         pivots = [next(y for y in range(outputs_a) if echelon[r, y] != 0) for r in range(rank)]
@@ -582,10 +590,8 @@ def _product_is(a: Channel, w: Channel, exact_w: flint.fmpq_mat, b: Channel,
         basis = basis or _row_basis(a)
         if basis is not None:
             rows, combination = basis
-            exact_a, exact_b = _flint_matrix(a.matrix), _flint_matrix(b.matrix)
-            a_rows = flint.fmpq_mat(len(rows), a.shape[1], [exact_a[x, y] for x in rows for y in range(a.shape[1])])
-            b_rows = flint.fmpq_mat(len(rows), b.shape[1], [exact_b[x, z] for x in rows for z in range(b.shape[1])])
-            return a_rows * exact_w == b_rows and combination * b_rows == exact_b
+            a_rows, b_rows = _flint_matrix(a.matrix, rows), _flint_matrix(b.matrix, rows)
+            return a_rows * exact_w == b_rows and combination * b_rows == _flint_matrix(b.matrix)
     return a @ w == b
 
 
