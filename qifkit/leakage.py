@@ -21,9 +21,9 @@ import flint
 import numpy as np
 
 from qifkit.channel import Channel
-from qifkit.errors import DistributionError, NumberKindError, UndecidableError
-from qifkit.matrices import NumberKind
-from qifkit.measures import Prior, multiplicative_leakage
+from qifkit.errors import DistributionError, UndecidableError
+from qifkit.matrices import NumberKind, same_kind
+from qifkit.measures import Prior, as_prior, multiplicative_leakage
 from qifkit.numbers import to_fmpq
 from qifkit.validation import whole_number
 
@@ -77,12 +77,9 @@ def _numeric(channel: Channel) -> list[list[Any]]:
 
 
 def _probabilities(prior: Prior | Sequence[Any], channel: Channel | None = None) -> list[Any]:
-    given = prior if isinstance(prior, Prior) else Prior.from_values(prior)
+    given = as_prior(prior)
     if channel is not None:
-        given = given._aligned(channel.secrets)
-        if (given.kind is NumberKind.FLOAT) != (channel.kind is NumberKind.FLOAT):
-            raise NumberKindError("the prior and the channel must both be exact or both be floats: call to_float() "
-                                  "or to_exact(...) on one of them")
+        same_kind(given._aligned(channel.secrets).matrix, channel.matrix, "a leakage measure")
     return list(given.probabilities())
 
 

@@ -59,6 +59,7 @@ from qifkit.matrices import (
 
 __all__ = [
     "Prior",
+    "as_prior",
     "uniform_prior",
     "point_prior",
     "prior_from_counts",
@@ -179,7 +180,7 @@ class Prior(LabelledMatrix):
         return self
 
 
-def _as_prior(prior: Prior | Sequence[Any]) -> Prior:
+def as_prior(prior: Prior | Sequence[Any]) -> Prior:
     return prior if isinstance(prior, Prior) else Prior.from_values(prior)
 
 
@@ -400,7 +401,7 @@ def expected_table(
     before the best action is chosen): the sympy domain of its entries (None for floats) and the
     rows, one per action. Entries are domain elements; with a symbolic channel they are rational
     functions, which :func:`qifkit.stability.loss_on_range` compares over an interval."""
-    prior = _as_prior(prior)._aligned(channel.secrets)
+    prior = as_prior(prior)._aligned(channel.secrets)
     if table.secrets != channel.secrets:
         raise LabelError("the loss/gain's secrets are not the channel's secrets (in the same order)")
     table_matrix, prior_matrix = same_kind(table.matrix, prior.matrix, "expectation")
@@ -473,7 +474,7 @@ def posterior_uncertainty(prior: Prior | Sequence[Any], channel: Channel, loss: 
 def prior_uncertainty(prior: Prior | Sequence[Any], loss: Loss | None = None) -> Any:
     """U_ℓ(π) = min_w Σ_x π_x ℓ(x, w): the expected loss of the best blind action (Bayes risk by
     default)."""
-    prior = _as_prior(prior)
+    prior = as_prior(prior)
     loss = loss if loss is not None else _bayes(Loss, prior.column_labels, prior.kind)
     return posterior_uncertainty(prior, _trivial_channel(prior, loss.secrets), loss)
 
@@ -496,7 +497,7 @@ def posterior_vulnerability(prior: Prior | Sequence[Any], channel: Channel, gain
 
 def prior_vulnerability(prior: Prior | Sequence[Any], gain: Gain | None = None) -> Any:
     """V_g(π) = max_w Σ_x π_x g(x, w) (Bayes vulnerability, max_x π_x, by default)."""
-    prior = _as_prior(prior)
+    prior = as_prior(prior)
     gain = gain if gain is not None else _bayes(Gain, prior.column_labels, prior.kind)
     return posterior_vulnerability(prior, _trivial_channel(prior, gain.secrets), gain)
 
@@ -536,7 +537,7 @@ class HyperDistribution:
 
 def posteriors(prior: Prior | Sequence[Any], channel: Channel) -> tuple[Posterior, ...]:
     """One :class:`Posterior` for every output of positive probability, in output order."""
-    prior = _as_prior(prior)._aligned(channel.secrets)
+    prior = as_prior(prior)._aligned(channel.secrets)
     if channel.kind is NumberKind.SYMBOLIC:
         raise UndecidableError("posteriors of a symbolic channel: substitute() values first")
     weights = prior.probabilities()

@@ -81,12 +81,14 @@ class Refinement:
     method: str = ""
 
 
-def _check_pair(a: Channel, b: Channel) -> None:
+def _check_pair(a: Channel, b: Channel, floats_allowed: bool = False) -> None:
+    """Channels on the same secrets; exact ones (numbers, floats too when `floats_allowed`)."""
     for name, channel in (("A", a), ("B", b)):
         if not isinstance(channel, Channel):
             raise TypeError(f"{name} must be a Channel, not {type(channel).__name__}")
-        if channel.kind is not NumberKind.EXACT:
-            raise NumberKindError(f"refinement is decided exactly; channel {name} is {channel.kind.value}")
+        if channel.kind is NumberKind.SYMBOLIC or (channel.kind is NumberKind.FLOAT and not floats_allowed):
+            raise NumberKindError(f"refinement is decided exactly; channel {name} is {channel.kind.value}"
+                                  + ("" if floats_allowed else " (approximate_refinement takes floats)"))
     if a.shape[0] != b.shape[0]:
         raise ShapeError(
             f"A has {a.shape[0]} secrets and B has {b.shape[0]}: refinement compares channels on the same secrets"
@@ -646,14 +648,7 @@ def approximate_refinement(a: Channel, b: Channel, max_denominator: int = 10**9)
     >>> float(found.distance) < 1e-9, found.witness.kind.value
     (True, 'exact')
     """
-    for name, channel in (("A", a), ("B", b)):
-        if channel.kind is NumberKind.SYMBOLIC:
-            raise NumberKindError(f"channel {name} is symbolic: substitute() values first")
-    if a.shape[0] != b.shape[0]:
-        raise ShapeError(f"A has {a.shape[0]} secrets and B has {b.shape[0]}: refinement compares channels on the "
-                         "same secrets")
-    if a.secrets != b.secrets:
-        raise LabelError("A and B have different secret labels (or order)")
+    _check_pair(a, b, floats_allowed=True)
     rows_a, rows_b = _binary_rows(a), _binary_rows(b)
     secrets, outputs_a, outputs_b = a.shape[0], a.shape[1], b.shape[1]
     entries = outputs_a * outputs_b

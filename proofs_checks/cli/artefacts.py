@@ -13,6 +13,7 @@ The report says which form was written (``written.form``) and what the check of 
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -62,7 +63,8 @@ def write_mechanism(path: str, check: MechanismCheck, exact_rows: Sequence[Seque
         When no form of this file type holds the mechanism (naming the entries that break it and
         the file type that holds it).
     """
-    def logarithms() -> np.ndarray:
+    @functools.cache
+    def logarithms() -> np.ndarray:  # at most once: float64 may be tried before long double
         if logs is not None:
             return logs()
         assert exact_rows is not None  # one of the two is given
