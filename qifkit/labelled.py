@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -188,6 +189,12 @@ class LabelledMatrix:
             return self
         if self.kind is NumberKind.SYMBOLIC:
             raise NumberKindError(f"a symbolic {type(self).__name__} has no float value; substitute() first")
+        return self._float_copy
+
+    @cached_property
+    def _float_copy(self: _Self) -> _Self:
+        """:meth:`to_float` of an exact matrix, made once per object (it is immutable), so the
+        routes of one call (refinement's abstraction test, row basis and loss screen) share it."""
         numer, denom = QQ.numer, QQ.denom  # int / int is correctly rounded, and skips the Fractions of rows()
         rows = [[int(numer(v)) / int(denom(v)) for v in row] for row in self.matrix.to_list()]
         return self._with_matrix(float_matrix(rows, type(self).__name__.lower()))

@@ -203,7 +203,7 @@ def _abstract_verdict(a: Channel, b: Channel, prior: Prior | None, time_limit: f
 def _abstract(channel: Channel) -> Channel:
     """The abstract channel when floats suggest a zero or proportional column, else `channel`
     itself (an exactly proportional pair has equal normalised float columns, so none is missed)."""
-    columns = np.array(channel.to_float().matrix).T
+    columns = np.asarray(channel.to_float().matrix).T
     totals = columns.sum(axis=1)
     if np.any(totals == 0):
         return channel.reduced()
@@ -250,7 +250,7 @@ def _row_basis(a: Channel) -> tuple[list[int], flint.fmpq_mat] | None:
     echelon form, for A of at most :data:`_EXACT_RANK_LIMIT` entries. None when neither gives a
     basis (the witness LP then keeps every row)."""
     exact_a = _flint_matrix(a.matrix)
-    a_float = np.array(a.to_float().matrix)
+    a_float = np.asarray(a.to_float().matrix)
     _, triangular, row_pivots = scipy.linalg.qr(a_float.T, mode="economic", pivoting=True)
     diagonal = np.abs(np.diag(triangular))
     rank = int(np.sum(diagonal > 1e-10 * max(diagonal[0], 1.0)))
@@ -463,7 +463,7 @@ class _FloatGap:
     def clearly_not_positive(self, table: list[list[Fraction]]) -> bool:
         if self.channels is None:
             a, b = self.sources
-            self.channels = (np.array(a.to_float().matrix), np.array(b.to_float().matrix))
+            self.channels = (np.asarray(a.to_float().matrix), np.asarray(b.to_float().matrix))
         loss = np.array(table, dtype=float)
         a_float, b_float = self.channels
         uncertainty = [float(np.min((self.weights[:, None] * c).T @ loss, axis=1).sum()) for c in (a_float, b_float)]

@@ -484,3 +484,25 @@ def test_approximate_refinement_refuses_what_it_cannot_compare():
     symbolic = Channel.from_symbolic([[t / (t + 1), 1 / (t + 1)], [1 / (t + 1), t / (t + 1)]], [t])
     with pytest.raises(NumberKindError, match="symbolic"):
         approximate_refinement(symbolic, randomized_response(2, "2"))
+
+
+def test_each_channels_float_copy_is_made_once_per_call(monkeypatch):
+    """Issue 36: A's float copy served the abstraction test, the row basis and the float screen of
+    candidate losses, made anew by each; it is now made once per channel and shared."""
+    from qifkit import labelled
+
+    made = []
+
+    def counting_float_matrix(rows, what="matrix"):
+        made.append(what)
+        return labelled_float_matrix(rows, what)
+
+    labelled_float_matrix = labelled.float_matrix
+    monkeypatch.setattr(labelled, "float_matrix", counting_float_matrix)
+    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    s = _sum_query(r3.power(2))
+    a, b = r3.power(2) @ s, r2.power(2) @ s
+    result = refines(a, b)
+    assert not result.holds and result.gap > 0
+    assert made and len(made) <= 2
+    assert a.to_float() is a.to_float()
