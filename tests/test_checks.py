@@ -241,7 +241,8 @@ def test_family_checks_fail_on_the_wrong_family(monkeypatch):
 
     monkeypatch.setattr(alvim_refinement, "randomized_response", lambda n, e: truncated_geometric(n, e))
     assert alvim_refinement.rr_family(values=range(2, 4)).status is Status.FAILED
-    reversed_order = lambda n, alpha: truncated_geometric(n, alpha=1 - Fraction(alpha))  # noqa: E731
+    def reversed_order(n, alpha):
+        return truncated_geometric(n, alpha=1 - Fraction(alpha))
     monkeypatch.setattr(alvim_refinement, "truncated_geometric", reversed_order)
     assert alvim_refinement.gd_family(sizes=range(3, 6)).status is Status.FAILED
 

@@ -113,7 +113,7 @@ def test_the_several_machine_recipe_runs_as_written(tmp_path):
         assert "904 vertices in 10 orbits under a group of order 576" in run.stdout
         assert "on Dask:" in run.stdout and address in run.stdout
         with distributed.Client(address, timeout=30) as remote:  # the recipe's scheduler never restarts a busy worker
-            assert remote.run_on_scheduler(_worker_ttl) is None
+            assert remote.run_on_scheduler(_worker_ttl_query()) is None
     finally:
         for process in (worker, scheduler):
             if process is not None:
@@ -121,13 +121,20 @@ def test_the_several_machine_recipe_runs_as_written(tmp_path):
                 process.wait(timeout=30)
 
 
-_worker_ttl = lambda dask_scheduler: dask_scheduler.worker_ttl  # noqa: E731  (a lambda travels by value)
+def _worker_ttl_query():
+    """A function that reads the scheduler's worker-ttl: defined locally, so that Dask sends it by
+    value (a scheduler in another process cannot import this test module)."""
+
+    def worker_ttl(dask_scheduler):
+        return dask_scheduler.worker_ttl
+
+    return worker_ttl
 
 
 def test_the_local_cluster_never_restarts_a_worker_busy_in_c_code(client):
     """Normaliz and cddlib hold the GIL for minutes; Dask's default worker-ttl (5 minutes without a
     heartbeat) restarted both workers of an n = 6 walk and lost 10 minutes of tangent cones."""
-    assert client.run_on_scheduler(_worker_ttl) is None
+    assert client.run_on_scheduler(_worker_ttl_query()) is None
 
 
 def test_workers_of_another_version_are_refused(client, monkeypatch):

@@ -103,7 +103,8 @@ def test_design_refuses_bad_options():
 
 def _reference_properties(rows):
     n = len(rows) - 1
-    p = lambda i, j: rows[j][i]  # noqa: E731
+    def p(i, j):
+        return rows[j][i]
     indices = range(n + 1)
     return {
         "RH": all(p(i, i) >= p(i, j) for i in indices for j in indices),                              # (7)

@@ -36,7 +36,8 @@ def test_it_equals_the_loss_of_the_materialised_pipeline(seed):
     pipeline = count_pipeline(perturber, respondents, counted, known)
     release = None
     if seed % 3 == 0:  # a deterministic map of the count: bands of width 2
-        release = lambda count: count // 2  # noqa: E731
+        def release(count):
+            return count // 2
         pipeline = pipeline @ deterministic(release, pipeline.outputs, sorted({c // 2 for c in pipeline.outputs}))
     expected = posterior_uncertainty(prior, pipeline, loss)
     assert count_uncertainty(perturber, respondents, counted, prior, loss, known, release) == expected

@@ -80,7 +80,8 @@ def test_a_count_mechanism_lp_that_floats_get_wrong():
 
 def _count_mechanism_program(n: int, e: F) -> LinearProgram:
     size = n + 1
-    cell = lambda j, i: j * size + i  # noqa: E731
+    def cell(j, i):
+        return j * size + i
     rows, lower, upper = [], [], []
     for j in range(size):
         rows.append({cell(j, i): 1 for i in range(size)})

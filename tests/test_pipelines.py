@@ -148,7 +148,8 @@ def test_count_witness_post_processes_the_materialised_pipelines(seed):
     low = _perturber_with_hits(low_hits, counted, rng)
     witness = count_witness(high, low, respondents, counted)
     assert witness is not None
-    materialise = lambda p: p.power(respondents) @ count_query(p.power(respondents).outputs, counted)  # noqa: E731
+    def materialise(p):
+        return p.power(respondents) @ count_query(p.power(respondents).outputs, counted)
     assert materialise(high) @ witness == materialise(low)
     assert all(sum(row) == 1 and min(row) >= 0 for row in witness.rows())
 

@@ -45,12 +45,14 @@ def test_appd1_loss_curve_rises():
 
 def test_rr_with_counting_has_no_instability_on_a_grid():
     """Thm. 24: randomised response then counting is stable on every pair of the grid."""
-    build = lambda e: count_pipeline(randomized_response(3, e), 3, {0})  # noqa: E731
+    def build(e):
+        return count_pipeline(randomized_response(3, e), 3, {0})
     assert instabilities(build, ["11/10", "3/2", "2", "3", "ln(5)"]) == []
 
 
 def test_geometric_count_of_zeros_is_unstable_on_a_grid():
-    build = lambda e: count_pipeline(truncated_geometric(3, e), 2, {0})  # noqa: E731
+    def build(e):
+        return count_pipeline(truncated_geometric(3, e), 2, {0})
     found = instabilities(build, ["2", "3"])
     assert len(found) == 1 and found[0].certificate.gap > 0
 

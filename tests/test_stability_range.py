@@ -77,7 +77,8 @@ def test_appd1_rises_on_one_stretch_whose_ends_are_checked_on_both_sides():
     curve = loss_on_range(_appd1, 3, 4, prior, loss)
     assert [(a.decimal(12), b.decimal(12)) for a, b in curve.rising] == [("3.500544517844", "3.516615491052")]
     (start, end), = curve.rising
-    at = lambda v: _exact_loss(_appd1, prior, loss, v)  # noqa: E731
+    def at(v):
+        return _exact_loss(_appd1, prior, loss, v)
     for point, before, after in ((start, "falls", "rises"), (end, "rises", "falls")):
         low, high = point.narrowed(F(1, 10**9))
         step = high - low + F(1, 10**9)
@@ -96,13 +97,15 @@ def _random_case(rng: random.Random):
     known = tuple(rng.randrange(values) for _ in range(respondents - 1))
     family = rng.choice([truncated_geometric, truncated_geometric, randomized_response])
     counted = {0} if rng.random() < 0.5 else set(rng.sample(range(values), rng.randint(1, values - 1)))
-    build = lambda t: count_pipeline(family(values, t), respondents, counted, known)  # noqa: E731
+    def build(t):
+        return count_pipeline(family(values, t), respondents, counted, known)
     weights = [rng.randint(1, 9) for _ in range(values)] if rng.random() < 0.5 else [1] * values
     prior = Prior.from_values([F(w, sum(weights)) for w in weights], range(values))
     loss = rng.choice([linear_error, squared_error, bayes_risk])(range(values))
     low = F(rng.randint(11, 40), 10)
     if rng.random() < 0.25:
-        build = lambda t: sum_pipeline(family(values, t), respondents, known)  # noqa: E731
+        def build(t):
+            return sum_pipeline(family(values, t), respondents, known)
     return build, prior, loss, low, low + F(rng.randint(5, 40), 10)
 
 
@@ -193,7 +196,8 @@ def test_randomized_response_counts_are_proved_stable_and_refine_at_random_pairs
     a, b = F(low), F(high)
     for _ in range(4):
         t_low, t_high = sorted(a + (b - a) * F(rng.randint(0, 100), 100) for _ in range(2))
-        pipeline = lambda t: count_pipeline(randomized_response(values, t), 3, counted, (0,))  # noqa: E731
+        def pipeline(t):
+            return count_pipeline(randomized_response(values, t), 3, counted, (0,))
         assert refines(pipeline(t_high), pipeline(t_low)).holds
 
 
@@ -205,7 +209,8 @@ def test_a_family_whose_hit_probability_falls_is_not_proved_and_indeed_does_not_
     family = _binary(lambda t: sympy.Rational(1, 2) + 1 / (2 * t), lambda t: sympy.Rational(1, 3))
     proof, reason = count_refinement_on_range(family, {0}, 2, 3)
     assert proof is None and "M/H" in reason
-    exact_family = lambda e: Channel.from_rows([[F(1, 2) + 1 / (2 * e), F(1, 2) - 1 / (2 * e)], [F(1, 3), F(2, 3)]])  # noqa: E731
+    def exact_family(e):
+        return Channel.from_rows([[F(1, 2) + 1 / (2 * e), F(1, 2) - 1 / (2 * e)], [F(1, 3), F(2, 3)]])
     assert not refines(count_pipeline(exact_family(F(3)), 2, {0}), count_pipeline(exact_family(F(2)), 2, {0})).holds
 
 
@@ -231,8 +236,9 @@ def test_the_second_ratio_is_needed_too():
     family = _binary(lambda t: sympy.Rational(1, 2) + 1 / (4 * t), lambda t: 1 / (4 * t**2))
     proof, reason = count_refinement_on_range(family, {0}, 2, 3)
     assert proof is None and "(1 − H)/(1 − M)" in reason
-    exact_family = lambda e: Channel.from_rows([[F(1, 2) + 1 / (4 * e), F(1, 2) - 1 / (4 * e)],  # noqa: E731
-                                                [1 / (4 * e * e), 1 - 1 / (4 * e * e)]])
+    def exact_family(e):
+        return Channel.from_rows([[F(1, 2) + 1 / (4 * e), F(1, 2) - 1 / (4 * e)],
+                                  [1 / (4 * e * e), 1 - 1 / (4 * e * e)]])
     assert not refines(count_pipeline(exact_family(F(3)), 2, {0}), count_pipeline(exact_family(F(2)), 2, {0})).holds
 
 
@@ -311,13 +317,15 @@ def test_the_float_search_confirms_a_rise_by_exact_losses_and_only_then():
     from qifkit.errors import ParameterError, PrivacyParameterError
     from qifkit.stability import search_rises
 
-    curve = lambda e: (e - 3) ** 2  # noqa: E731
+    def curve(e):
+        return (e - 3) ** 2
     found = search_rises(lambda grid: [float(curve(e)) for e in grid], curve, 2, 4, samples=50)
     (rise,) = found.confirmed
     assert abs(rise.start - 3) < F(1, 10) and rise.start <= rise.low < rise.high <= rise.end == 4
     assert (rise.loss_low, rise.loss_high) == ((rise.low - 3) ** 2, (rise.high - 3) ** 2)
     assert found.unconfirmed == 0 and len(found.samples) == 50 and found.samples[0] == 2
-    falling = lambda e: 1 / e  # noqa: E731
+    def falling(e):
+        return 1 / e
     artefact = search_rises(lambda grid: [1.0 if e < 3 else 2.0 for e in grid], falling, 2, 4)
     assert artefact.confirmed == () and artefact.unconfirmed == 1
     with pytest.raises(ParameterError, match="samples"):
