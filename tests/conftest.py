@@ -1,5 +1,6 @@
 """Shared settings and fixtures for the test suite."""
 
+import json
 import random
 import sys
 from fractions import Fraction as F
@@ -124,3 +125,53 @@ def stochastic_rows(draw, rows=None, columns=None):
 @st.composite
 def channels(draw, rows=None, columns=None):
     return Channel.from_rows(draw(stochastic_rows(rows, columns)))
+
+
+# ------------------------------------------------------------------ stability specs
+def spec_document(family="randomized_response", values=2, respondents=3, *, known=None, known_counts=None,
+                  query="count", of=(0,), at=None, table=None, prior="uniform", loss="bayes", eps=("2", "3"),
+                  low=None, high=None, exact=None, sections=None):
+    """A stability spec as ``parse_spec`` reads it (the tests' one spec writer): keywords for the
+    usual keys; `of` is written for the count, threshold and map queries; `sections` replaces whole
+    sections (``{"perturber": {...}}``) for anything the keywords do not say."""
+    population = {"respondents": respondents}
+    if known is not None:
+        population["known"] = list(known)
+    if known_counts is not None:
+        population["known_counts"] = {str(value): count for value, count in known_counts.items()}
+    query_section = {"kind": query}
+    if query in ("count", "threshold", "map"):
+        query_section["of"] = list(of)
+    query_section.update({key: value for key, value in (("at", at), ("table", table)) if value is not None})
+    sweep = {"eps_exp": list(eps)} if eps else {}
+    sweep.update({key: value for key, value in (("from", low), ("to", high), ("exact", exact)) if value is not None})
+    document = {"perturber": {"family": family, "values": values}, "population": population, "query": query_section,
+                "analyst": {"prior": prior, "loss": loss}, "sweep": sweep}
+    document.update({name: section for name, section in (sections or {}).items() if section is not None})
+    return document
+
+
+def _toml_value(value):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a TOML basic string (JSON's escapes are TOML's)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml_value(str(key))} = {_toml_value(item)}" for key, item in value.items()) + "}"
+    return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+
+
+def spec_toml(document):
+    """The TOML text of a spec document (tables of strings, whole numbers, booleans, lists and
+    inline tables: what specs hold)."""
+    return "".join(f"[{name}]\n" + "".join(f"{key} = {_toml_value(value)}\n" for key, value in section.items())
+                   for name, section in document.items())
+
+
+def write_spec(folder, document, name="spec.toml"):
+    """Write a spec document (or a text, written as it is) to `folder`/`name`; its path as a string."""
+    path = folder / name
+    path.write_text(document if isinstance(document, str) else spec_toml(document))
+    return str(path)

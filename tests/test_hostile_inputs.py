@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from conftest import spec_document, spec_toml
 
 from proofs_checks.cli import main
 
@@ -151,27 +152,7 @@ def _certificate_cases() -> list[Case]:
     return cases
 
 
-_SPEC = {
-    "perturber": {"family": "randomized_response", "values": 2},
-    "population": {"respondents": 2, "known": [0]},
-    "query": {"kind": "count", "of": [0]},
-    "analyst": {"prior": "uniform", "loss": "bayes"},
-    "sweep": {"eps_exp": ["2", "3"]},
-}
-
-
-def _toml(document: dict) -> str:
-    def value(v: object) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, list):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"{json.dumps(k)} = {value(x)}" for k, x in v.items()) + "}"
-        return json.dumps(v) if isinstance(v, str) else str(v)
-
-    return "".join(f"[{table}]\n" + "".join(f"{k} = {value(v)}\n" for k, v in keys.items()) + "\n"
-                   for table, keys in document.items())
+_SPEC = spec_document(respondents=2, known=[0])
 
 
 def _with(table: str, **changes: object) -> dict:
@@ -238,7 +219,7 @@ def _spec_cases() -> list[Case]:
         "unknown-table": ({**_SPEC, "extra": {"a": 1}}, "unknown table"),
         "unknown-key": (_with("query", colour="red"), "unknown key"),
     }
-    cases = [stability(name, _toml(document), says) for name, (document, says) in documents.items()]
+    cases = [stability(name, spec_toml(document), says) for name, (document, says) in documents.items()]
     raw = {
         "not-toml": ("[perturber\nfamily = 1", "toml"),
         "empty": ("", ""),
@@ -250,8 +231,8 @@ def _spec_cases() -> list[Case]:
     cases += [stability(name, text, says) for name, (text, says) in raw.items()]
     cases.append(Case("spec-missing-file", ("stability", "{d}/none.toml"), {}, REFUSED, "cannot read"))
     cases.append(Case("spec-certificate-onto-file", ("stability", "{d}/s.toml", "--certificate", "{d}/s.toml"),
-                      {"s.toml": _toml(_SPEC)}, REFUSED, "not a folder"))
-    cases.append(stability("answer-stable", _toml(_SPEC), "stable", 0))
+                      {"s.toml": spec_toml(_SPEC)}, REFUSED, "not a folder"))
+    cases.append(stability("answer-stable", spec_toml(_SPEC), "stable", 0))
     return cases
 
 
@@ -425,7 +406,7 @@ def _resume_cases() -> list[Case]:
 
 def _lost_files_cases() -> list[Case]:
     """Issue 38: outputs onto inputs or onto each other, and a certificate folder beside the user's files."""
-    spec = {"s.toml": _toml(_SPEC)}
+    spec = {"s.toml": spec_toml(_SPEC)}
     channels = {"a.csv": IDENTITY, "b.csv": FLAT}
     mechanism = ("design", "--max-count", "2", "--alpha", "1/2", "--mechanism", "gm")
     return [
@@ -475,7 +456,7 @@ def _lost_files_cases() -> list[Case]:
         Case(
             "lost-certificate-over-the-spec",
             ("stability", "{d}/a.csv", "--certificate", "{d}"),
-            {"a.csv": _toml(_SPEC)},
+            {"a.csv": spec_toml(_SPEC)},
             says="writes a.csv",
             kept=("a.csv",),
         ),
@@ -483,7 +464,7 @@ def _lost_files_cases() -> list[Case]:
             "lost-stability-json-onto-its-perturber",
             ("stability", "{d}/s.toml", "--json", "{d}/p.csv"),
             {
-                "s.toml": _toml({**_with("perturber", family="file", files={"2": "p.csv", "3": "q.csv"})}),
+                "s.toml": spec_toml({**_with("perturber", family="file", files={"2": "p.csv", "3": "q.csv"})}),
                 "p.csv": "2/3,1/3\n1/3,2/3\n",
                 "q.csv": "3/4,1/4\n1/4,3/4\n",
             },
@@ -547,7 +528,7 @@ def _lost_files_cases() -> list[Case]:
 def _vacuous_cases() -> list[Case]:
     """Issue 38: grids that compare a pipeline with itself, values given twice, keys given twice."""
     def stability(name: str, document: dict, says: str) -> Case:
-        return Case(f"vacuous-{name}", ("stability", "{d}/s.toml"), {"s.toml": _toml(document)}, REFUSED, says)
+        return Case(f"vacuous-{name}", ("stability", "{d}/s.toml"), {"s.toml": spec_toml(document)}, REFUSED, says)
 
     twice = json.dumps({"refines": True, "witness": [["1/2", "1/2"], ["1/2", "1/2"]]})[:-1] + ', "refines": false}'
     return [
@@ -577,7 +558,7 @@ def _fill_by_support(folder: Path) -> None:
 def _hang_cases() -> list[Case]:
     """Issue 38: inputs that could block or run for minutes, each refused at once."""
     wide = "1" + ",0" * 2000 + "\n"  # one secret, 2,001 outputs: a 2,001 × 2,001 witness is beyond 4,000,000
-    spec = {"s.toml": _toml(_SPEC)}
+    spec = {"s.toml": spec_toml(_SPEC)}
     return [
         Case(
             "hang-certificate-fifo",
@@ -607,14 +588,14 @@ def _hang_cases() -> list[Case]:
         Case(
             "hang-grid-1e300",
             ("stability", "{d}/s.toml"),
-            {"s.toml": _toml(_with("sweep", eps_exp=["2", "1e300"]))},
+            {"s.toml": spec_toml(_with("sweep", eps_exp=["2", "1e300"]))},
             says="10^9",
         ),
         Case(
             "hang-range-90000-digits",
             ("stability", "{d}/s.toml"),
             {
-                "s.toml": _toml(
+                "s.toml": spec_toml(
                     _with("sweep", eps_exp=None, **{"from": "2", "to": "3" + "0" * 90_000 + "/1" + "0" * 89_999})
                 )
             },
@@ -623,7 +604,7 @@ def _hang_cases() -> list[Case]:
         Case(
             "hang-prior-90000-digits",
             ("stability", "{d}/s.toml"),
-            {"s.toml": _toml(_with("analyst", prior=["1/3" + "0" * 90_000, "1"]))},
+            {"s.toml": spec_toml(_with("analyst", prior=["1/3" + "0" * 90_000, "1"]))},
             says="at most 1,000",
         ),
         Case(

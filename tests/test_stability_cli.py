@@ -6,29 +6,15 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from conftest import spec_document, write_spec
 
 from proofs_checks.cli import main
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def _spec(tmp_path, family="geometric", values=3, respondents=2, known=None, kind="count", of=(0,),
-          prior="uniform", loss="bayes", eps=("2", "3"), exact=True, extra=""):
-    lines = [
-        "[perturber]",
-        f'family = "{family}"',
-        f"values = {values}",
-        "[population]",
-        f"respondents = {respondents}",
-    ]
-    if known is not None:
-        lines.append(f"known = {list(known)}")
-    lines += ["[query]", f'kind = "{kind}"'] + ([f"of = {list(of)}"] if kind == "count" else [])
-    lines += ["[analyst]", f'prior = "{prior}"', f'loss = "{loss}"', "[sweep]",
-              "eps_exp = [" + ", ".join(f'"{e}"' for e in eps) + "]", f"exact = {'true' if exact else 'false'}", extra]
-    path = tmp_path / "spec.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
+def _spec(tmp_path, family="geometric", values=3, respondents=2, exact=True, **keywords):
+    return write_spec(tmp_path, spec_document(family, values, respondents, exact=exact, **keywords))
 
 
 def test_appd1_spec_gives_both_printed_losses_and_no_monotonicity(tmp_path):
@@ -70,7 +56,7 @@ def test_unstable_pipelines_come_with_verifiable_certificates(tmp_path, kind):
     """§6.2/§7.1 sums and zero counts, and noisy ArgMax (Lemma 26): certificates `qifkit verify` accepts."""
     family = "randomized_response" if kind == "sum" else "geometric"
     loss = "ama" if kind == "argmax" else "bayes"
-    spec = _spec(tmp_path, family=family, values=3 if kind != "argmax" else 2, respondents=2, kind=kind, loss=loss)
+    spec = _spec(tmp_path, family=family, values=3 if kind != "argmax" else 2, respondents=2, query=kind, loss=loss)
     folder = tmp_path / "cert"
     folder.mkdir()
     out = tmp_path / "r.json"
@@ -123,21 +109,21 @@ def test_float_sweep_is_labelled_float(tmp_path):
     ("arguments", "message"),
     [
         ({"family": "laplace"}, "unknown perturber family 'laplace'"),
-        ({"extra": "colour = 1"}, "unknown key 'colour' in [sweep]"),
+        ({"sections": {"sweep": {"eps_exp": ["2", "3"], "colour": 1}}}, "unknown key 'colour' in [sweep]"),
         ({"known": (0, 1)}, "respondents − 1"),
         ({"known": (5,)}, "known value must be a whole number in 0..2, got 5"),
         ({"of": (3,)}, "counted value must be a whole number in 0..2, got 3"),
         ({"eps": ("1",)}, "must be > 1"),
         ({"eps": ("0.5",)}, "ε < 0"),
-        ({"kind": "median"}, "unknown query kind"),
+        ({"query": "median"}, "unknown query kind"),
         ({"loss": "linear", "respondents": 3}, "one unknown respondent"),
         ({"values": 7, "respondents": 11710}, "list more respondents as known"),
-        ({"eps": (), "extra": ""}, "needs eps_exp"),
-        ({"extra": 'from = "2"'}, "needs both from and to"),
-        ({"extra": 'from = "3"\nto = "2"'}, "must be below"),
-        ({"extra": 'from = "1"\nto = "2"'}, "must be > 1"),
-        ({"extra": 'from = 2.5\nto = "3"'}, "as a string"),
-        ({"extra": 'from = "2"\nto = "3"', "exact": False}, "decided exactly"),
+        ({"eps": ()}, "needs eps_exp"),
+        ({"low": "2"}, "needs both from and to"),
+        ({"low": "3", "high": "2"}, "must be below"),
+        ({"low": "1", "high": "2"}, "must be > 1"),
+        ({"low": 2.5, "high": "3"}, "as a string"),
+        ({"low": "2", "high": "3", "exact": False}, "decided exactly"),
     ],
 )
 def test_bad_specs_are_refused_with_the_reason(tmp_path, capsys, arguments, message):
@@ -210,8 +196,7 @@ def test_a_range_without_a_rise_or_a_proof_is_not_called_stable(tmp_path):
     """A geometric perturber summed on [3/2, 8]: the analyst's loss never rises there, but no proof
     covers every analyst (sums have no proof route), so the gate says 'not decided' (exit 4)."""
     out = tmp_path / "r.json"
-    spec = _spec(tmp_path, family="geometric", values=3, respondents=2, kind="sum", eps=(),
-                 extra='from = "3/2"\nto = "8"')
+    spec = _spec(tmp_path, family="geometric", values=3, respondents=2, query="sum", eps=(), low="3/2", high="8")
     assert main(["stability", spec, "--json", str(out)]) == 4
     report = json.loads(out.read_text())
     assert (
@@ -389,7 +374,7 @@ def test_a_perturber_given_as_expressions_in_t_gives_the_verdict_of_its_family(t
     from_matrix, from_family = tmp_path / "matrix.json", tmp_path / "family.json"
     assert main(["stability", str(EXAMPLES / "own_perturber" / "expression.toml"), "--json", str(from_matrix)]) == 0
     spec = _spec(tmp_path, family="randomized_response", values=3, respondents=3, known=(0, 2), eps=("3/2", "2", "8"),
-                 extra='from = "3/2"\nto = "8"')
+                 low="3/2", high="8")
     assert main(["stability", spec, "--json", str(from_family)]) == 0
     matrix, family = (json.loads(path.read_text()) for path in (from_matrix, from_family))
     assert matrix["points"] == family["points"] and matrix["range"] == family["range"]
@@ -449,7 +434,7 @@ def test_a_threshold_query_releases_whether_the_count_reaches_at(tmp_path):
     from qifkit.pipelines import count_pipeline
 
     out = tmp_path / "r.json"
-    spec = _spec(tmp_path, family="geometric", values=5, respondents=4, known=(0, 1, 4), kind="count", loss="linear",
+    spec = _spec(tmp_path, family="geometric", values=5, respondents=4, known=(0, 1, 4), query="count", loss="linear",
                  eps=("3/2", "2", "3"))
     text = Path(spec).read_text().replace('kind = "count"', 'kind = "threshold"\nat = 2')
     Path(spec).write_text(text)

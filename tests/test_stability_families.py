@@ -5,18 +5,15 @@ against an independent route to the same pipeline (a named family, a threshold, 
 from fractions import Fraction
 
 import pytest
+from conftest import spec_document
 
 from proofs_checks.stability_spec import SpecError, evaluate_spec, parse_spec
 
 
 def spec(folder, perturber, query=None, analyst=None, sweep=None, respondents=3, known=(0,)):
-    return parse_spec({
-        "perturber": perturber,
-        "population": {"respondents": respondents, "known": list(known)},
-        "query": query or {"kind": "count", "of": [0]},
-        "analyst": analyst or {"prior": "uniform", "loss": "bayes"},
-        "sweep": sweep or {"eps_exp": ["9", "81"]},
-    }, folder)
+    """A parsed spec with this file's defaults (three respondents, `known = [0]`, e^ε 9 and 81)."""
+    sections = {"perturber": perturber, "query": query, "analyst": analyst, "sweep": sweep}
+    return parse_spec(spec_document(respondents=respondents, known=known, eps=("9", "81"), sections=sections), folder)
 
 
 def losses(report):

@@ -9,35 +9,24 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import spec_document, write_spec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proofs_checks.cli import main
 
 
-def _write(folder: Path, text: str, name: str = "s.toml") -> str:
-    path = folder / name
-    path.write_text(text)
-    return str(path)
-
-
-def _spec(family: str = "randomized_response", values: int = 2, respondents: int = 3, known: str = "",
-          query: str = 'kind = "count"\nof = [0]', loss: str = "bayes", sweep: str = 'eps_exp = ["2", "3"]') -> str:
-    return (f'[perturber]\nfamily = "{family}"\nvalues = {values}\n[population]\nrespondents = {respondents}\n{known}\n'
-            f'[query]\n{query}\n[analyst]\nprior = "uniform"\nloss = "{loss}"\n[sweep]\n{sweep}\n')
-
-
 def test_a_grid_of_one_e_eps_is_refused_naming_the_fix(tmp_path, capsys):
     """Issue 32: eps_exp = ["2"] printed 'stable (certified: every consecutive pair of the grid)'
     and exited 0, having compared no pair."""
-    assert main(["stability", _write(tmp_path, _spec(sweep='eps_exp = ["2"]'))]) == 2
+    assert main(["stability", write_spec(tmp_path, spec_document(eps=("2",)))]) == 2
     err = capsys.readouterr().err
     assert "one e^ε" in err and "second e^ε" in err
 
 
 def test_a_stable_verdict_says_how_many_pairs_it_covered(tmp_path, capsys):
     out = tmp_path / "r.json"
-    assert main(["stability", _write(tmp_path, _spec(sweep='eps_exp = ["3/2", "2", "3"]')), "--json", str(out)]) == 0
+    assert main(["stability", write_spec(tmp_path, spec_document(eps=("3/2", "2", "3"))), "--json", str(out)]) == 0
     assert "stable (certified: 2 of 2 consecutive grid pairs refine)" in capsys.readouterr().out
     report = json.loads(out.read_text())
     assert report["covered"] == {"grid_pairs_compared": 2, "grid_pairs": 2, "interval": None}
@@ -48,8 +37,7 @@ def test_a_stable_verdict_says_how_many_pairs_it_covered(tmp_path, capsys):
 def test_an_undecided_range_keeps_every_grid_certificate_and_lists_it(tmp_path):
     """Issue 32: a grid and a range whose range is undecided exited 4 with certs/ empty, though every
     grid pair refined; the JSON had no per-pair verdicts."""
-    spec = _write(tmp_path, _spec(values=2, respondents=2, query='kind = "histogram"',
-                                  sweep='eps_exp = ["2", "3"]\nfrom = "3/2"\nto = "8"'))
+    spec = write_spec(tmp_path, spec_document(values=2, respondents=2, query="histogram", low="3/2", high="8"))
     out, folder = tmp_path / "r.json", tmp_path / "certs"
     assert main(["stability", spec, "--json", str(out), "--certificate", str(folder)]) == 4
     report = json.loads(out.read_text())
@@ -63,14 +51,14 @@ def test_an_undecided_range_keeps_every_grid_certificate_and_lists_it(tmp_path):
 @pytest.mark.parametrize("quiet", [[], ["-q"], ["-v"]])
 def test_json_to_standard_output_is_json_alone(tmp_path, capsys, quiet):
     """Issue 32: `--json -` mixed the human text with the JSON on stdout, even with -q."""
-    assert main(["stability", _write(tmp_path, _spec()), "--json", "-", *quiet]) == 0
+    assert main(["stability", write_spec(tmp_path, spec_document()), "--json", "-", *quiet]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["stable"] is True
     assert "stable (certified" in err or quiet == ["-q"]
 
 
 def test_refine_json_to_standard_output_is_json_alone(tmp_path, capsys):
-    a, b = _write(tmp_path, "1,0\n0,1\n", "a.csv"), _write(tmp_path, "1/2,1/2\n1/2,1/2\n", "b.csv")
+    a, b = write_spec(tmp_path, "1,0\n0,1\n", "a.csv"), write_spec(tmp_path, "1/2,1/2\n1/2,1/2\n", "b.csv")
     assert main(["refine", a, b, "--json", "-"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["refines"] is True and "holds" in err
@@ -80,13 +68,11 @@ def test_refine_json_to_standard_output_is_json_alone(tmp_path, capsys):
 #: post-processor; a range end 'ln(3)' parsed by Fraction(); a loss of more than 4,300 digits),
 #: each with the exit status owed without any option.
 _PLOTTED = {
-    "threshold": (_spec(family="geometric", values=3, respondents=3, query='kind = "threshold"\nof = [0]\nat = 2',
-                        sweep='eps_exp = ["2", "3"]'), None),
-    "map-range": (_spec(family="geometric", values=3, respondents=2, query='kind = "map"\nof = [0]\ntable = "m.csv"',
-                        sweep='from = "ln(3)"\nto = "4"'), None),
-    "digits": (_spec(values=2, respondents=800, known='known_counts = {"0" = 400, "1" = 399}',
-                     query='kind = "threshold"\nof = [0]\nat = 400',
-                     sweep='eps_exp = ["1234567/1000", "ln(2345678/1000)"]'), 1),
+    "threshold": (spec_document(family="geometric", values=3, respondents=3, query="threshold", at=2), None),
+    "map-range": (spec_document(family="geometric", values=3, respondents=2, query="map", table="m.csv", eps=(),
+                                low="ln(3)", high="4"), None),
+    "digits": (spec_document(values=2, respondents=800, known_counts={0: 400, 1: 399}, query="threshold", at=400,
+                             eps=("1234567/1000", "ln(2345678/1000)")), 1),
 }
 
 
@@ -94,7 +80,7 @@ _PLOTTED = {
 def test_plot_keeps_the_verdict_of_every_query(tmp_path, capsys, name):
     text, owed = _PLOTTED[name]
     (tmp_path / "m.csv").write_text("0,none\n1,some\n2,some\n")
-    spec = _write(tmp_path, text)
+    spec = write_spec(tmp_path, text)
     plain = main(["stability", spec])
     assert owed is None or plain == owed
     capsys.readouterr()
@@ -124,11 +110,9 @@ def test_every_option_gives_the_verdict_of_the_plain_run(tmp_path_factory, optio
     """Issue 32, property: for random small specs, each option gives the exit status of the run
     without it (the verdict), and no option turns a verdict into 'bad input'."""
     folder = tmp_path_factory.mktemp("spec")
-    of = 'of = [0]' + ('\nat = 1' if query == "threshold" else "")
-    text = _spec(family=family, values=values, respondents=respondents,
-                 query=f'kind = "{query}"\n' + (of if query != "sum" else ""),
-                 sweep="eps_exp = [" + ", ".join(f'"{e}"' for e in grid) + "]")
-    spec = _write(folder, text)
+    text = spec_document(family=family, values=values, respondents=respondents, query=query,
+                         at=1 if query == "threshold" else None, eps=grid)
+    spec = write_spec(folder, text)
     plain = main(["stability", spec, "-q"])
     assert plain in (0, 1, 4)
     assert main(["stability", spec, *_OPTIONS[option](folder)]) == plain
@@ -164,9 +148,9 @@ def test_a_time_limit_stops_the_range_in_the_middle_of_its_work(tmp_path, monkey
         raise AssertionError("the range's work ran to its end: the time limit did not stop it")
 
     monkeypatch.setattr(stability_spec, "loss_on_range", endless)
-    spec = stability_spec.read_spec(_write(tmp_path, _spec(family="geometric", values=3, respondents=2,
-                                                           query='kind = "threshold"\nof = [0]\nat = 1',
-                                                           sweep='from = "2"\nto = "3"')))
+    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(family="geometric", values=3, respondents=2,
+                                                                        query="threshold", at=1, eps=(), low="2",
+                                                                        high="3")))
     report, _ = stability_spec.evaluate_spec(spec, time_limit=0.5)
     assert report["stable"] is None and report["undecided"] == "the time limit of 0.5 s was reached during the range"
     assert report["monotone"] is None and report["range"]["analyst"].startswith("not followed")
@@ -175,22 +159,23 @@ def test_a_time_limit_stops_the_range_in_the_middle_of_its_work(tmp_path, monkey
 def test_the_secrets_are_listed_in_the_order_a_prior_file_gives_them(tmp_path, capsys):
     """Issue 32: with several unknown respondents the secrets are histograms in an order nothing
     listed, so no user could write prior.csv. The list is checked against a prior written in it."""
-    spec = _spec(values=3, respondents=2, sweep='eps_exp = ["2", "3"]')
-    assert main(["stability", _write(tmp_path, spec), "--list-secrets"]) == 0
+    spec = spec_document(values=3, respondents=2)
+    assert main(["stability", write_spec(tmp_path, spec), "--list-secrets"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("# 6 secrets") and lines[1:] == ["2 0 0", "1 1 0", "1 0 1", "0 2 0", "0 1 1", "0 0 2"]
     # a prior putting all its mass on 'both respondents hold value 0', in that order, and the Bayes
     # loss: the analyst is never wrong, at every e^ε
     (tmp_path / "prior.csv").write_text("\n".join("1" if line == "2 0 0" else "0" for line in lines[1:]) + "\n")
     out = tmp_path / "r.json"
-    assert main(["stability", _write(tmp_path, spec.replace('"uniform"', '"prior.csv"')), "--json", str(out)]) == 0
+    with_prior = write_spec(tmp_path, spec_document(values=3, respondents=2, prior="prior.csv"))
+    assert main(["stability", with_prior, "--json", str(out)]) == 0
     assert [p["loss"] for p in json.loads(out.read_text())["points"]] == ["0", "0"]
 
 
 def test_verify_re_checks_a_range_proof_and_refuses_forged_ones(tmp_path, capsys):
     """Issue 32: `qifkit verify` refused a range proof. Now it re-checks one against its spec, and
     refuses a proof whose H is not the perturber's, whose H and M are swapped, or of another spec."""
-    spec = _write(tmp_path, _spec(values=4, respondents=3, sweep='from = "3/2"\nto = "8"'))
+    spec = write_spec(tmp_path, spec_document(values=4, respondents=3, eps=(), low="3/2", high="8"))
     folder = tmp_path / "certs"
     assert main(["stability", spec, "--certificate", str(folder), "-q"]) == 0
     proof = folder / "range-proof.json"
@@ -205,15 +190,14 @@ def test_verify_re_checks_a_range_proof_and_refuses_forged_ones(tmp_path, capsys
         (tmp_path / "forged.json").write_text(json.dumps({**document, **forged}))
         assert main(["verify", "--range-proof", str(tmp_path / "forged.json"), spec]) == 1
         assert says in capsys.readouterr().out
-    other = _write(tmp_path, _spec(values=3, respondents=3, sweep='from = "3/2"\nto = "8"'), "other.toml")
+    other = write_spec(tmp_path, spec_document(values=3, respondents=3, eps=(), low="3/2", high="8"), "other.toml")
     assert main(["verify", "--range-proof", str(proof), other]) == 2
     assert "another spec" in capsys.readouterr().err
 
 
-_GOAL_THRESHOLD = _spec(family="geometric", values=10, respondents=100,
-                        known="known_counts = {" + ", ".join(f'"{v}" = {9 if v == 9 else 10}' for v in range(10)) + "}",
-                        query='kind = "threshold"\nof = [0, 1, 2]\nat = 30', loss="squared",
-                        sweep='from = "11/10"\nto = "20"')
+_GOAL_THRESHOLD = spec_document(family="geometric", values=10, respondents=100,
+                                known_counts={v: 9 if v == 9 else 10 for v in range(10)}, query="threshold",
+                                of=(0, 1, 2), at=30, loss="squared", eps=(), low="11/10", high="20")
 
 
 def test_a_range_too_large_to_follow_first_gets_its_rise_decided_exactly(tmp_path, capsys):
@@ -228,7 +212,7 @@ def test_a_range_too_large_to_follow_first_gets_its_rise_decided_exactly(tmp_pat
     from qifkit.pipelines import count_pipeline
     from qifkit.postprocess import deterministic
 
-    spec, out, folder = _write(tmp_path, _GOAL_THRESHOLD), tmp_path / "r.json", tmp_path / "certs"
+    spec, out, folder = write_spec(tmp_path, _GOAL_THRESHOLD), tmp_path / "r.json", tmp_path / "certs"
     assert main(["stability", spec, "-v", "--json", str(out), "--certificate", str(folder)]) == 1
     assert "sampled at 200 e^ε in float64, each rise re-decided exactly first" in capsys.readouterr().out
     report = json.loads(out.read_text())
@@ -257,9 +241,9 @@ def test_a_range_searched_first_without_a_rise_is_then_followed_exactly(tmp_path
     symbolic route gives straight away (forced here by a work limit of 0)."""
     from proofs_checks import stability_spec
 
-    spec = stability_spec.read_spec(_write(tmp_path, _spec(family="geometric", values=4, respondents=3,
-                                                           query='kind = "threshold"\nof = [0]\nat = 1',
-                                                           sweep='from = "3/2"\nto = "8"')))
+    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(family="geometric", values=4, respondents=3,
+                                                                        query="threshold", at=1, eps=(), low="3/2",
+                                                                        high="8")))
     straight, _ = stability_spec.evaluate_spec(spec)
     lines: list[str] = []
     monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
