@@ -50,6 +50,18 @@ class Outcome:
         """`status` when `ok`, else ``failed`` with the same evidence."""
         return cls(status if ok else Status.FAILED, summary if ok else f"FAILED: {summary}", jsonable(evidence))
 
+    @classmethod
+    def confirmed_unless(cls, failures: list[Any], summary: str, **evidence: Any) -> Outcome:
+        """``confirmed`` when no case failed, else ``failed``: the checks' common verdict. The
+        evidence lists the first :data:`SHOWN_FAILURES` failures (and their number when more)."""
+        shown = {"failures": failures[:SHOWN_FAILURES]}
+        if len(failures) > SHOWN_FAILURES:
+            shown["failures_total"] = len(failures)
+        return cls.decide(not failures, Status.CONFIRMED, summary, **evidence, **shown)
+
+
+#: How many failing cases an outcome lists (the first ones found).
+SHOWN_FAILURES = 5
 
 _FIELDS = ("Source", "Statement", "Method", "Assumptions")
 

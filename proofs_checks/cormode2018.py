@@ -196,14 +196,9 @@ def thm3(sizes: range = range(1, 5), alphas: tuple[str, ...] = ("1/2", "9/10", "
                     low, high = _entry_range(n, alpha, value, j, i)
                     if not low == high == gm[j][i]:
                         failures.append(f"n={n}, α={alpha}: entry ({j},{i}) ranges over [{low}, {high}]")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        "min L0 = 2α/(1+α) and the optimal face is the single point GM",
-        sizes=list(sizes),
-        alphas=list(alphas),
-        failures=failures[:5],
-    )
+    return Outcome.confirmed_unless(failures, "min L0 = 2α/(1+α) and the optimal face is the single point GM",
+                                    sizes=list(sizes),
+                                    alphas=list(alphas))
 
 
 @claim("cormode18.lemma1")
@@ -235,8 +230,7 @@ def lemma1() -> Outcome:
         value, _ = optimal_mechanism(4, "9/10", ["F"], weights=[Fraction(r, sum(raw)) for r in raw])
         if value != base:
             failures.append(f"weights {raw}: {value} vs {base}")
-    return Outcome.decide(not failures, Status.CONFIRMED, "O_{0,Σ} = 1 − y for fair mechanisms, whatever the weights",
-                          failures=failures)
+    return Outcome.confirmed_unless(failures, "O_{0,Σ} = 1 − y for fair mechanisms, whatever the weights")
 
 
 @claim("cormode18.lemma2")
@@ -313,9 +307,7 @@ def lemma4(sizes: tuple[int, ...] = (2, 4, 6, 8), alphas: tuple[str, ...] = ALPH
             bound = (1 - a) / (1 + a - 2 * a ** (n // 2 + 1))
             if _max_fair_diagonal(n, alpha) != bound:
                 failures.append(f"n={n}, α={alpha}")
-    return Outcome.decide(
-        not failures, Status.CONFIRMED, "max fair y equals (1−α)/(1+α−2α^(n/2+1)) exactly", failures=failures
-    )
+    return Outcome.confirmed_unless(failures, "max fair y equals (1−α)/(1+α−2α^(n/2+1)) exactly")
 
 
 @claim("cormode18.thm4-em")
@@ -338,12 +330,7 @@ def thm4_em(sizes: range = range(1, 11), alphas: tuple[str, ...] = ("1/2", "9/10
             value, _ = optimal_mechanism(n, alpha, ["F"])
             if broken or value != l0_score(em):
                 failures.append(f"n={n}, α={alpha}: {broken or value}")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        "EM has all seven properties and the fair L0 optimum, n = 1..10",
-        failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, "EM has all seven properties and the fair L0 optimum, n = 1..10")
 
 
 @claim("cormode18.thm1")
@@ -407,13 +394,8 @@ def fig5_four(sizes: range = range(2, 6), alphas: tuple[str, ...] = ALPHAS, full
             named = {l0_score(geometric_mechanism(n, alpha)), l0_score(explicit_fair_mechanism(n, alpha))}
             if len(values) > 4 or (exact(alpha) <= Fraction(1, 2) and values != named):
                 failures.append(f"n={n}, α={alpha}: {len(values)} values")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        "at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
-        distinct_values=counts,
-        failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, "at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
+                                    distinct_values=counts)
 
 
 from polytopes.constrained import gupte_violation, weakly_honest_mechanism  # noqa: E402

@@ -79,10 +79,8 @@ def lemma1(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> 
             minima[f"n={n}, e^ε={e}"] = lowest
             if not solved or lowest is None or lowest < 0:
                 failures.append(f"n={n}, e^ε={e}: min entry {lowest}")
-    return Outcome.decide(
-        not failures, Status.CONFIRMED, "without the rows a_ij ≥ 0 no entry can go below 0 (exact LPs)",
-        smallest_entry=minima, failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, "without the rows a_ij ≥ 0 no entry can go below 0 (exact LPs)",
+                                    smallest_entry=minima)
 
 
 @claim("holohan17.thm2")
@@ -100,8 +98,8 @@ def thm2(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
             count += 1
             if rank(vertex) != len(gamma(vertex)):
                 failures.append(f"n={n}, e^ε={e}: {vertex}")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"rank(A) = |γ(A)| on all {count} vertices",
-                          vertices=count, failures=failures[:5])
+    return Outcome.confirmed_unless(failures, f"rank(A) = |γ(A)| on all {count} vertices",
+                                    vertices=count)
 
 
 @claim("holohan17.thm3")
@@ -124,13 +122,8 @@ def thm3(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
                 counts[f"n={n}, e^ε={e}"] = len(orbits(enumeration.vertices, polytope.symmetries))
             except Exception as error:  # not closed under the group
                 failures.append(f"n={n}, e^ε={e}: {error}")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        f"ex(D) is closed under row × column permutations; orbits {counts}",
-        orbits=counts,
-        failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, f"ex(D) is closed under row × column permutations; orbits {counts}",
+                                    orbits=counts)
 
 
 @claim("holohan17.example1")
@@ -168,8 +161,8 @@ def thm5(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
                 count += 1
                 if len(loose_entries(vertex, e)) > n - columns:
                     failures.append(f"n={n}, e^ε={e}: {vertex}")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"|λ(A)| ≤ n − |γ(A)| on all {count} vertices with |γ| ≥ 2",
-                          vertices=count, failures=failures[:5])
+    return Outcome.confirmed_unless(failures, f"|λ(A)| ≤ n − |γ(A)| on all {count} vertices with |γ| ≥ 2",
+                                    vertices=count)
 
 
 @claim("holohan17.lemma3")
@@ -189,8 +182,8 @@ def lemma3(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> 
             rows = [i for i, _ in loose_entries(vertex, e)]
             if len(rows) != len(set(rows)):
                 failures.append(f"n={n}, e^ε={e}: {vertex}")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"at most one loose entry per row on all {count} vertices",
-                          vertices=count, failures=failures[:5])
+    return Outcome.confirmed_unless(failures, f"at most one loose entry per row on all {count} vertices",
+                                    vertices=count)
 
 
 @claim("holohan17.thm6")
@@ -211,12 +204,7 @@ def thm6(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
             one_column = {v for v in _vertices(n, e) if len(gamma(v)) == 1}
             if one_column != units or (e == "1" and set(_vertices(n, e)) != units):
                 failures.append(f"n={n}, e^ε={e}")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        "|γ| = 1 vertices are exactly the 1·e_iᵀ; at ε = 0 they are all",
-        failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, "|γ| = 1 vertices are exactly the 1·e_iᵀ; at ε = 0 they are all")
 
 
 @claim("holohan17.thm7")
@@ -241,13 +229,8 @@ def thm7(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
             patterns = {(row[support[0]], row[support[1]]) for row in scaled}
             if loose_entries(vertex, e) or not patterns <= {(Fraction(1), value), (value, Fraction(1))}:
                 failures.append(f"n={n}, e^ε={e}: {vertex}")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        f"all {count} two-column vertices have Ã rows (1, e^ε) or (e^ε, 1)",
-        vertices=count,
-        failures=failures[:5],
-    )
+    return Outcome.confirmed_unless(failures, f"all {count} two-column vertices have Ã rows (1, e^ε) or (e^ε, 1)",
+                                    vertices=count)
 
 
 @functools.lru_cache(maxsize=None)
@@ -307,9 +290,7 @@ def thm9(sizes: tuple[int, ...] = (2, 3), grid: tuple[str, ...] = GRID, expected
             found[f"n={n}, e^ε={e}"] = count
             if not equal or count != expected[n]:
                 failures.append(f"n={n}, e^ε={e}")
-    return Outcome.decide(
-        not failures, Status.CONFIRMED, f"ex(D) = D̃' ∪ D̃ with counts {found}", counts=found, failures=failures
-    )
+    return Outcome.confirmed_unless(failures, f"ex(D) = D̃' ∪ D̃ with counts {found}", counts=found)
 
 
 @claim("holohan17.conj-n4")
@@ -331,13 +312,8 @@ def conj_n4(grid: tuple[str, ...] = GRID, expected: int = 904, full: bool = Fals
         found[e] = count
         if not equal or count != expected:
             failures.append(e)
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        f"n = 4: 904 vertices, all in D̃' ∪ D̃, at e^ε = {', '.join(grid)}",
-        counts=found,
-        failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, f"n = 4: 904 vertices, all in D̃' ∪ D̃, at e^ε = {', '.join(grid)}",
+                                    counts=found)
 
 
 def _nonnegative_for_e_above_one(expression: sympy.Expr, e: sympy.Symbol) -> bool:

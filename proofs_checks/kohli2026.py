@@ -114,13 +114,8 @@ def lemma1(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID) ->
                 tested += 1
                 if not _conic(matrix, list(column)):
                     failures.append(f"n={n}, e^ε={e}: {column}")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        f"all {tested} distinct vertex columns are conic combinations of scales",
-        columns=tested,
-        failures=failures[:5],
-    )
+    return Outcome.confirmed_unless(failures, f"all {tested} distinct vertex columns are conic combinations of scales",
+                                    columns=tested)
 
 
 def _positive_scale_mechanisms(n: int, e: str) -> set[Matrix]:
@@ -159,8 +154,8 @@ def thm2(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID) -> O
             counts[f"n={n}, e^ε={e}"] = len(positive)
             if positive != built:
                 failures.append(f"n={n}, e^ε={e}: {len(positive)} positive vertices, {len(built)} built")
-    return Outcome.decide(not failures, Status.CONFIRMED, f"positive vertices = scale-built mechanisms: {counts}",
-                          positive_vertices=counts, failures=failures)
+    return Outcome.confirmed_unless(failures, f"positive vertices = scale-built mechanisms: {counts}",
+                                    positive_vertices=counts)
 
 
 @claim("kohli26.thm3-prop1")
@@ -186,8 +181,8 @@ def thm3_prop1(zs: tuple[tuple[str, ...], ...] = Z_GRID, grid: tuple[str, ...] =
                 failures.append(
                     f"z={z}, e^ε={e}: {len(outside)} images outside F, {len(missing)} vertices without preimage"
                 )
-    return Outcome.decide(not failures, Status.CONFIRMED, "Ψ(ex R_F) ⊆ F and ex(F) ⊆ Ψ(ex R_F) on every case",
-                          counts_F_RF=counts, failures=failures)
+    return Outcome.confirmed_unless(failures, "Ψ(ex R_F) ⊆ F and ex(F) ⊆ Ψ(ex R_F) on every case",
+                                    counts_F_RF=counts)
 
 
 @claim("kohli26.example1")
@@ -293,12 +288,7 @@ def thm4(zs: tuple[tuple[str, ...], ...] = Z_GRID, grid: tuple[str, ...] = EPS_G
                 failures.append(f"z={z}, e^ε={e}: a vertex is not affinely simplified")
             if any(affinely_simplified(m, matrix, point) for m in _midpoints(vertices, 30)):
                 failures.append(f"z={z}, e^ε={e}: a midpoint is affinely simplified")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
-        "vertices of R_F are Ψ-affinely simplified; midpoints are not",
-        failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, "vertices of R_F are Ψ-affinely simplified; midpoints are not")
 
 
 @claim("kohli26.cor2")
@@ -321,8 +311,8 @@ def cor2(
             ranges[f"z={'/'.join(z)}, e^ε={e}"] = (min(counts), max(counts), support)
             if min(counts) < support or max(counts) > support + 2:
                 failures.append(f"z={z}, e^ε={e}: {min(counts)}..{max(counts)}")
-    return Outcome.decide(not failures, Status.CONFIRMED, "positive entries within [|P|, |P| + n − 1] on every vertex",
-                          min_max_support=ranges, failures=failures)
+    return Outcome.confirmed_unless(failures, "positive entries within [|P|, |P| + n − 1] on every vertex",
+                                    min_max_support=ranges)
 
 
 @claim("kohli26.thm11-cor5")
@@ -348,11 +338,9 @@ def thm11_cor5(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID
                     break
             if any(linearly_simplified(m, matrix) for m in _midpoints(vertices, 30)):
                 failures.append(f"n={n}, e^ε={e}: a midpoint is linearly simplified")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
+    return Outcome.confirmed_unless(
+        failures,
         "vertices of R_U are Ψ-linearly simplified with 1..n positives, ≤ 1 per row; midpoints are not",
-        failures=failures,
     )
 
 
@@ -554,9 +542,11 @@ def alg1(sizes: range = range(2, 7), trials: int = 3, seed: int = 26, step_bound
                     approx = heuristic_constructor(z, e, selector, exact=False).to_numpy()
                     if np.abs(approx - np.array([[float(v) for v in row] for row in result.matrix])).max() > 1e-12:
                         failures.append(f"n={n}, {selector}: float mode differs from exact")
-    return Outcome.decide(not failures, Status.CONFIRMED,
-                          f"{runs} exact runs: every output a vertex of F, steps ≤ 2n − 1, float mode agrees",
-                          most_steps={str(k): v for k, v in most_steps.items()}, failures=failures[:5])
+    return Outcome.confirmed_unless(
+        failures,
+        f"{runs} exact runs: every output a vertex of F, steps ≤ 2n − 1, float mode agrees",
+        most_steps={str(k): v for k, v in most_steps.items()},
+    )
 
 
 @claim("kohli26.alg2")
@@ -590,9 +580,10 @@ def alg2(sizes: range = range(2, 7), seed: int = 8, offset: Fraction = Fraction(
                 compared += 1
                 if not value == optimum == certified:
                     failures.append(f"n={n}, e^ε={e}, {kind}: Algorithm 2 {value}, LP {optimum}, certified {certified}")
-    return Outcome.decide(not failures, Status.CONFIRMED,
-                          f"{compared} cases: Algorithm 2's count error equals the exact LP minimum over U",
-                          failures=failures[:5])
+    return Outcome.confirmed_unless(
+        failures,
+        f"{compared} cases: Algorithm 2's count error equals the exact LP minimum over U",
+    )
 
 
 @claim("kohli26.lemma8")
@@ -642,9 +633,10 @@ def lemma8(sizes: range = range(2, 9), trials: int = 40, seed: int = 5, reverse:
                     if any(costs[c + 2] - 2 * costs[c + 1] + costs[c] < 0 for c in range(n - 2)):
                         failures.append(f"n={n}: (W_j)ᵀs not convex in j")
                         break
-    return Outcome.decide(not failures, Status.CONFIRMED,
-                          f"{tested} random W: optimal columns non-decreasing in l; convex W gives convex costs",
-                          failures=failures[:3])
+    return Outcome.confirmed_unless(
+        failures,
+        f"{tested} random W: optimal columns non-decreasing in l; convex W gives convex costs",
+    )
 
 
 @claim("kohli26.two-stage")

@@ -664,3 +664,12 @@ def test_the_census_check_fails_on_a_damaged_file_and_on_a_wrong_count(tmp_path)
     assert outcome.status is Status.FAILED and "neighbour in no listed orbit" in outcome.summary
     with pytest.raises(CertificateError):
         beyond.ldp_census(folder=tmp_path)
+
+
+def test_an_outcome_is_confirmed_only_without_failures_and_lists_the_first_five():
+    confirmed = Outcome.confirmed_unless([], "all 3 cases hold", cases=3)
+    assert confirmed.status is Status.CONFIRMED and confirmed.summary == "all 3 cases hold"
+    assert confirmed.evidence == {"cases": 3, "failures": []}
+    failed = Outcome.confirmed_unless([f"case {k}" for k in range(7)], "all 7 cases hold", cases=7)
+    assert failed.status is Status.FAILED and failed.summary == "FAILED: all 7 cases hold"
+    assert failed.evidence["failures"] == [f"case {k}" for k in range(5)] and failed.evidence["failures_total"] == 7

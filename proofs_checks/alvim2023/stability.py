@@ -77,13 +77,11 @@ def lemma14(sizes: range = range(2, 5)) -> Outcome:
             count += 1
             if not condition_11(post, witness):
                 failures.append(f"K={size}, P={[row.index(1) for row in post.rows()]}")
-    return Outcome.decide(
-        not failures,
-        Status.CONFIRMED,
+    return Outcome.confirmed_unless(
+        failures,
         f"P·⁻¹P·(aI+bU)·P = (aI+bU)·P symbolically for all {count} surjective P, K = 2..4",
         post_processors=count,
         sizes=list(sizes),
-        failures=failures,
     )
 
 
@@ -109,10 +107,8 @@ def thm15(sizes: range = range(2, 5), grid: tuple[str, ...] = ("2", "3", "7/2"))
                 candidate = left_inverse(post) @ middle @ post
                 if not verify_certificate(strong @ post, weak @ post, Refinement(True, witness=candidate)):
                     failures.append(f"K={size}, {high}->{low}, P={[row.index(1) for row in post.rows()]}")
-    return Outcome.decide(
-        not failures, Status.CONFIRMED, f"⁻¹P·R''·P certifies RR_ε·P ⊑ RR_ε'·P in all {count} cases",
-        cases=count, failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, f"⁻¹P·R''·P certifies RR_ε·P ⊑ RR_ε'·P in all {count} cases",
+                                    cases=count)
 
 
 @claim("alvim23.thm20")
@@ -200,10 +196,10 @@ def lemma23(powers: range = range(1, 9), materialised_up_to: int = 5) -> Outcome
         inverse = left_inverse(tally)
         if not equal(matmul(tally.matrix, matmul(inverse.matrix, pipeline.matrix)), pipeline.matrix):
             failures.append(f"N={n}")
-    return Outcome.decide(
-        not failures, Status.CONFIRMED,
+    return Outcome.confirmed_unless(
+        failures,
         f"Y·⁻¹Y·C^⊗N·Y = C^⊗N·Y for symbolic 2×2 C, N = {powers.start}..{powers.stop - 1}",
-        powers=list(powers), failures=failures,
+        powers=list(powers),
     )
 
 
@@ -236,10 +232,8 @@ def thm24(sizes: tuple[int, ...] = (2, 3), powers: tuple[int, ...] = (2, 3)) -> 
                     power = kron(power, witness)
                 if not condition_11(query, power):
                     failures.append(f"K={size}, B={truth}, N={n}")
-    return Outcome.decide(
-        not failures, Status.CONFIRMED, f"condition (11) holds symbolically for all {count} (B, N) with K = 2, 3",
-        cases=count, failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, f"condition (11) holds symbolically for all {count} (B, N) with K = 2, 3",
+                                    cases=count)
 
 
 @claim("alvim23.appb-outliers")
@@ -304,10 +298,8 @@ def lemma25(cases: tuple[tuple[int, int], ...] = ((1, 2), (2, 2), (3, 2), (1, 3)
             found[f"N={n}, K={bars}, e^ε={e}"] = bound
             if bound > exact(e):
                 failures.append(f"N={n}, K={bars}, e^ε={e}: tightest {bound}")
-    return Outcome.decide(
-        not failures, Status.CONFIRMED, "noisy ArgMax's tightest e^ε on one-bar neighbours never exceeds e^ε",
-        tightest=found, failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, "noisy ArgMax's tightest e^ε on one-bar neighbours never exceeds e^ε",
+                                    tightest=found)
 
 
 @claim("alvim23.appc")
@@ -336,10 +328,8 @@ def appc(
                 found[f"{size} values, e^ε={e}, N={n}"] = value
                 if value != exact(e) or single != exact(e):
                     failures.append(f"{size} values, e^ε={e}, N={n}: {value}")
-    return Outcome.decide(
-        not failures, Status.CONFIRMED, "GD^⊗N is ε·d_M-private with exactly e^ε, N = 2, 3",
-        tightest=found, failures=failures,
-    )
+    return Outcome.confirmed_unless(failures, "GD^⊗N is ε·d_M-private with exactly e^ε, N = 2, 3",
+                                    tightest=found)
 
 
 @claim("alvim23.fig3-ama")
