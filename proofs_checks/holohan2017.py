@@ -8,6 +8,7 @@ definition (no LP). Indices in evidence are 1-based, as in the paper.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -45,6 +46,20 @@ def _vertices(n: int, eps_exp: str) -> tuple[tuple[tuple[Fraction, ...], ...], .
 
 def _all_vertices(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> dict[tuple[int, str], Any]:
     return {(n, e): _vertices(n, e) for n in sizes for e in grid}
+
+
+def _vertex_failures(sizes: tuple[int, ...], grid: tuple[str, ...], holds: Callable[[Any, int, str], bool],
+                     applies: Callable[[Any], bool] = lambda vertex: True) -> tuple[int, list[str]]:
+    """How many vertices of ex(D) (n in `sizes`, e^ε in `grid`) a property `applies` to, and those
+    of them where it does not hold (`holds(vertex, n, e)`), named for the failures list."""
+    failures, count = [], 0
+    for (n, e), vertices in _all_vertices(sizes, grid).items():
+        for vertex in vertices:
+            if applies(vertex):
+                count += 1
+                if not holds(vertex, n, e):
+                    failures.append(f"n={n}, e^ε={e}: {vertex}")
+    return count, failures
 
 
 def _one_based(entries: list[tuple[int, int]]) -> list[list[int]]:
@@ -92,12 +107,7 @@ def thm2(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
     Method: exact rank of every vertex of the exact enumerations.
     Assumptions: n = 2, 3, 4 and e^ε in {2, 3, 3/2}.
     """
-    failures, count = [], 0
-    for (n, e), vertices in _all_vertices(sizes, grid).items():
-        for vertex in vertices:
-            count += 1
-            if rank(vertex) != len(gamma(vertex)):
-                failures.append(f"n={n}, e^ε={e}: {vertex}")
+    count, failures = _vertex_failures(sizes, grid, lambda vertex, n, e: rank(vertex) == len(gamma(vertex)))
     return Outcome.confirmed_unless(failures, f"rank(A) = |γ(A)| on all {count} vertices",
                                     vertices=count)
 
@@ -153,14 +163,9 @@ def thm5(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
     Method: every vertex with at least two non-zero columns, exactly.
     Assumptions: n = 2, 3, 4 and e^ε in {2, 3, 3/2}.
     """
-    failures, count = [], 0
-    for (n, e), vertices in _all_vertices(sizes, grid).items():
-        for vertex in vertices:
-            columns = len(gamma(vertex))
-            if columns >= 2:
-                count += 1
-                if len(loose_entries(vertex, e)) > n - columns:
-                    failures.append(f"n={n}, e^ε={e}: {vertex}")
+    count, failures = _vertex_failures(sizes, grid,
+                                       lambda vertex, n, e: len(loose_entries(vertex, e)) <= n - len(gamma(vertex)),
+                                       applies=lambda vertex: len(gamma(vertex)) >= 2)
     return Outcome.confirmed_unless(failures, f"|λ(A)| ≤ n − |γ(A)| on all {count} vertices with |γ| ≥ 2",
                                     vertices=count)
 
@@ -175,13 +180,11 @@ def lemma3(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> 
     per row, as the paper's note after Thm. 5 says).
     Assumptions: n = 2, 3, 4 and e^ε in {2, 3, 3/2}.
     """
-    failures, count = [], 0
-    for (n, e), vertices in _all_vertices(sizes, grid).items():
-        for vertex in vertices:
-            count += 1
-            rows = [i for i, _ in loose_entries(vertex, e)]
-            if len(rows) != len(set(rows)):
-                failures.append(f"n={n}, e^ε={e}: {vertex}")
+    def one_per_row(vertex: Any, n: int, e: str) -> bool:
+        rows = [i for i, _ in loose_entries(vertex, e)]
+        return len(rows) == len(set(rows))
+
+    count, failures = _vertex_failures(sizes, grid, one_per_row)
     return Outcome.confirmed_unless(failures, f"at most one loose entry per row on all {count} vertices",
                                     vertices=count)
 
@@ -217,18 +220,12 @@ def thm7(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
     Method: every two-column vertex, exactly.
     Assumptions: n = 2, 3, 4 and e^ε in {2, 3, 3/2}.
     """
-    failures, count = [], 0
-    for (n, e), vertices in _all_vertices(sizes, grid).items():
-        value = exact(e)
-        for vertex in vertices:
-            support = gamma(vertex)
-            if len(support) != 2:
-                continue
-            count += 1
-            scaled = tilde(vertex)
-            patterns = {(row[support[0]], row[support[1]]) for row in scaled}
-            if loose_entries(vertex, e) or not patterns <= {(Fraction(1), value), (value, Fraction(1))}:
-                failures.append(f"n={n}, e^ε={e}: {vertex}")
+    def tight_and_scaled(vertex: Any, n: int, e: str) -> bool:
+        support, value = gamma(vertex), exact(e)
+        patterns = {(row[support[0]], row[support[1]]) for row in tilde(vertex)}
+        return not loose_entries(vertex, e) and patterns <= {(Fraction(1), value), (value, Fraction(1))}
+
+    count, failures = _vertex_failures(sizes, grid, tight_and_scaled, applies=lambda vertex: len(gamma(vertex)) == 2)
     return Outcome.confirmed_unless(failures, f"all {count} two-column vertices have Ã rows (1, e^ε) or (e^ε, 1)",
                                     vertices=count)
 
