@@ -54,6 +54,44 @@ def _log_columns(placed: Placed, eps: Any, n: int) -> np.ndarray:
     return log_a
 
 
+class _ColumnWalk:
+    """What both float variants of Algorithm 1 keep besides the remainder: the runs of rows joined by
+    tight bounds, the columns still open, the scales placed in each column (log q and the rows'
+    heights), the order the columns were chosen in and the number of steps."""
+
+    def __init__(self, log_z: np.ndarray, eps: Any) -> None:
+        self.log_z, self.eps, self.n = log_z, eps, log_z.size
+        self.runs = Runs(self.n)
+        self.open_mask = np.ones(self.n, dtype=bool)
+        self.placed: Placed = [[] for _ in range(self.n)]
+        self.order: list[int] = []
+        self.steps = 0
+
+    def choose(self, choose: Callable[..., int], log_r: Callable[[], np.ndarray],
+               log_c: Callable[[], np.ndarray]) -> int:
+        """The next column, by the selector (it asks for log r, log c or the columns so far)."""
+        j = choose(self.log_z, log_r, log_c, lambda: _log_columns(self.placed, self.eps, self.n), self.open_mask)
+        self.order.append(j)
+        return j
+
+    def fill_last(self, j: int, log_r: np.ndarray, log_c: Any) -> bool:
+        """If `j` is the last open column, give it all of r (log r per row; private by Prop. 2, rows
+        sum to 1), its mass restored to c_j, and say so."""
+        if np.count_nonzero(self.open_mask) != 1:
+            return False
+        correction = _last_column_correction(log_r + self.eps * self.runs.off, self.log_z, log_c)
+        self.placed[j].append((log_r + correction, self.runs.off.copy()))
+        self.open_mask[j] = False
+        self.steps += 1
+        return True
+
+    def construction(self, arithmetic: str) -> Construction:
+        """The mechanism of the placed scales, verified in long-double logs."""
+        log_matrix = _log_columns(self.placed, self.eps, self.n).T
+        return Construction(None, log_matrix, self.steps, tuple(self.order),
+                            verify_log_mechanism(log_matrix, float(self.eps), self.log_z), arithmetic)
+
+
 def heuristic_log(log_z: np.ndarray, eps: Any, choose: Callable[..., int],
                    precise: _PreciseRemainder | None = None) -> Construction:
     """Algorithm 1 on logarithms in extended precision (numpy's long double, 64-bit significand), for
@@ -72,32 +110,21 @@ def heuristic_log(log_z: np.ndarray, eps: Any, choose: Callable[..., int],
     log_z = log_z.astype(np.longdouble)
     eps = np.longdouble(eps)
     up_norm, down_norm = np.log(np.expm1(2 * eps)), np.log(-np.expm1(-2 * eps))
-    runs = Runs(n)
+    walk = _ColumnWalk(log_z, eps)
+    runs, open_mask, placed = walk.runs, walk.open_mask, walk.placed
     mu = np.zeros(n, dtype=np.longdouble)
     drift = np.zeros(n, dtype=np.longdouble)  # an estimate of each μ's relative rounding error (as r)
     log_w = log_z.copy()
     log_c = log_z.copy()
-    open_mask = np.ones(n, dtype=bool)
-    placed: Placed = [[] for _ in range(n)]
-    order: list[int] = []
-    steps = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         while open_mask.any():
-            j = choose(log_z, lambda: np.repeat(mu, runs.lengths()) + eps * runs.off, log_c.copy,  # noqa: B023 (called at once)
-                       lambda: _log_columns(placed, eps, n), open_mask)
-            order.append(j)
-            if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
-                log_r = np.repeat(mu, runs.lengths())
-                placed[j].append(
-                    (log_r + _last_column_correction(log_r + eps * runs.off, log_z, log_c[j]), runs.off.copy())
-                )
-                open_mask[j] = False
-                steps += 1
+            j = walk.choose(choose, lambda: np.repeat(mu, runs.lengths()) + eps * runs.off, log_c.copy)  # noqa: B023 (called at once)
+            if walk.fill_last(j, np.repeat(mu, runs.lengths()), log_c[j]):
                 break
             while True:
                 directions = runs.directions(j)
                 heights = runs.heights(directions)
-                steps += 1
+                walk.steps += 1
                 spans = runs.spans[:-1]
                 log_last_r = mu[:-1] + eps * spans
                 ratio = mu[1:] - log_last_r
@@ -136,9 +163,7 @@ def heuristic_log(log_z: np.ndarray, eps: Any, choose: Callable[..., int],
                     break
                 if precise is None:
                     log_c[j] = log_c[j] + np.log1p(-np.exp(log_q + log_zs - log_c[j]))
-    log_matrix = _log_columns(placed, eps, n).T
-    return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, float(eps), log_z),
-                        "long double" if precise is None else f"long double, remainder in {precise.bits} bits")
+    return walk.construction("long double" if precise is None else f"long double, remainder in {precise.bits} bits")
 
 
 class _PreciseRemainder:
@@ -265,26 +290,17 @@ def heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) ->
     power = np.exp(eps * np.arange(-n, n + 1, dtype=np.longdouble))  # power[h + n] = e^{εh}
     up_norm, down_norm = e * e - 1, 1 - 1 / (e * e)
     z = np.exp(log_z.astype(np.longdouble))
-    runs = Runs(n)
+    walk = _ColumnWalk(log_z, eps)
+    runs, open_mask, placed = walk.runs, walk.open_mask, walk.placed
     rho = np.ones(n, dtype=np.longdouble)  # r at the first row of each run
     drift = np.zeros(n, dtype=np.longdouble)  # an estimate of each rho's relative rounding error
     weight = z.copy()  # Σ_{i in run} z_i·e^{ε·off_i}
     c = z.copy()
-    open_mask = np.ones(n, dtype=bool)
-    placed: Placed = [[] for _ in range(n)]
-    order: list[int] = []
-    steps = 0
     with np.errstate(divide="ignore", invalid="ignore"):
         while open_mask.any():
-            j = choose(log_z, lambda: np.log(np.repeat(rho, runs.lengths()) * power[runs.off + n]), lambda: np.log(c),  # noqa: B023 (called at once)
-                       lambda: _log_columns(placed, eps, n), open_mask)
-            order.append(j)
-            if np.count_nonzero(open_mask) == 1:  # all of r goes to the last column: private (Prop. 2), rows sum to 1
-                log_r = np.log(np.repeat(rho, runs.lengths()))
-                correction = _last_column_correction(log_r + eps * runs.off, log_z, np.log(c[j]))
-                placed[j].append((log_r + correction, runs.off.copy()))
-                open_mask[j] = False
-                steps += 1
+            j = walk.choose(choose, lambda: np.log(np.repeat(rho, runs.lengths()) * power[runs.off + n]),  # noqa: B023 (called at once)
+                            lambda: np.log(c))
+            if walk.fill_last(j, np.log(np.repeat(rho, runs.lengths())), np.log(c[j])):
                 break
             while True:
                 directions = runs.directions(j)
@@ -305,7 +321,7 @@ def heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) ->
                 drift = (drift + 2 * _UNIT) * (rho / remainder)
                 rho = remainder
                 placed[j].append((np.log(q), runs.row_heights(heights - n)))
-                steps += 1
+                walk.steps += 1
                 for k, shift in runs.merge(np.flatnonzero(q_rows <= q * (1 + _LOG_TIE)), directions):
                     weight[k] += power[shift + n] * weight[k + 1]
                     if drift[k + 1] < drift[k]:  # the joined run's value is the better-kept one: r at row k from it
@@ -316,9 +332,7 @@ def heuristic_values(log_z: np.ndarray, eps: Any, choose: Callable[..., int]) ->
                     open_mask[j] = False
                     break
                 c[j] -= q * zs
-    log_matrix = _log_columns(placed, eps, n).T
-    return Construction(None, log_matrix, steps, tuple(order), verify_log_mechanism(log_matrix, float(eps), log_z),
-                        "long double")
+    return walk.construction("long double")
 
 
 def _last_column_correction(log_r: np.ndarray, log_z: np.ndarray, log_c: Any) -> Any:
