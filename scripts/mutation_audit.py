@@ -156,6 +156,10 @@ MUTATIONS = (
              "            if labels is not None and (isinstance(labels, (str, bytes))",
              "            if False and labels is not None and (isinstance(labels, (str, bytes))",
              ("tests/test_measures.py",), "bayes_risk(3) fails with a raw TypeError"),
+    Mutation("outcome-failures-ignored", "proofs_checks/claims.py",
+             "        return cls.decide(not failures, Status.CONFIRMED, summary, **evidence, **shown)",
+             "        return cls.decide(True, Status.CONFIRMED, summary, **evidence, **shown)",
+             ("tests/test_checks.py",), "a check whose cases failed is confirmed"),
 )
 
 
