@@ -339,6 +339,34 @@ def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
     assert pivoted >= 20
 
 
+
+def test_the_dual_simplex_leaves_by_the_largest_violation_and_by_bland_after_degenerate_pivots(monkeypatch):
+    """Issue 34: the leaving variable is the one farthest out of its bounds (the smallest index
+    among equals); after DEGENERATE_RUN degenerate pivots in a row, the first by index (Bland's
+    rule). Both rules reach cddlib's optimum from the all-slack basis."""
+    import flint
+
+    values = [flint.fmpq(v) for v in (0, -1, 5, -3, 2)]
+    basic = [True, True, True, True, False]
+    low, high = [flint.fmpq(0)] * 5, [flint.fmpq(4), None, flint.fmpq(4), flint.fmpq(0), flint.fmpq(0)]
+    assert simplex._leaving(values, basic, low, high, bland=False) == (3, 1)  # 3 below its lower bound 0
+    assert simplex._leaving(values, basic, low, high, bland=True) == (1, 1)
+    assert simplex._leaving([flint.fmpq(1)] * 5, basic, low, [flint.fmpq(1)] * 5, bland=False) == (None, 0)
+    rng = random.Random(29)
+    for rule in (simplex.DEGENERATE_RUN, 0):
+        monkeypatch.setattr(simplex, "DEGENERATE_RUN", rule)
+        for trial in range(30):
+            n, m = rng.randint(2, 7), rng.randint(1, 6)
+            rows = [{k: rng.randint(-2, 5) for k in range(n) if rng.random() < 0.7} for _ in range(m)]
+            lower = [rng.randint(0, 4) for _ in range(m)]
+            cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
+            program = LinearProgram.build(n, rows, row_lower=lower, cost=cost)
+            reference = solve_by_cdd(program)
+            repaired = simplex.exact_dual_simplex(program, ([False] * n, [False] * n, [True] * m, [False] * m), None)
+            if reference.status == "optimal":
+                assert repaired is not None and repaired.value == reference.value, (rule, trial)
+
+
 # ---------------------------------------------------------------------------------- iterative refinement
 def _fixed_point_program(n: int, eps_exp: str, shape: str) -> LinearProgram:
     """min E|i − j| over Kohli and Laskowski's F at n, with a uniform or binomial z."""

@@ -3,6 +3,8 @@ bounded by a number of pivots."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import flint
 
 from qifkit.lp.basis import basis_factor, basis_solution, inverse_row
@@ -20,8 +22,9 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
     basic, row at upper) as :func:`basis_flags` reads it, when that basis is dual feasible but
     its exact point violates a bound by a hair (what floats cannot see on ill-conditioned bases).
 
-    Each pivot takes the first basic variable or row out of its bounds (smallest index, Bland's
-    rule against cycling), computes its row of the basis inverse exactly (one transposed solve),
+    Each pivot takes the basic variable or row farthest out of its bounds (after
+    :data:`DEGENERATE_RUN` degenerate pivots in a row, the first by index instead: Bland's rule,
+    against cycling), computes its row of the basis inverse exactly (one transposed solve),
     and lets enter the non-basic variable or row of smallest dual ratio |d_q|/|α_pq| among those
     that move it back; the leaving one stays at the bound it violated. The basis stays dual
     feasible, so the first primal feasible basis is optimal; its certificate is checked by
@@ -35,6 +38,7 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
     # variables 0..n-1 are the columns, n..n+m-1 the row activities
     low = list(program.lower) + list(program.row_lower)
     high = list(program.upper) + list(program.row_upper)
+    degenerate = 0  # consecutive pivots that left the dual objective unchanged
     for pivot in range(pivots):
         time_left(deadline)
         factor = None if program.blocks is not None else basis_factor(program, column_basic, row_basic)
@@ -45,16 +49,7 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
         if pivot == 0 and not dual_feasible(program, x, y):
             return None
         values = x + [row_activity(row, x) for row in program.rows]
-        is_basic = column_basic + row_basic
-        leaving, direction = None, 0
-        for v in range(n + m):
-            bottom, top = low[v], high[v]
-            if is_basic[v] and bottom is not None and values[v] < bottom:
-                leaving, direction = v, 1
-                break
-            if is_basic[v] and top is not None and values[v] > top:
-                leaving, direction = v, -1
-                break
+        leaving, direction = _leaving(values, column_basic + row_basic, low, high, bland=degenerate >= DEGENERATE_RUN)
         if leaving is None:  # every basic value within its bounds
             return checked_optimum(program, x, y, "HiGHS basis, then exact dual simplex pivots", feasible=False)
         found_row = inverse_row(program, column_basic, row_basic, leaving, factor)
@@ -100,6 +95,7 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
                     best, entering = ratio, q
         if entering is None:
             return None
+        degenerate = degenerate + 1 if best == 0 else 0
         if leaving < n:
             column_basic[leaving], column_upper[leaving] = False, direction < 0
         else:
@@ -109,3 +105,31 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
         else:
             row_basic[entering - n] = True
     return None
+
+
+#: After this many consecutive degenerate pivots (a dual ratio of 0) the leaving variable is chosen
+#: by Bland's rule (the smallest index), which cannot cycle; before, by the largest violation.
+DEGENERATE_RUN = 20
+
+
+def _leaving(values: list[flint.fmpq], is_basic: list[bool], low: list[Any], high: list[Any], bland: bool
+             ) -> tuple[int | None, int]:
+    """The basic variable or row to leave and the way it must move (+1 up to its lower bound, −1
+    down to its upper): the largest bound violation (the smallest index among equals), or with
+    `bland` the first violation by index; (None, 0) when every basic value is within its bounds."""
+    leaving, direction, worst = None, 0, flint.fmpq(0)
+    for v, value in enumerate(values):
+        if not is_basic[v]:
+            continue
+        bottom, top = low[v], high[v]
+        if bottom is not None and value < bottom:
+            violation, way = bottom - value, 1
+        elif top is not None and value > top:
+            violation, way = value - top, -1
+        else:
+            continue
+        if violation > worst:
+            leaving, direction, worst = v, way, violation
+            if bland:
+                break
+    return leaving, direction
