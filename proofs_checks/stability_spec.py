@@ -62,6 +62,7 @@ from typing import Any
 
 import sympy
 
+from proofs_checks.claims import jsonable
 from qifkit.channel import Channel
 from qifkit.errors import QifError, TimeLimitReached, UndecidableError
 from qifkit.expressions import parse_rational_function
@@ -108,7 +109,8 @@ from qifkit.stability import (
 from qifkit.validation import bounded_eps_exp, whole_number
 
 __all__ = ["SpecError", "StabilitySpec", "Certified", "read_spec", "parse_spec", "evaluate_spec",
-           "describe_work", "range_proof_problem", "sampled_losses", "secret_labels", "MAX_ROWS", "MAX_ENTRIES",
+           "describe_work", "range_proof_problem", "sampled_losses", "secret_labels", "report_document", "exact_text",
+           "MAX_ROWS", "MAX_ENTRIES",
            "MAX_PERTURBER", "RANGE_MAX_ENTRIES", "RANGE_SAMPLES", "RANGE_FOLLOW_WORK"]
 
 #: The largest secret space (rows) a spec may ask for.
@@ -256,10 +258,10 @@ class StabilitySpec:
     prior: Any
     loss: str
     scale: Fraction
-    eps_exp: tuple[Any, ...]
+    eps_exp: tuple[Fraction, ...]
     exact: bool
-    eps_range: tuple[str, str] | None = None
-    files: tuple[tuple[str, str], ...] = ()  # family "file": (e^ε, path of its perturber's CSV)
+    eps_range: tuple[Fraction, Fraction] | None = None
+    files: tuple[tuple[Fraction, str], ...] = ()  # family "file": (e^ε, path of its perturber's CSV)
     matrix: str | None = None  # family "expression": the CSV of its entries as rational functions of t = e^ε
     at: int = 0  # a threshold query releases whether the count is at least `at`
     quality: str | None = None  # family "exponential": the CSV of its quality Q(value, report)
@@ -278,8 +280,8 @@ class Certified:
     witness, or fails with a prior, loss and gap."""
 
     name: str
-    eps_exp_low: str
-    eps_exp_high: str
+    eps_exp_low: Fraction
+    eps_exp_high: Fraction
     less_private: Channel
     more_private: Channel
     certificate: Refinement
@@ -308,8 +310,8 @@ def _check_private(channel: Channel, eps_exp: Fraction, what: str) -> None:
                         f"{tightest if tightest == math.inf else exact_str(tightest)}")
 
 
-def _perturber_files(files: Any, family: str, values: int, grid: list[Any], eps_range: Any, query: Any,
-                     folder: Path) -> tuple[tuple[str, str], ...]:
+def _perturber_files(files: Any, family: str, values: int, grid: tuple[Fraction, ...], eps_range: Any, query: Any,
+                     folder: Path) -> tuple[tuple[Fraction, str], ...]:
     """Family "file": one CSV per e^ε of the grid (``files = {"2" = "p2.csv", ...}``), each a
     values × values channel (rows and columns in the order 0..values-1, labels optional) that is
     e^ε-locally-private at its own e^ε, checked exactly here."""
@@ -325,15 +327,14 @@ def _perturber_files(files: Any, family: str, values: int, grid: list[Any], eps_
         raise SpecError('[perturber] files must map each e^ε of the grid to a CSV, e.g. files = {"2" = "p2.csv"}')
     by_value = {_eps_exp(key, "[perturber] files key"): (key, path) for key, path in files.items()}
     found = []
-    for value in grid:
-        key = _eps_exp(value, "[sweep] eps_exp value")
+    for key in grid:
         if key not in by_value:
-            raise SpecError(f"[perturber] files has no CSV for e^ε = {quoted(value)} of the grid")
+            raise SpecError(f"[perturber] files has no CSV for e^ε = {exact_str(key)} of the grid")
         name, path = by_value[key]
         if not isinstance(path, str):
             raise SpecError(f"[perturber] files: the path for {quoted(name)} must be a string")
         _check_private(_file_channel(str(folder / path), values), key, path)
-        found.append((str(value), str(folder / path)))
+        found.append((key, str(folder / path)))
     return tuple(found)
 
 
@@ -348,8 +349,8 @@ def _file_channel(path: str, values: int) -> Channel:
     return Channel.from_rows(channel.rows(), secrets=range(values), outputs=range(values))
 
 
-def _perturber_matrix(matrix: Any, family: str, values: int, grid: list[Any], eps_range: Any, query: Any,
-                      folder: Path) -> str | None:
+def _perturber_matrix(matrix: Any, family: str, values: int, grid: tuple[Fraction, ...],
+                      eps_range: tuple[Fraction, Fraction] | None, query: Any, folder: Path) -> str | None:
     """Family "expression": one CSV whose entries are rational functions of t = e^ε (``t/(t+2)``),
     read by :func:`qifkit.expressions.parse_rational_function`; its rows must sum to 1 identically,
     and it must be a mechanism that is e^ε-locally-private at every e^ε of the sweep: checked exactly
@@ -372,13 +373,12 @@ def _perturber_matrix(matrix: Any, family: str, values: int, grid: list[Any], ep
         Channel.from_symbolic(rows, parameters=(_T,))
     except QifError as error:
         raise SpecError(f"{path}: {error}") from None
-    for value in grid:
-        key = _eps_exp(value, "[sweep] eps_exp value")
+    for key in grid:
         _check_private(_expression_channel(rows, key), key, f"{path} at e^ε = {exact_str(key)}")
     if eps_range is not None:
         from qifkit.privacy import local_privacy_defect_on_range  # networkx: for the user's own perturbers only
 
-        low, high = (_eps_exp(v, "[sweep] range end") for v in eps_range)
+        low, high = eps_range
         defect = local_privacy_defect_on_range(rows, _T, low, high)
         if defect is not None:
             raise SpecError(f"{path} is not e^ε-locally-private on [{low}, {high}]: {defect}")
@@ -473,12 +473,12 @@ def _family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
         return lambda values, eps_exp: exponential_mechanism(quality, eps_exp, spec.sensitivity)
     if spec.family != "file":
         return _FAMILIES[spec.family]
-    paths = {exact_eps_exp(value): path for value, path in spec.files}
+    paths = dict(spec.files)
     return lambda values, eps_exp: _file_channel(paths[exact_eps_exp(eps_exp)], values)
 
 
-def _exponential_quality(quality: Any, sensitivity: Any, family: str, values: int, grid: list[Any], eps_range: Any,
-                         query: Any, folder: Path) -> tuple[str | None, Fraction]:
+def _exponential_quality(quality: Any, sensitivity: Any, family: str, values: int, grid: tuple[Fraction, ...],
+                         eps_range: Any, query: Any, folder: Path) -> tuple[str | None, Fraction]:
     """Family "exponential": McSherry and Talwar's mechanism (Cormode et al. eq. (2)) with the quality
     Q(value, report) of a values × values CSV and sensitivity s (default 1): Pr[r | v] ∝
     (e^ε)^(Q(v, r)/(2s)). Exact only where e^ε has the root the exponents need, so each e^ε of the
@@ -500,11 +500,11 @@ def _exponential_quality(quality: Any, sensitivity: Any, family: str, values: in
         raise SpecError(f"[perturber] sensitivity must be positive, got {scale}")
     path = str(folder / quality)
     rows = _quality_rows(path, values)
-    for value in grid:
+    for key in grid:
         try:
-            exponential_mechanism(rows, _eps_exp(value, "[sweep] eps_exp value"), scale)
+            exponential_mechanism(rows, key, scale)
         except QifError as error:
-            raise SpecError(f"the exponential perturber at e^ε = {quoted(value)}: {error}") from None
+            raise SpecError(f"the exponential perturber at e^ε = {exact_str(key)}: {error}") from None
     return path, scale
 
 
@@ -712,8 +712,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     elif not (prior in ("uniform", "uniform_tuples") or isinstance(prior, list)):
         raise SpecError(f"[analyst] prior must be 'uniform', 'uniform_tuples', a list or a CSV file (prior.csv), got "
                         f"{quoted(prior)}")
-    eps_list = get("sweep", "eps_exp", [])
-    _grid(eps_list)
+    eps_list = _grid(get("sweep", "eps_exp", []))
     ends = [get("sweep", key) for key in ("from", "to")]
     if (ends[0] is None) != (ends[1] is None):
         raise SpecError("[sweep] a range needs both from and to")
@@ -722,7 +721,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
         low, high = (_eps_exp(v, f"[sweep] {key}") for v, key in zip(ends, ("from", "to"), strict=True))
         if not low < high:
             raise SpecError(f"[sweep] from = {quoted(ends[0])} must be below to = {quoted(ends[1])}")
-        eps_range = (str(ends[0]), str(ends[1]))
+        eps_range = (low, high)
     if not eps_list and eps_range is None:
         raise SpecError("[sweep] needs eps_exp = [...] (a grid of e^ε values) or from = ... and to = ... (a range)")
     exact_flag = get("sweep", "exact", True)
@@ -743,15 +742,14 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                             "use eps_exp = [...], not from/to")
         if query == "argmax":
             raise SpecError(f"a {family} perturber perturbs the values; argmax perturbs bar heights: use count or sum")
-        grid = tuple(_eps_exp(value, "[sweep] eps_exp value") for value in eps_list)
         try:
-            built = table_family.make(document["perturber"], values, grid)
+            built = table_family.make(document["perturber"], values, eps_list)
         except SpecError:
             raise
         except QifError as error:
             raise SpecError(f"[perturber] {family}: {error}") from None
     spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
-                         tuple(v if isinstance(v, str) else str(v) for v in eps_list), exact_flag, eps_range, files,
+                         eps_list, exact_flag, eps_range, files,
                          matrix, at or 0, quality, sensitivity, released, before, built,
                          _named_files(document, folder or Path("."), files, matrix, quality,
                                       *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))))
@@ -777,8 +775,8 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                         f"{outputs:,} × {outputs:,} witness, more than the {MAX_WITNESS_ENTRIES:,} entries refinement "
                         "takes; set exact = false for the float curve, or use fewer respondents")
     if len(eps_list) == 1 and eps_range is None:
-        raise SpecError(f"[sweep] eps_exp = [{quoted(eps_list[0])}] is one e^ε: stability compares pipelines at two or "
-                        "more, so one point decides nothing; give a second e^ε, or a range (from, to)")
+        raise SpecError(f"[sweep] eps_exp = [\"{exact_str(eps_list[0])}\"] is one e^ε: stability compares pipelines at "
+                        "two or more, so one point decides nothing; give a second e^ε, or a range (from, to)")
     return spec
 
 
@@ -1101,7 +1099,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
         return built[key]
 
     grid = sorted(spec.eps_exp, key=exact_eps_exp)
-    text = exact_str if spec.exact else (lambda v: repr(float(v)))
+    number = exact if spec.exact else float  # the report keeps numbers; report_document writes them
     report: dict[str, Any] = {
         "arithmetic": "exact" if spec.exact else "float",
         "secrets": _secret_count(spec),
@@ -1126,13 +1124,13 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
         nonlocal instability
         assert certificate.prior is not None and certificate.loss is not None  # a refutation has both
         if instability is None:
-            report["instability"] = {"found_by": found_by, "eps_exp_low": str(low), "eps_exp_high": str(high),
-                                     "prior": [text(p) for p in certificate.prior.probabilities()],
-                                     "loss": [[text(v) for v in row] for row in certificate.loss.rows()],
-                                     "gap": text(certificate.gap)}
+            report["instability"] = {"found_by": found_by, "eps_exp_low": low, "eps_exp_high": high,
+                                     "prior": [number(p) for p in certificate.prior.probabilities()],
+                                     "loss": [[number(v) for v in row] for row in certificate.loss.rows()],
+                                     "gap": number(certificate.gap)}
             entries = _secret_count(spec) * _output_count(spec)
             if spec.exact and entries <= MAX_CERTIFIED_ENTRIES:
-                instability = Certified("instability", str(low), str(high), build(high), build(low), certificate)
+                instability = Certified("instability", low, high, build(high), build(low), certificate)
             elif spec.exact:
                 report["instability"]["pipelines"] = (
                     f"not materialised: {entries:,} exact entries each (beyond {MAX_CERTIFIED_ENTRIES:,}); the two "
@@ -1148,7 +1146,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
             say(f"the analyst's loss at {len(grid)} e^ε of the grid")
             stage[0] = "during the grid's losses"
             curve = loss_curve(build, grid, prior, loss, exact_loss if spec.exact else None)
-            report["points"] = [{"eps_exp": e, "loss": text(v)} for e, v in zip(curve.eps_exp, curve.values,
+            report["points"] = [{"eps_exp": e, "loss": number(v)} for e, v in zip(curve.eps_exp, curve.values,
                                                                                 strict=True)]
             if curve.violation is not None:
                 report["monotone"] = False
@@ -1224,6 +1222,39 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     return report, [instability] if instability is not None else witnesses
 
 
+def exact_text(value: Any) -> str:
+    """An exact number of a report as text: a fraction as ``"p/q"``, an end of a rising stretch (a
+    real algebraic number, :class:`~qifkit.real_roots.RealPoint`) as its rational value or its
+    polynomial and isolating interval."""
+    if isinstance(value, RealPoint):
+        return exact_str(value.point) if value.is_rational else str(value)
+    return exact_str(value)
+
+
+def _decimal(value: Any) -> str:
+    """A number of a report to 12 significant digits, for reading (the exact text decides)."""
+    return value.decimal(12) if isinstance(value, RealPoint) else f"{float(value):.12g}"
+
+
+def report_document(report: dict[str, Any]) -> dict[str, Any]:
+    """The report of :func:`evaluate_spec` as JSON data, the one place its numbers become text:
+    exact numbers as ``"p/q"`` (any size), float-sweep losses as JSON numbers, and a range's rising
+    stretches and breakpoints as 12-digit decimals (``rising``, ``breakpoints``) beside their exact
+    ends (``rising_exact``)."""
+    document = jsonable({key: value for key, value in report.items() if key != "range"})
+    if "range" in report:
+        interval = dict(report["range"])
+        rising, exact_ends, breakpoints = (interval.pop(key, None) for key in ("rising", "rising_exact", "breakpoints"))
+        document["range"] = jsonable(interval)
+        if rising is not None:
+            document["range"]["rising"] = [[_decimal(v) for v in stretch] for stretch in rising]
+        if exact_ends is not None:
+            document["range"]["rising_exact"] = [[exact_text(v) for v in stretch] for stretch in exact_ends]
+        if breakpoints is not None:
+            document["range"]["breakpoints"] = [_decimal(v) for v in breakpoints]
+    return document
+
+
 @contextlib.contextmanager
 def _alarm(seconds: float | None) -> Iterator[None]:
     """Raise :class:`~qifkit.errors.TimeLimitReached` where the evaluation is once `seconds` have
@@ -1287,17 +1318,14 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
         "functions of e^ε, their best actions' changes and the loss's slope by real-root isolation)")
     curve = loss_on_range(_builder(spec), low, high, prior, loss)
 
-    def exact_end(point: RealPoint) -> str:
-        return str(point.point) if point.is_rational else str(point)
-
     report["range"].update(
         {
             "analyst": "followed at every e^ε",
-            "loss_from": exact_str(curve.loss_low),
-            "loss_to": exact_str(curve.loss_high),
-            "rising": [[a.decimal(12), b.decimal(12)] for a, b in curve.rising],
-            "rising_exact": [[exact_end(a), exact_end(b)] for a, b in curve.rising],
-            "breakpoints": [p.decimal(12) for p in curve.breakpoints],
+            "loss_from": curve.loss_low,
+            "loss_to": curve.loss_high,
+            "rising": [list(stretch) for stretch in curve.rising],
+            "rising_exact": [list(stretch) for stretch in curve.rising],
+            "breakpoints": list(curve.breakpoints),
         }
     )
     if curve.rising and proof is not None:  # pragma: no cover - a proof excludes every rise
@@ -1313,7 +1341,7 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
         lower, upper = (exact_loss(v) for v in (a, b))
         certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                  gap=upper - lower, method="the spec's analyst on the range's rising stretch")
-        refuted("range", exact_str(a), exact_str(b), certificate)
+        refuted("range", a, b, certificate)
 
 
 def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
@@ -1327,8 +1355,8 @@ def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, lo
     report["range"].update({
         "analyst": f"sampled ({why}): its loss in float64 at {len(found.samples)} e^ε, each rise re-decided exactly",
         "samples": len(found.samples),
-        "rising": [[f"{float(rise.start):.12g}", f"{float(rise.end):.12g}"] for rise in found.confirmed],
-        "rising_exact": [[exact_str(rise.low), exact_str(rise.high)] for rise in found.confirmed],
+        "rising": [[rise.start, rise.end] for rise in found.confirmed],
+        "rising_exact": [[rise.low, rise.high] for rise in found.confirmed],
         "rises_not_confirmed": found.unconfirmed,
     })
     if found.confirmed:
@@ -1337,5 +1365,5 @@ def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, lo
         certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=rise.loss_high,
                                  uncertainty_b=rise.loss_low, gap=rise.loss_high - rise.loss_low,
                                  method="the spec's analyst at two sampled e^ε of a rise")
-        refuted("range", exact_str(rise.low), exact_str(rise.high), certificate)
+        refuted("range", rise.low, rise.high, certificate)
     return bool(found.confirmed)

@@ -102,6 +102,11 @@ class RealPoint:
         whole, part = divmod(abs(scaled), 10**digits)
         return f"{sign}{whole}.{part:0{digits}d}" if digits else f"{sign}{whole}"
 
+    def __float__(self) -> float:
+        """The nearest double to within a unit of rounding (for drawing; the exact point decides)."""
+        a, b = self.narrowed(Fraction(1, 10**18) * max(Fraction(1), abs(self.bounds[0])))
+        return float((a + b) / 2)
+
     def __str__(self) -> str:
         if isinstance(self.point, Fraction):
             return str(self.point)

@@ -226,7 +226,7 @@ def test_cormodes_uniform_and_weakly_honest_mechanisms_as_perturbers(tmp_path):
 
     uniform, _ = evaluate_spec(spec(tmp_path, {"family": "uniform", "values": 3}, respondents=1, known=(),
                                     sweep={"eps_exp": ["2", "3", "5"]}))
-    assert losses(uniform) == ["2/3"] * 3 and uniform["stable"] is True
+    assert losses(uniform) == [Fraction(2, 3)] * 3 and uniform["stable"] is True
     wm = parse_spec({"perturber": {"family": "weakly_honest", "values": 3}, "population": {"respondents": 1},
                      "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2", "3"]}}, tmp_path)
     report, _ = evaluate_spec(wm)

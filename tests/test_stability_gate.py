@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 
 from proofs_checks.cli import main
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
 
 def test_a_grid_of_one_e_eps_is_refused_naming_the_fix(tmp_path, capsys):
     """Issue 32: eps_exp = ["2"] printed 'stable (certified: every consecutive pair of the grid)'
@@ -250,4 +252,28 @@ def test_a_range_searched_first_without_a_rise_is_then_followed_exactly(tmp_path
     searched, _ = stability_spec.evaluate_spec(spec, progress=lines.append)
     assert any(line.startswith("range: the analyst's loss sampled at 200 e^ε") for line in lines)
     assert searched["monotone"] is True and searched["range"]["analyst"] == "followed at every e^ε"
-    assert searched == straight
+    assert stability_spec.report_document(searched) == stability_spec.report_document(straight)
+
+
+def test_the_report_keeps_exact_numbers_until_its_json_document(tmp_path):
+    """Issue 32: the report was a dict of number strings that the command line parsed back (a 4,300
+    digit loss and 'ln(3)' broke --plot). It now holds the numbers, and report_document is the one
+    place they become text; App. D.1 on [3, 4] with its grid (7/2, 351/100)."""
+    from fractions import Fraction
+
+    from proofs_checks import stability_spec
+    from qifkit.real_roots import RealPoint
+
+    text = (EXAMPLES / "appd1_range.toml").read_text().replace('from = "3"', 'eps_exp = ["7/2", "351/100"]\nfrom = "3"')
+    report, _ = stability_spec.evaluate_spec(stability_spec.read_spec(write_spec(tmp_path, text)))
+    assert all(isinstance(point["loss"], Fraction) and isinstance(point["eps_exp"], Fraction)
+               for point in report["points"])
+    (start, end), = report["range"]["rising"]
+    assert isinstance(start, RealPoint) and isinstance(report["instability"]["gap"], Fraction)
+    assert report["range"]["from"] == 3 and isinstance(report["range"]["from"], Fraction)
+    document = stability_spec.report_document(report)
+    assert document["points"][0]["loss"] == "1276949536000/771895089"  # App. D.1 at 7/2, as printed in the paper
+    assert document["range"]["rising"] == [["3.500544517844", "3.516615491052"]]
+    assert all(text.startswith("the root of t**9") for text in document["range"]["rising_exact"][0])
+    assert Fraction(document["instability"]["gap"]) == report["instability"]["gap"] > 0
+    assert json.loads(json.dumps(document)) == document  # JSON data throughout

@@ -22,6 +22,7 @@ from proofs_checks.cli.base import UsageError
 from proofs_checks.cli.io import inside, same_file
 from qifkit.errors import QifError
 from qifkit.files import read_input, read_json, write_json
+from qifkit.numbers import exact_str
 from qifkit.refinement import certificate_document
 
 __all__ = ["MANIFEST", "CertificateFolder"]
@@ -141,7 +142,7 @@ class CertificateFolder:
                 **certificate_document(certified.certificate),
                 "about": {"less_private": f"A = the pipeline at e^ε = {certified.eps_exp_high}",
                           "more_private": f"B = the pipeline at e^ε = {certified.eps_exp_low}",
-                          "eps_exp_a": certified.eps_exp_high, "eps_exp_b": certified.eps_exp_low,
+                          "eps_exp_a": exact_str(certified.eps_exp_high), "eps_exp_b": exact_str(certified.eps_exp_low),
                           "spec_sha256": spec_sha256}})
             for name in _PAIR_FILES:
                 record(prefix + name)

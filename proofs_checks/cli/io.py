@@ -195,17 +195,16 @@ def read_channel(path: str) -> Channel:
 SHOWN_DIGITS = 120
 
 
-def approximately(exact_text: str) -> str:
-    """An exact number string with its decimal value beside it (the exact value decides); read
-    by :func:`qifkit.numbers.parse_number`, which takes numbers of any length. One longer than
-    :data:`SHOWN_DIGITS` characters (census-scale losses have tens of thousands of digits) is shown
-    as its decimal value and its size instead."""
-    value = parse_number(exact_text)
-    if len(exact_text) > SHOWN_DIGITS:
-        numerator, denominator = exact_text.partition("/")[::2]
+def approximately(value: Fraction) -> str:
+    """An exact number for the terminal: its exact text with its decimal value beside it (the exact
+    value decides). One longer than :data:`SHOWN_DIGITS` characters (census-scale losses have tens
+    of thousands of digits) is shown as its decimal value and its size instead."""
+    text = exact_str(value)
+    if len(text) > SHOWN_DIGITS:
+        numerator, denominator = text.partition("/")[::2]
         size = f"{len(numerator.lstrip('-')):,}" + (f" / {len(denominator):,}" if denominator else "")
         return f"≈ {float(value):.10g}  (exact, {size} digits: in the JSON report)"
-    return exact_text if value.denominator == 1 else f"{exact_text}  (≈ {float(value):.10g})"
+    return text if value.denominator == 1 else f"{text}  (≈ {float(value):.10g})"
 
 
 def number_text(value: Any) -> str:

@@ -32,9 +32,9 @@ def run(arguments: argparse.Namespace) -> int:
         print("loss (rows are secrets, columns are actions):")
         for label, row in zip(a.secrets, document["loss"], strict=True):
             print(f"  {label}: " + ", ".join(row))
-        print(f"U(prior, A) = {approximately(document['uncertainty_a'])}")
-        print(f"  > U(prior, B) = {approximately(document['uncertainty_b'])}")
-        print(f"gap {approximately(document['gap'])}")
+        print(f"U(prior, A) = {approximately(result.uncertainty_a)}")
+        print(f"  > U(prior, B) = {approximately(result.uncertainty_b)}")
+        print(f"gap {approximately(result.gap)}")
     if arguments.json:
         write_json(arguments.json, document, "certificate")
     return EXIT_OK if result.holds else EXIT_NEGATIVE

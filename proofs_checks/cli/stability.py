@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from proofs_checks.cli.certificate_folder import CertificateFolder
 from proofs_checks.cli.io import SHOWN_DIGITS, approximately, check_outputs, write_json
 from qifkit.errors import MissingDependencyError
 from qifkit.files import read_input
+from qifkit.numbers import exact_str
 
 __all__ = ["run", "read_stability_spec", "sha256_of"]
 
@@ -44,7 +46,7 @@ def read_stability_spec(path: str) -> Any:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from proofs_checks.stability_spec import describe_work, evaluate_spec
+    from proofs_checks.stability_spec import describe_work, evaluate_spec, exact_text
 
     spec = read_stability_spec(arguments.spec)
     if arguments.list_secrets:
@@ -69,7 +71,8 @@ def run(arguments: argparse.Namespace) -> int:
     if report["points"]:
         print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
         for point in report["points"]:
-            print(f"{point['eps_exp']:>14}  {approximately(point['loss']) if spec.exact else point['loss']}")
+            loss = approximately(point["loss"]) if spec.exact else repr(point["loss"])
+            print(f"{exact_str(point['eps_exp']):>14}  {loss}")
     if "range" in report:
         interval = report["range"]
         print(f"every e^ε in [{interval['from']}, {interval['to']}]:")
@@ -82,8 +85,8 @@ def run(arguments: argparse.Namespace) -> int:
         if "samples" in interval:  # census scale: sampled in floats, each rise re-decided exactly at its ends
             print(f"  the spec's analyst: {interval['analyst']}")
             for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"], strict=True):
-                print(f"  the loss RISES between the samples e^ε = {low} and {high}  (decided exactly: it is higher at "
-                      f"{exact_high} than at {exact_low})")
+                print(f"  the loss RISES between the samples e^ε = {float(low):.12g} and {float(high):.12g}  (decided "
+                      f"exactly: it is higher at {exact_str(exact_high)} than at {exact_str(exact_low)})")
             if not interval["rising"]:
                 print(f"  no rise confirmed ({interval['rises_not_confirmed']} float rise(s) not confirmed exactly); "
                       "the loss is sampled, not proved monotone")
@@ -92,8 +95,9 @@ def run(arguments: argparse.Namespace) -> int:
         else:
             print(f"  the spec's analyst: loss {approximately(interval['loss_from'])} at {interval['from']}, "
                   f"{approximately(interval['loss_to'])} at {interval['to']}")
-            for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"], strict=True):
-                print(f"  the loss RISES on [{low}, {high}]  (exact ends: {_shown(exact_low)}; {_shown(exact_high)})")
+            for low, high in interval["rising"]:
+                print(f"  the loss RISES on [{low.decimal(12)}, {high.decimal(12)}]  (exact ends: "
+                      f"{_shown(exact_text(low))}; {_shown(exact_text(high))})")
             if not interval["rising"]:
                 print("  the loss never rises as e^ε grows")
     verdict = {True: f"stable (certified: {_covered(report)})", False: "NOT stable",
@@ -107,7 +111,7 @@ def run(arguments: argparse.Namespace) -> int:
             f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
             + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
             + " loses more with less privacy, by "
-              f"{approximately(instability['gap']) if spec.exact else instability['gap']}"
+              f"{approximately(instability['gap']) if spec.exact else repr(instability['gap'])}"
         )
         if "pipelines" in instability:
             print(f"  the certificate's pipelines: {instability['pipelines']}")
@@ -121,10 +125,10 @@ def run(arguments: argparse.Namespace) -> int:
                                    strict=False):
             pair["certificate"] = str(folder.path / certified.name / "cert.json")
         every = report.get("range", {}).get("every_analyst", {})
-        proof = ({"statement": f"count pipelines refine for every {report['range']['from']} ≤ e^ε' ≤ e^ε ≤ "
-                               f"{report['range']['to']} (qifkit verify --range-proof range-proof.json SPEC.toml "
-                               "re-checks it)", "from": report["range"]["from"], "to": report["range"]["to"],
-                  **every} if every.get("proved") else None)
+        low, high = report.get("range", {}).get("from"), report.get("range", {}).get("to")
+        proof = ({"statement": f"count pipelines refine for every {low} ≤ e^ε' ≤ e^ε ≤ {high} (qifkit verify "
+                               "--range-proof range-proof.json SPEC.toml re-checks it)",
+                  "from": exact_str(low), "to": exact_str(high), **every} if every.get("proved") else None)
         folder.write(certificates, proof, sha256_of(arguments.spec))
     if arguments.json:  # before the plot: what was decided is kept whatever drawing does
         write_json(arguments.json, _with_provenance(report, arguments.spec, spec), "report")
@@ -136,11 +140,10 @@ def run(arguments: argparse.Namespace) -> int:
     return {True: EXIT_OK, False: EXIT_NEGATIVE, None: EXIT_UNDECIDED}[report["stable"]]
 
 
-def _shown(exact_text: str) -> str:
+def _shown(text: str) -> str:
     """An exact end of a rising stretch for the terminal: in full if short, else its start and size
     (a root of a polynomial of degree 300 is 30 KB; the JSON keeps it whole)."""
-    return exact_text if len(exact_text) <= SHOWN_DIGITS else f"{exact_text[:60]}… ({len(exact_text):,} characters, " \
-        "in the JSON report)"
+    return text if len(text) <= SHOWN_DIGITS else f"{text[:60]}… ({len(text):,} characters, in the JSON report)"
 
 
 def _matplotlib() -> Any:
@@ -167,16 +170,14 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
 
     from proofs_checks.stability_spec import defined_between_points, sampled_losses
     from qifkit.files import atomic_write_bytes
-    from qifkit.numbers import exact_eps_exp, parse_number
 
     plt = _matplotlib()
-    grid = [exact_eps_exp(point["eps_exp"]) for point in report["points"]]
-    ends = grid + ([exact_eps_exp(report["range"]["from"]), exact_eps_exp(report["range"]["to"])]
-                   if "range" in report else [])
+    grid = [point["eps_exp"] for point in report["points"]]
+    ends = grid + ([report["range"]["from"], report["range"]["to"]] if "range" in report else [])
     low, high = min(ends), max(ends)
     xs = [low + (high - low) * k / 299 for k in range(300)] if high > low else [low]
     figure, axis = plt.subplots(figsize=(6.4, 3.6))
-    exact_losses = [float(parse_number(p["loss"])) for p in report["points"]]
+    exact_losses = [float(p["loss"]) for p in report["points"]]
     if defined_between_points(spec):
         axis.plot([float(x) for x in xs], sampled_losses(spec, xs), color="tab:blue", label="analyst's loss (float64)")
     else:
@@ -190,7 +191,7 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
         axis.axvspan(0, 0, color="tab:red", alpha=0.3, label="rising (exact ends)")
     if report["instability"]:
         for key in ("eps_exp_low", "eps_exp_high"):
-            axis.axvline(float(exact_eps_exp(report["instability"][key])), color="tab:red", ls="--", lw=1)
+            axis.axvline(float(report["instability"][key]), color="tab:red", ls="--", lw=1)
     verdict = {True: "stable", False: "NOT stable", None: "not decided"}[report["stable"]]
     axis.set(xlabel="e^ε", ylabel="expected loss", title=f"{title}: {verdict}")
     axis.set_xlim(float(low), float(high) if high > low else float(low) + 1)
@@ -208,11 +209,14 @@ def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, 
     import platform
     from importlib.metadata import version
 
-    content = {key: (list(value) if isinstance(value, tuple) else value if isinstance(value, (int, str, list, bool))
-                     or value is None else str(value)) for key, value in dataclasses.asdict(spec).items()}
+    from proofs_checks.claims import jsonable
+    from proofs_checks.stability_spec import report_document
+
+    content = {key: jsonable(value if isinstance(value, (int, str, list, tuple, bool, Fraction)) or value is None
+                             else str(value)) for key, value in dataclasses.asdict(spec).items()}
     return {"input": {"spec": path, "sha256": sha256_of(path), "parsed": content},
             "versions": {name: version(name) for name in ("qifkit", "sympy", "python-flint", "highspy")}
-            | {"python": platform.python_version()}, **report}
+            | {"python": platform.python_version()}, **report_document(report)}
 
 
 def sha256_of(path: str) -> str:
