@@ -99,11 +99,15 @@ from qifkit.postprocess import deterministic
 from qifkit.real_roots import RealPoint, rational_between
 from qifkit.refinement import MAX_WITNESS_ENTRIES, Refinement
 from qifkit.stability import (
+    DICHOTOMY_WEIGHTS,
     count_refinement_on_range,
+    dichotomy_rises,
+    dichotomy_risks,
     loss_curve,
     loss_on_range,
     pipeline_refinement,
     range_proof_defect,
+    sample_grid,
     search_rises,
 )
 from qifkit.validation import bounded_eps_exp, whole_number
@@ -144,6 +148,11 @@ RANGE_FOLLOW_WORK = 4_000_000
 #: ``qifkit verify``; beyond it (census scale: 6 × 11,711 entries of tens of thousands of digits)
 #: the report keeps the prior, loss and exact losses, and says that the pipelines were not formed.
 MAX_CERTIFIED_ENTRIES = 20_000
+#: A range that no proof covers is searched for a two-secret analyst whose loss rises (every pair of
+#: at most this many secrets; :func:`qifkit.stability.dichotomy_risks`) ...
+DICHOTOMY_MAX_SECRETS = 10
+#: ... and the largest rises of this many pairs are re-decided exactly.
+DICHOTOMY_CONFIRMATIONS = 3
 _KEYS = {
     "perturber": {"family", "values", "files", "matrix", "quality", "sensitivity", "before"},
     "population": {"respondents", "known", "known_counts"},
@@ -1048,6 +1057,12 @@ def describe_work(spec: StabilitySpec) -> list[str]:
             route = symbolic
         proof = "a proof for every analyst is tried first; " if spec.query == "count" else ""
         lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")
+        pairs = secrets * (secrets - 1) // 2
+        lines.append(f"range, without a proof or a rise: {pairs:,} pairs of secrets searched for a two-secret analyst "
+                     f"whose loss rises ({RANGE_SAMPLES} e^ε in float64; the largest {DICHOTOMY_CONFIRMATIONS} decided "
+                     "exactly)" if secrets <= DICHOTOMY_MAX_SECRETS else
+                     f"range, without a proof or a rise: not decided ({secrets:,} secrets, beyond the "
+                     f"{DICHOTOMY_MAX_SECRETS} whose pairs are searched for a constructed analyst)")
     return lines
 
 
@@ -1075,8 +1090,9 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     null: float sweep, or a range on which the analyst sees no rise but refinement between the
     pipelines is only certified on the grid) with ``undecided`` saying why, and ``instability``:
     null, or the first one found: a rise of the analyst's loss on the grid (``found_by:
-    "analyst"``), a failed pipeline refinement on the grid (``"refinement"``) or a rising stretch of
-    the range (``"range"``), with prior, loss and exact gap.
+    "analyst"``), a failed pipeline refinement on the grid (``"refinement"``), a rising stretch of
+    the range (``"range"``) or, on a range no proof covers, a two-secret Bayes analyst whose loss
+    rises (``"constructed"``, :func:`_constructed_analyst`), with prior, loss and exact gap.
 
     ``pairs`` has one entry per consecutive pair of the grid (``eps_exp_low``, ``eps_exp_high``,
     ``verdict``: ``"refines"``, ``"does not refine"`` or ``"not compared"`` with the reason, and the
@@ -1177,6 +1193,9 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                 return f"the time limit of {time_limit:g} s was reached {stage[0]}"
             stage[0] = "during the range"
             _range_report(spec, report, prior, loss, build, exact_loss, refuted, say)
+            if report["instability"] is None and not report["range"]["every_analyst"]["proved"]:
+                stage[0] = "during the search for a constructed analyst"
+                _constructed_analyst(spec, report, build, refuted, say)
         return None
 
     try:
@@ -1209,9 +1228,10 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                  f"nowhere at this size: a grid's pairs would need {outputs:,} × {outputs:,} witnesses, beyond the "
                  f"{MAX_WITNESS_ENTRIES:,} entries refinement takes, so no spec of this pipeline gets a verdict for "
                  "every analyst yet")
+        searched = report["range"].get("constructed")
         report["undecided"] = ("no rise was found, but refinement between the pipelines (every analyst) over the "
                                f"range is not proved ({report['range']['every_analyst']['reason']}); it is certified "
-                               + where)
+                               + where + (f"; two-secret analysts searched: {searched}" if searched else ""))
     else:
         report["stable"], report["undecided"] = True, None
     compared = sum(pair["verdict"] != "not compared" for pair in report["pairs"])
@@ -1342,6 +1362,46 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
         certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                  gap=upper - lower, method="the spec's analyst on the range's rising stretch")
         refuted("range", a, b, certificate)
+
+
+def _constructed_analyst(spec: StabilitySpec, report: dict[str, Any], build: Callable[[Any], Channel],
+                         refuted: Callable[..., None], say: Callable[[str], None]) -> None:
+    """On a range that no proof covers and where the spec's analyst saw no rise: search every
+    two-secret Bayes analyst (:func:`qifkit.stability.dichotomy_risks`, float64 pipelines at
+    :data:`RANGE_SAMPLES` e^ε) and re-decide the largest rises of :data:`DICHOTOMY_CONFIRMATIONS`
+    pairs exactly (the generating functions of :func:`_exact_loss`); a confirmed one is a certified
+    instability, found by a constructed analyst. What was searched goes to
+    ``report["range"]["constructed"]``."""
+    assert spec.eps_range is not None  # only called for a range
+    secrets = secret_labels(spec)
+    if len(secrets) > DICHOTOMY_MAX_SECRETS:
+        report["range"]["constructed"] = (f"not searched: {len(secrets):,} secrets, beyond the "
+                                          f"{DICHOTOMY_MAX_SECRETS} whose pairs are searched")
+        return
+    pairs = len(secrets) * (len(secrets) - 1) // 2
+    say(f"range: {pairs} pairs of secrets searched for a two-secret analyst whose loss rises ({RANGE_SAMPLES} e^ε in "
+        "float64), the largest rises re-decided exactly")
+    grid = sample_grid(*spec.eps_range, samples=RANGE_SAMPLES)
+    float_build = _builder(dataclasses.replace(spec, exact=False))
+    risks = [dichotomy_risks(float_build(e).matrix) for e in grid]
+    loss = bayes_risk(secrets)
+    candidates = dichotomy_rises(risks, len(secrets), most=DICHOTOMY_CONFIRMATIONS)
+    for candidate in candidates:
+        weight = {candidate.first: candidate.weight, candidate.second: 1 - candidate.weight}
+        prior = Prior.from_values([weight.get(k, Fraction(0)) for k in range(len(secrets))], secrets)
+        exact_loss = _exact_loss(spec, prior, loss, build)
+        low, high = grid[candidate.step], grid[candidate.step + 1]
+        lower, upper = exact_loss(low), exact_loss(high)
+        if upper > lower:
+            report["range"]["constructed"] = (
+                f"a rise found: the Bayes risk of secrets {secrets[candidate.first]!r} (prior {candidate.weight}) and "
+                f"{secrets[candidate.second]!r} is higher at e^ε = {high} than at {low}, decided exactly")
+            refuted("constructed", low, high, Refinement(
+                False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower, gap=upper - lower,
+                method="a two-secret Bayes analyst, found in float64 at sampled e^ε and decided exactly"))
+            return
+    report["range"]["constructed"] = (f"no rise confirmed: {pairs} pairs × {len(DICHOTOMY_WEIGHTS)} priors at "
+                                      f"{len(grid)} e^ε in float64, {len(candidates)} candidate(s) re-decided exactly")
 
 
 def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,

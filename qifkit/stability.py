@@ -23,12 +23,14 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
 import sympy
 
 from qifkit.channel import Channel
@@ -56,6 +58,11 @@ __all__ = [
     "SampledRise",
     "RangeSearch",
     "search_rises",
+    "sample_grid",
+    "DICHOTOMY_WEIGHTS",
+    "dichotomy_risks",
+    "DichotomyRise",
+    "dichotomy_rises",
     "CountRangeProof",
     "count_refinement_on_range",
 ]
@@ -292,6 +299,21 @@ class RangeSearch:
     unconfirmed: int
 
 
+def sample_grid(low: Any, high: Any, samples: int = 200) -> list[Fraction]:
+    """`samples` rational e^ε from `low` to `high` (both included), spread evenly in ε = ln e^ε:
+    each inside point is the simplest rational within a quarter of its gap of the even point
+    (exact losses cost with the digits of e^ε). The float searches' grid."""
+    low, high = exact_eps_exp(low), exact_eps_exp(high)
+    if not 1 < low < high:
+        raise PrivacyParameterError(f"the range of e^ε must satisfy 1 < low < high, got [{low}, {high}]")
+    whole_number(samples, 3, "samples", error=ParameterError)
+    step = (math.log(high) - math.log(low)) / (samples - 1)  # in ε; each sample moves by at most a quarter of its gap
+    points = (math.exp(math.log(low) + step * k) for k in range(1, samples - 1))
+    inside = {rational_between(Fraction(x - x * math.expm1(step) / 4), Fraction(x + x * math.expm1(step) / 4))
+              for x in points}
+    return sorted({low, high} | {v for v in inside if low < v < high})
+
+
 def search_rises(float_losses: Callable[[Sequence[Fraction]], Sequence[float]], exact_loss: Callable[[Fraction], Any],
                  low: Any, high: Any, samples: int = 200) -> RangeSearch:
     """Search [low, high] for e^ε where an analyst's loss rises: floats search, exact losses decide.
@@ -311,15 +333,7 @@ def search_rises(float_losses: Callable[[Sequence[Fraction]], Sequence[float]], 
     >>> [(float(r.start), float(r.end)) for r in found.confirmed], found.unconfirmed
     ([(3.0, 4.0)], 0)
     """
-    low, high = exact_eps_exp(low), exact_eps_exp(high)
-    if not 1 < low < high:
-        raise PrivacyParameterError(f"the range of e^ε must satisfy 1 < low < high, got [{low}, {high}]")
-    whole_number(samples, 3, "samples", error=ParameterError)
-    step = (math.log(high) - math.log(low)) / (samples - 1)  # in ε; each sample moves by at most a quarter of its gap
-    points = (math.exp(math.log(low) + step * k) for k in range(1, samples - 1))
-    inside = {rational_between(Fraction(x - x * math.expm1(step) / 4), Fraction(x + x * math.expm1(step) / 4))
-              for x in points}
-    grid = sorted({low, high} | {v for v in inside if low < v < high})
+    grid = sample_grid(low, high, samples)
     losses = list(float_losses(grid))
     noise = 1e-9 * max(abs(v) for v in losses)
     runs, start = [], None
@@ -493,3 +507,59 @@ def range_proof_defect(perturber: Callable[[Any], Channel], counted: Iterable[An
         return None
     failed, _ = _proof_conditions(hit, miss, t, low, high)
     return failed or None
+
+
+#: The prior weights w of the two-secret analysts of :func:`dichotomy_risks` (w on one secret,
+#: 1 − w on the other).
+DICHOTOMY_WEIGHTS: tuple[Fraction, ...] = tuple(Fraction(k, 20) for k in range(1, 20))
+
+
+def dichotomy_risks(pipeline: np.ndarray, weights: Sequence[Fraction] = DICHOTOMY_WEIGHTS) -> np.ndarray:
+    """The Bayes risk of every two-secret analyst of a float pipeline: for each pair of rows a < b
+    (in the order of :func:`itertools.combinations`) and each weight w, 1 − Σ_y max(w·C[a, y],
+    (1 − w)·C[b, y]), the risk of guessing the secret from the output when it is a with
+    probability w and b otherwise. An array of shape (pairs, weights), in float64.
+
+    For two secrets these analysts decide refinement (Blackwell's comparison of dichotomies: a
+    channel refines another on two secrets exactly when no prior gives it the higher Bayes risk),
+    so a rise of one of them with e^ε is a candidate instability for any pipeline.
+    """
+    w = np.array([float(v) for v in weights])
+    rows = np.asarray(pipeline, dtype=float)
+    risks = [1 - np.maximum(np.outer(w, rows[a]), np.outer(1 - w, rows[b])).sum(axis=1)
+             for a, b in itertools.combinations(range(rows.shape[0]), 2)]
+    return np.array(risks).reshape(-1, w.size)
+
+
+@dataclass(frozen=True)
+class DichotomyRise:
+    """A two-secret analyst whose Bayes risk rose in floats from sample `step` to `step` + 1 of a
+    sweep: the secrets' row indices `first` < `second`, the weight on `first` (the rest on
+    `second`), and the float rise (a candidate only: exact losses decide)."""
+
+    first: int
+    second: int
+    weight: Fraction
+    step: int
+    rise: float
+
+
+def dichotomy_rises(risks: Sequence[np.ndarray], secrets: int, weights: Sequence[Fraction] = DICHOTOMY_WEIGHTS,
+                    most: int = 3) -> list[DichotomyRise]:
+    """The largest rises of two-secret analysts' Bayes risks between consecutive samples of a sweep
+    (`risks[k]` is :func:`dichotomy_risks` of the pipeline of `secrets` rows at the k-th e^ε,
+    increasing): for each pair of secrets its largest rise (over the weights and the steps), and
+    of those the `most` largest, larger first (the first pair in order among equals). A rise within
+    1e-9 of the largest risk is float noise, not a candidate."""
+    whole_number(most, 1, "most", error=ParameterError)
+    table = np.array(risks)  # (samples, pairs, weights)
+    if table.shape[0] < 2 or table.size == 0:
+        return []
+    steps = np.diff(table, axis=0)  # (samples - 1, pairs, weights)
+    noise = 1e-9 * max(float(np.abs(table).max()), 1.0)
+    found = []
+    for p, (first, second) in enumerate(itertools.combinations(range(secrets), 2)):
+        step, w = np.unravel_index(int(steps[:, p, :].argmax()), steps[:, p, :].shape)
+        if steps[step, p, w] > noise:
+            found.append(DichotomyRise(first, second, weights[int(w)], int(step), float(steps[step, p, w])))
+    return sorted(found, key=lambda rise: -rise.rise)[:most]

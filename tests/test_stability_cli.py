@@ -192,17 +192,23 @@ def test_a_certificate_folder_holding_a_file_of_the_user_at_a_certificate_name_i
     assert (folder / "cert.json").read_text() == "the user's"
 
 
-def test_a_range_without_a_rise_or_a_proof_is_not_called_stable(tmp_path):
-    """A geometric perturber summed on [3/2, 8]: the analyst's loss never rises there, but no proof
-    covers every analyst (sums have no proof route), so the gate says 'not decided' (exit 4)."""
-    out = tmp_path / "r.json"
+def test_a_range_without_a_proof_is_searched_by_two_secret_analysts(tmp_path, capsys):
+    """A geometric perturber summed on [3/2, 8]: the spec's analyst's loss never rises there and no
+    proof covers every analyst (sums have no proof route). It exited 4 (not decided); the search of
+    two-secret Bayes analysts now finds one whose loss rises (Alvim et al. §7.1: geometric sums do
+    not refine), decided exactly and re-checked by `qifkit verify` on the materialised pipelines."""
+    out, folder = tmp_path / "r.json", tmp_path / "certs"
     spec = _spec(tmp_path, family="geometric", values=3, respondents=2, query="sum", eps=(), low="3/2", high="8")
-    assert main(["stability", spec, "--json", str(out)]) == 4
+    assert main(["stability", spec, "--json", str(out), "--certificate", str(folder)]) == 1
     report = json.loads(out.read_text())
-    assert (
-        report["stable"] is None and report["range"]["rising"] == [] and "where a grid is given" in report["undecided"]
-    )
+    assert report["stable"] is False and report["range"]["rising"] == []
     assert report["range"]["every_analyst"] == {"proved": False, "reason": "no proof route for a sum query"}
+    instability = report["instability"]
+    assert instability["found_by"] == "constructed" and report["range"]["constructed"].startswith("a rise found")
+    assert sum(Fraction(p) > 0 for p in instability["prior"]) == 2  # an analyst of two secrets
+    capsys.readouterr()
+    assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
+    assert Fraction(instability["eps_exp_low"]) < Fraction(instability["eps_exp_high"])
 
 
 def test_the_survey_is_proved_stable_for_every_e_eps_of_a_range(tmp_path, capsys):

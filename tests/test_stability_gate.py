@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proofs_checks.cli import main
+from qifkit.numbers import parse_number
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -277,3 +278,38 @@ def test_the_report_keeps_exact_numbers_until_its_json_document(tmp_path):
     assert all(text.startswith("the root of t**9") for text in document["range"]["rising_exact"][0])
     assert Fraction(document["instability"]["gap"]) == report["instability"]["gap"] > 0
     assert json.loads(json.dumps(document)) == document  # JSON data throughout
+
+
+def _census_like(folder: Path, respondents: int) -> str:
+    """Geometric on 5 values, all respondents but one known (a fifth of them holding each value), the
+    count of {0, 1}, the Bayes loss, e^ε in [1.1, 20]: issue 32's census workload at any size."""
+    share, rest = divmod(respondents - 1, 5)
+    counts = {v: share + (v < rest) for v in range(5)}
+    return write_spec(folder, spec_document(family="geometric", values=5, respondents=respondents, known_counts=counts,
+                                            of=(0, 1), eps=(), low="11/10", high="20"))
+
+
+def test_a_range_no_proof_covers_is_decided_by_a_constructed_analyst(tmp_path, capsys):
+    """Issue 32: at census size the range of a geometric count had no decision (exit 4): its spec's
+    analyst sees no rise, no proof covers every analyst, and a grid's witnesses are too large. The
+    two-secret Bayes analysts are searched in floats and the largest rises decided exactly; at 500
+    respondents (the sampled route) the certificate is materialised and `qifkit verify` re-checks it
+    on pipelines built without generating functions."""
+    out, folder = tmp_path / "r.json", tmp_path / "certs"
+    assert main(["stability", _census_like(tmp_path, 500), "--json", str(out), "--certificate", str(folder)]) == 1
+    report = json.loads(out.read_text())
+    assert report["range"]["analyst"].startswith("sampled") and report["range"]["rising"] == []
+    assert report["instability"]["found_by"] == "constructed" and report["stable"] is False
+    assert "two-secret" in capsys.readouterr().out
+    assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0
+
+
+@pytest.mark.slow
+def test_the_census_workload_gets_a_certified_verdict(tmp_path):
+    """Issue 32's goal row: 10,000 respondents (exit 4 before, 'no spec of this pipeline gets a
+    verdict for every analyst yet'). The instability's two losses are exact (generating functions);
+    their difference is the gap the report gives."""
+    out = tmp_path / "r.json"
+    assert main(["stability", _census_like(tmp_path, 10_000), "--json", str(out), "-q"]) == 1
+    instability = json.loads(out.read_text())["instability"]
+    assert instability["found_by"] == "constructed" and parse_number(instability["gap"]) > 0  # 72,000 digits

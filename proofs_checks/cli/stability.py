@@ -100,6 +100,8 @@ def run(arguments: argparse.Namespace) -> int:
                       f"{_shown(exact_text(low))}; {_shown(exact_text(high))})")
             if not interval["rising"]:
                 print("  the loss never rises as e^ε grows")
+    if "constructed" in report.get("range", {}):
+        print(f"  every analyst, searched: {report['range']['constructed']}")
     verdict = {True: f"stable (certified: {_covered(report)})", False: "NOT stable",
                None: f"not decided: {report['undecided']}"}
     monotone = {True: "yes", False: "NO", None: "not decided (sampled or stopped)"}[report["monotone"]]
@@ -109,7 +111,8 @@ def run(arguments: argparse.Namespace) -> int:
         print(
             f"instability ({instability['found_by']}): the pipeline at e^ε = {instability['eps_exp_high']} does not "
             f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
-            + ("the spec's analyst" if instability["found_by"] != "refinement" else "a constructed analyst")
+            + {"refinement": "a constructed analyst", "constructed": "a constructed two-secret Bayes analyst"}.get(
+                instability["found_by"], "the spec's analyst")
             + " loses more with less privacy, by "
               f"{approximately(instability['gap']) if spec.exact else repr(instability['gap'])}"
         )
