@@ -6,6 +6,7 @@ of 2026-11-24."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -313,3 +314,21 @@ def test_the_census_workload_gets_a_certified_verdict(tmp_path):
     assert main(["stability", _census_like(tmp_path, 10_000), "--json", str(out), "-q"]) == 1
     instability = json.loads(out.read_text())["instability"]
     assert instability["found_by"] == "constructed" and parse_number(instability["gap"]) > 0  # 72,000 digits
+
+
+def test_a_float_rise_of_a_constructed_analyst_is_no_verdict_until_exact_losses_confirm_it(tmp_path, monkeypatch):
+    """The two-secret search proposes; exact losses decide. Randomised response on 3 values, 3
+    respondents (2 known), its count on [3/2, 8]: a float candidate forced on the search (the
+    uniform prior on secrets 0 and 1, from the first to the second sample) is not a rise exactly,
+    so nothing is refuted there."""
+    from proofs_checks import stability_spec
+    from qifkit.stability import DichotomyRise
+
+    monkeypatch.setattr(stability_spec, "dichotomy_rises",
+                        lambda risks, secrets, most: [DichotomyRise(0, 1, Fraction(1, 2), 0, 1.0)])
+    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(values=3, known=(0, 2), eps=(), low="3/2",
+                                                                        high="8", query="histogram")))
+    report, _ = stability_spec.evaluate_spec(spec)
+    assert report["instability"] is None and report["stable"] is None
+    searched = report["range"]["constructed"]
+    assert searched.startswith("no rise confirmed") and "1 candidate(s)" in searched
