@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import math
 import signal
 import threading
@@ -280,6 +281,19 @@ class StabilitySpec:
     # a family of polytopes (PerturberFamily): its build(e^ε), made when the spec was read
     built: Callable[[Any], Channel] | None = dataclasses.field(default=None, compare=False, repr=False)
     inputs: tuple[str, ...] = ()  # every file the spec names (perturbers, quality, pre-processor, map, prior, loss)
+
+    @functools.cached_property
+    def perturber(self) -> Callable[[int, Any], Channel]:
+        """The perturber at (values, e^ε), built once per spec: a named family, the file given for
+        that e^ε, the expression or exponential perturber (their CSV read once), after the
+        pre-processor when there is one (:func:`_family`)."""
+        return _family(self)
+
+    @functools.cached_property
+    def analyst(self) -> tuple[Prior, Loss]:
+        """The spec's prior and loss on its secrets, exact and scaled, built once per spec (a prior or
+        loss CSV is read once; :func:`_exact_analyst`)."""
+        return _exact_analyst(self, secret_labels(self))
 
 
 @dataclass(frozen=True)
@@ -702,7 +716,6 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
             raise SpecError("a loss from a file has one row per value of the one unknown respondent: list the other "
                             "respondents as known (or use a named loss)")
         loss = str((folder or Path(".")) / loss)
-        _loss_table(loss, values)  # read now, so that a bad file is refused before any work
     elif loss not in ("bayes", "linear", "squared", "ama"):
         raise SpecError(f"unknown loss {quoted(loss)}; use bayes, linear, squared, ama or a CSV file (loss.csv)")
     if loss == "ama" and query != "argmax":
@@ -762,8 +775,6 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                          matrix, at or 0, quality, sensitivity, released, before, built,
                          _named_files(document, folder or Path("."), files, matrix, quality,
                                       *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))))
-    if isinstance(prior, str) and prior.endswith(".csv"):
-        _prior_file(prior, _secret_count(spec))  # read now, so that a bad file is refused before any work
     side = respondents + 1 if query == "argmax" else values
     if side > MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is {MAX_PERTURBER:,} "
@@ -786,6 +797,8 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if len(eps_list) == 1 and eps_range is None:
         raise SpecError(f"[sweep] eps_exp = [\"{exact_str(eps_list[0])}\"] is one e^ε: stability compares pipelines at "
                         "two or more, so one point decides nothing; give a second e^ε, or a range (from, to)")
+    if any(isinstance(p, str) and p.endswith(".csv") for p in (prior, loss)):
+        spec.analyst  # noqa: B018 - prior and loss files read now, once: a bad one is refused before any work
     return spec
 
 
@@ -886,7 +899,7 @@ def _release(spec: StabilitySpec) -> Callable[[Any], Any] | None:
 
 
 def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
-    family = _family(spec)
+    family = spec.perturber
     release = _release(spec)
 
     def build(eps_exp: Any) -> Channel:
@@ -917,7 +930,7 @@ def _candidate(spec: StabilitySpec) -> Callable[[Any, Any], Channel | None]:
     :func:`qifkit.pipelines.count_witness` for exact count queries, else none (the LP decides)."""
     if spec.query != "count" or not spec.exact:
         return lambda high, low: None
-    family = _family(spec)
+    family = spec.perturber
     return lambda high, low: count_witness(family(spec.values, high), family(spec.values, low), spec.respondents,
                                            set(spec.counted))
 
@@ -946,12 +959,20 @@ def sampled_losses(spec: StabilitySpec, eps_exps: Sequence[Fraction]) -> list[fl
     pipelines = [build(e) for e in eps_exps]
     if not pipelines:
         return []
-    prior, loss = _analyst(spec, pipelines[0].secrets)
-    prior, loss = prior.to_float(), loss.to_float()
+    prior, loss = (part.to_float() for part in spec.analyst)
     return [float(posterior_uncertainty(prior, pipeline, loss)) for pipeline in pipelines]
 
 
-def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss]:
+def _analyst(spec: StabilitySpec) -> tuple[Prior, Loss]:
+    """The spec's prior and loss in its arithmetic: :attr:`StabilitySpec.analyst`, or its floats for a
+    float sweep."""
+    prior, loss = spec.analyst
+    if spec.exact:
+        return prior, loss
+    return prior.to_float(), loss.to_float()
+
+
+def _exact_analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss]:
     if spec.prior == "uniform":
         prior = uniform_prior(secrets)
     elif spec.prior == "uniform_tuples":
@@ -975,14 +996,7 @@ def _analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss
         loss = squared_error(secrets)
     else:
         loss = argmax_accuracy(secrets)
-    if not spec.exact:
-        prior = Prior.from_floats([float(p) for p in prior.probabilities()], secrets)
-        loss = Loss.from_floats(
-            [[float(v) * float(spec.scale) for v in row] for row in loss.rows()], loss.secrets, loss.actions
-        )
-    elif spec.scale != 1:
-        loss = loss.scaled(spec.scale)
-    return prior, loss
+    return prior, loss if spec.scale == 1 else loss.scaled(spec.scale)
 
 
 def secret_labels(spec: StabilitySpec) -> tuple[Any, ...]:
@@ -1001,7 +1015,7 @@ def _exact_loss(spec: StabilitySpec, prior: Prior, loss: Loss, build: Callable[[
     else from the built pipeline."""
     if spec.query not in ("count", "threshold", "map") or not spec.exact:
         return lambda eps_exp: posterior_uncertainty(prior, build(eps_exp), loss)
-    family, release = _family(spec), _release(spec)
+    family, release = spec.perturber, _release(spec)
     return lambda eps_exp: count_uncertainty(family(spec.values, eps_exp), spec.respondents, set(spec.counted), prior,
                                              loss, spec.known, release)
 
@@ -1012,7 +1026,7 @@ def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
     against its perturber family (:func:`qifkit.stability.range_proof_defect`)."""
     if spec.query != "count":
         return f"a range proof is about count pipelines; this spec asks a {spec.query} query"
-    family = _family(spec)
+    family = spec.perturber
     return range_proof_defect(lambda t: family(spec.values, t), spec.counted, document)
 
 
@@ -1156,7 +1170,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
 
     def steps() -> str | None:
         """The grid and the range, in order; the reason the run stopped early, or None."""
-        prior, loss = _analyst(spec, secret_labels(spec))
+        prior, loss = _analyst(spec)
         exact_loss = _exact_loss(spec, prior, loss, build)
         if grid:
             say(f"the analyst's loss at {len(grid)} e^ε of the grid")
@@ -1311,7 +1325,7 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     entries; beyond :data:`RANGE_FOLLOW_WORK` a float search comes first, and a rise it confirms
     exactly is the verdict. `say` is told as each step begins."""
     low, high = spec.eps_range  # type: ignore[misc]
-    family = _family(spec)
+    family = spec.perturber
     say(
         f"range [{low}, {high}]: a proof for every analyst"
         + ("" if spec.query == "count" else f" (none for a {spec.query} query)")

@@ -540,3 +540,25 @@ def test_a_census_sized_exact_grid_is_refused_before_any_work_and_its_float_curv
     Path(spec).write_text(Path(spec).read_text().replace("exact = true", "exact = false"))
     assert main(["stability", spec]) == 4  # a float sweep decides nothing, and says so
     assert "0.4992" in capsys.readouterr().out
+
+
+def test_a_specs_files_are_read_once_whatever_the_options(tmp_path, monkeypatch):
+    """Issue 32: the spec layer re-read the same CSV up to 6 times (parsing, the analyst of each
+    step, the plot). The prior and loss files are now read once per parsed spec, however many steps
+    and options use them (grid, range, --plot, --json), and the perturber family is built once."""
+    from proofs_checks import stability_spec
+
+    (tmp_path / "prior.csv").write_text("1/2\n1/4\n1/8\n1/16\n1/16\n")
+    (tmp_path / "loss.csv").write_text("\n".join(",".join(str(abs(x - w)) for w in range(5)) for x in range(5)) + "\n")
+    reads: list[str] = []
+    original = stability_spec.read_table_csv
+
+    def counted(path, *arguments, **keywords):
+        reads.append(Path(path).name)
+        return original(path, *arguments, **keywords)
+
+    monkeypatch.setattr(stability_spec, "read_table_csv", counted)
+    spec = _spec(tmp_path, family="geometric", values=5, respondents=3, known=(0, 1), prior="prior.csv",
+                 loss="loss.csv", eps=("2", "3"), low="2", high="4")
+    assert main(["stability", spec, "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "x.svg")]) in (0, 1, 4)
+    assert sorted(reads) == ["loss.csv", "prior.csv"]

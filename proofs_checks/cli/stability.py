@@ -215,8 +215,9 @@ def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, 
     from proofs_checks.claims import jsonable
     from proofs_checks.stability_spec import report_document
 
+    fields = {field.name: getattr(spec, field.name) for field in dataclasses.fields(spec) if field.repr}
     content = {key: jsonable(value if isinstance(value, (int, str, list, tuple, bool, Fraction)) or value is None
-                             else str(value)) for key, value in dataclasses.asdict(spec).items()}
+                             else str(value)) for key, value in fields.items()}
     return {"input": {"spec": path, "sha256": sha256_of(path), "parsed": content},
             "versions": {name: version(name) for name in ("qifkit", "sympy", "python-flint", "highspy")}
             | {"python": platform.python_version()}, **report_document(report)}
