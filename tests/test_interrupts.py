@@ -15,10 +15,17 @@ import pytest
 COMMAND = [sys.executable, "-m", "proofs_checks.cli", "enumerate", "LDP", "--n", "5", "--eps-exp", "2"]
 
 
+def _as_from_a_terminal() -> None:
+    """Ctrl-C as a terminal delivers it: the child's SIGINT at its default disposition, whatever this
+    test process inherited (an ignored SIGINT is inherited across exec, and Python then installs no
+    KeyboardInterrupt handler: the run went on to exit 0 on a full CI run)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_and_wait_for_blocks(folder: Path, blocks: int) -> subprocess.Popen:
     """Start the n = 5 enumeration and return once its manifest lists `blocks` finished blocks."""
     process = subprocess.Popen([*COMMAND, "--resume", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, preexec_fn=_as_from_a_terminal)
     manifest = folder / "manifest.json"
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
