@@ -1206,10 +1206,11 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
             if deadline is not None and time.perf_counter() > deadline:
                 return f"the time limit of {time_limit:g} s was reached {stage[0]}"
             stage[0] = "during the range"
-            _range_report(spec, report, prior, loss, build, exact_loss, refuted, say)
+            sweep = _FloatSweep(spec)
+            _range_report(spec, report, prior, loss, build, exact_loss, refuted, say, sweep)
             if report["instability"] is None and not report["range"]["every_analyst"]["proved"]:
                 stage[0] = "during the search for a constructed analyst"
-                _constructed_analyst(spec, report, build, refuted, say)
+                _constructed_analyst(spec, report, build, refuted, say, sweep)
         return None
 
     try:
@@ -1318,7 +1319,7 @@ def _analyst_refutation(prior: Prior, loss: Loss, curve: Any, low: Any, high: An
 
 def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
                   build: Callable[[Any], Channel], exact_loss: Callable[[Any], Any],
-                  refuted: Callable[..., None], say: Callable[[str], None]) -> None:
+                  refuted: Callable[..., None], say: Callable[[str], None], sweep: _FloatSweep) -> None:
     """The spec's range, into ``report["range"]``: refinement for every analyst where a proof exists
     (:func:`qifkit.stability.count_refinement_on_range`), and the spec's analyst at every e^ε
     (:func:`qifkit.stability.loss_on_range`) for pipelines of at most :data:`RANGE_MAX_ENTRIES`
@@ -1344,7 +1345,7 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
                if entries > RANGE_MAX_ENTRIES else
                f"symbolic work {work:,} = entries × degree², beyond {RANGE_FOLLOW_WORK:,} before a search")
         say(f"range: the analyst's loss sampled at {RANGE_SAMPLES} e^ε ({why}), each rise re-decided exactly")
-        if _sampled_range(spec, report, prior, loss, exact_loss, refuted, why) or entries > RANGE_MAX_ENTRIES:
+        if _sampled_range(spec, report, prior, loss, exact_loss, refuted, why, sweep) or entries > RANGE_MAX_ENTRIES:
             return
         for key in ("samples", "rises_not_confirmed"):  # the search found nothing; the exact route decides
             del report["range"][key]
@@ -1378,16 +1379,54 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
         refuted("range", a, b, certificate)
 
 
+class _FloatSweep:
+    """A spec's float64 pipelines at the range's :data:`RANGE_SAMPLES` e^ε (:func:`sample_grid`),
+    built once for both searches that read them: the spec's analyst's losses (:func:`_sampled_range`)
+    and, for at most :data:`DICHOTOMY_MAX_SECRETS` secrets, every two-secret analyst's Bayes risks
+    (:func:`_constructed_analyst`). Only the numbers are kept, not the pipelines."""
+
+    def __init__(self, spec: StabilitySpec) -> None:
+        assert spec.eps_range is not None  # only for a range
+        self.spec, self.grid = spec, sample_grid(*spec.eps_range, samples=RANGE_SAMPLES)
+        self.secrets = secret_labels(spec)
+        self._losses: list[float] | None = None
+        self._risks: list[Any] = []
+
+    def _run(self) -> None:
+        build = _builder(dataclasses.replace(self.spec, exact=False))
+        prior, loss = (part.to_float() for part in self.spec.analyst)
+        pairs = len(self.secrets) <= DICHOTOMY_MAX_SECRETS
+        self._losses = []
+        for eps_exp in self.grid:
+            pipeline = build(eps_exp)
+            self._losses.append(float(posterior_uncertainty(prior, pipeline, loss)))
+            if pairs:
+                self._risks.append(dichotomy_risks(pipeline.matrix))
+
+    def losses(self, grid: Sequence[Fraction]) -> list[float]:
+        """The spec's analyst's float losses at `grid`, which must be the sweep's."""
+        assert list(grid) == self.grid, "a float sweep answers for its own samples only"
+        if self._losses is None:
+            self._run()
+        assert self._losses is not None
+        return self._losses
+
+    def risks(self) -> list[Any]:
+        """The two-secret analysts' Bayes risks at each sample (:func:`qifkit.stability.dichotomy_risks`)."""
+        if self._losses is None:
+            self._run()
+        return self._risks
+
+
 def _constructed_analyst(spec: StabilitySpec, report: dict[str, Any], build: Callable[[Any], Channel],
-                         refuted: Callable[..., None], say: Callable[[str], None]) -> None:
+                         refuted: Callable[..., None], say: Callable[[str], None], sweep: _FloatSweep) -> None:
     """On a range that no proof covers and where the spec's analyst saw no rise: search every
     two-secret Bayes analyst (:func:`qifkit.stability.dichotomy_risks`, float64 pipelines at
     :data:`RANGE_SAMPLES` e^ε) and re-decide the largest rises of :data:`DICHOTOMY_CONFIRMATIONS`
     pairs exactly (the generating functions of :func:`_exact_loss`); a confirmed one is a certified
     instability, found by a constructed analyst. What was searched goes to
     ``report["range"]["constructed"]``."""
-    assert spec.eps_range is not None  # only called for a range
-    secrets = secret_labels(spec)
+    secrets = sweep.secrets
     if len(secrets) > DICHOTOMY_MAX_SECRETS:
         report["range"]["constructed"] = (f"not searched: {len(secrets):,} secrets, beyond the "
                                           f"{DICHOTOMY_MAX_SECRETS} whose pairs are searched")
@@ -1395,11 +1434,9 @@ def _constructed_analyst(spec: StabilitySpec, report: dict[str, Any], build: Cal
     pairs = len(secrets) * (len(secrets) - 1) // 2
     say(f"range: {pairs} pairs of secrets searched for a two-secret analyst whose loss rises ({RANGE_SAMPLES} e^ε in "
         "float64), the largest rises re-decided exactly")
-    grid = sample_grid(*spec.eps_range, samples=RANGE_SAMPLES)
-    float_build = _builder(dataclasses.replace(spec, exact=False))
-    risks = [dichotomy_risks(float_build(e).matrix) for e in grid]
+    grid = sweep.grid
     loss = bayes_risk(secrets)
-    candidates = dichotomy_rises(risks, len(secrets), most=DICHOTOMY_CONFIRMATIONS)
+    candidates = dichotomy_rises(sweep.risks(), len(secrets), most=DICHOTOMY_CONFIRMATIONS)
     for candidate in candidates:
         weight = {candidate.first: candidate.weight, candidate.second: 1 - candidate.weight}
         prior = Prior.from_values([weight.get(k, Fraction(0)) for k in range(len(secrets))], secrets)
@@ -1419,13 +1456,14 @@ def _constructed_analyst(spec: StabilitySpec, report: dict[str, Any], build: Cal
 
 
 def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
-                   exact_loss: Callable[[Any], Any], refuted: Callable[..., None], why: str) -> bool:
+                   exact_loss: Callable[[Any], Any], refuted: Callable[..., None], why: str, sweep: _FloatSweep
+                   ) -> bool:
     """The spec's analyst on a range too large to follow symbolically first (`why` says how), by
     :func:`qifkit.stability.search_rises` (float64 pipelines at :data:`RANGE_SAMPLES` e^ε, each rise
     re-decided by the exact losses), into ``report["range"]``. The rising stretches are reported
     between sampled points, not with exact ends. Returns whether a rise was confirmed."""
     assert spec.eps_range is not None  # only called for a range
-    found = search_rises(lambda grid: sampled_losses(spec, grid), exact_loss, *spec.eps_range, samples=RANGE_SAMPLES)
+    found = search_rises(sweep.losses, exact_loss, *spec.eps_range, samples=RANGE_SAMPLES)
     report["range"].update({
         "analyst": f"sampled ({why}): its loss in float64 at {len(found.samples)} e^ε, each rise re-decided exactly",
         "samples": len(found.samples),
