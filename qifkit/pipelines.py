@@ -162,19 +162,13 @@ def _lumped(algebra: _Algebra, perturber: Channel, factors: dict[Hashable, Any],
     base = algebra.one()
     for value, count in Counter(known).items():
         base = algebra.mul(base, algebra.power(factors[value], count))
-    unknown = respondents - len(known)
-    values = perturber.secrets
-    if unknown == 1:
-        rows = [algebra.coefficients(algebra.mul(base, factors[v]), length) for v in values]
-        return _channel_from_rows(algebra, rows, values, outputs)
-    rows, secrets = [], []
-    for histogram in histograms(len(values), unknown):
+    secrets, unknown_values = unknown_secrets(perturber.secrets, respondents - len(known))
+    rows = []
+    for counts in unknown_values:
         poly = base
-        for value, count in zip(values, histogram, strict=True):
-            if count:
-                poly = algebra.mul(poly, algebra.power(factors[value], count))
+        for value, count in counts.items():
+            poly = algebra.mul(poly, factors[value] if count == 1 else algebra.power(factors[value], count))
         rows.append(algebra.coefficients(poly, length))
-        secrets.append(histogram)
     return _channel_from_rows(algebra, rows, secrets, outputs)
 
 
@@ -257,19 +251,13 @@ def count_uncertainty(perturber: Channel, respondents: int, counted: Collection[
     base = flint.fmpq_poly([1])
     for value, count in Counter(known).items():
         base *= factor[value] ** count
-    unknown = respondents - len(known)
-    if unknown == 1:
-        secrets: list[Any] = list(perturber.secrets)
-        polys = [factor[v] for v in secrets]
-    else:
-        secrets = histograms(len(perturber.secrets), unknown)
-        polys = []
-        for histogram in secrets:
-            poly = flint.fmpq_poly([1])
-            for value, count in zip(perturber.secrets, histogram, strict=True):
-                if count:
-                    poly *= factor[value] ** count
-            polys.append(poly)
+    secrets, unknown_values = unknown_secrets(perturber.secrets, respondents - len(known))
+    polys = []
+    for counts in unknown_values:
+        poly = flint.fmpq_poly([1])
+        for value, count in counts.items():
+            poly *= factor[value] ** count
+        polys.append(poly)
     prior = prior._aligned(tuple(secrets))
     if tuple(loss.secrets) != tuple(secrets):
         raise LabelError("the loss's secrets are not the pipeline's secrets (in the same order)")
@@ -298,6 +286,20 @@ def count_uncertainty(perturber: Channel, respondents: int, counted: Collection[
                 sums[w] += row[y]
         best = [min(sums) for sums in grouped.values()]
     return Fraction(int(sum(best, flint.fmpz(0))), denominator)
+
+
+def unknown_secrets(values: Sequence[Hashable], unknown: int) -> tuple[list[Any], list[dict[Hashable, int]]]:
+    """A count pipeline's secrets in :func:`count_pipeline`'s order, and for each how many unknown
+    respondents hold each value: the one unknown respondent's value, or the histograms of the
+    `unknown` respondents over `values`.
+
+    >>> unknown_secrets(["a", "b"], 2)
+    ([(2, 0), (1, 1), (0, 2)], [{'a': 2}, {'a': 1, 'b': 1}, {'b': 2}])
+    """
+    if unknown == 1:
+        return list(values), [{value: 1} for value in values]
+    secrets = histograms(len(values), unknown)
+    return secrets, [{v: c for v, c in zip(values, h, strict=True) if c} for h in secrets]
 
 
 def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: int,

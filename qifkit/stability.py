@@ -45,6 +45,7 @@ from qifkit.refinement import Refinement, refines
 from qifkit.validation import whole_number
 
 __all__ = [
+    "symbolic_on_range",
     "range_proof_defect",
     "condition_11",
     "pipeline_refinement",
@@ -235,7 +236,7 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     >>> [(a.decimal(12), b.decimal(12)) for a, b in curve.rising]
     [('3.500544517844', '3.516615491052')]
     """
-    low, high, t, channel = _symbolic_on_range(build, low, high, "pipeline")
+    low, high, t, channel = symbolic_on_range(build, low, high, "pipeline")
     domain, table = expected_table(prior, channel, loss)
     columns = [_column(domain, column, t, low, high) for column in zip(*table, strict=True)]
     differences = [f - g for denominator, polys in columns for i, f in enumerate(polys) for g in polys[i + 1:]]
@@ -355,7 +356,7 @@ def search_rises(float_losses: Callable[[Sequence[Fraction]], Sequence[float]], 
     return RangeSearch(tuple(grid), tuple(confirmed), len(runs) - len(confirmed))
 
 
-def _symbolic_on_range(build: Callable[[Any], Channel], low: Any, high: Any, what: str
+def symbolic_on_range(build: Callable[[Any], Channel], low: Any, high: Any, what: str
                        ) -> tuple[Fraction, Fraction, sympy.Symbol, Channel]:
     """The range's exact ends (checked 1 < low < high), the symbol t standing for e^ε, and
     build(t), which must have entries that are rational functions of t."""
@@ -437,7 +438,7 @@ def count_refinement_on_range(perturber: Callable[[Any], Channel], counted: Iter
     >>> proof.hit, proof.miss
     ('t/(t + 3)', '1/(t + 3)')
     """
-    low, high, t, channel = _symbolic_on_range(perturber, low, high, "perturber")
+    low, high, t, channel = symbolic_on_range(perturber, low, high, "perturber")
     hits = _hit_probabilities(channel, counted)
     if len(hits) == 1:
         return CountRangeProof(low, high, _written(hits[0]), _written(hits[0]),
@@ -494,7 +495,7 @@ def range_proof_defect(perturber: Callable[[Any], Channel], counted: Iterable[An
     if not isinstance(proof, dict) or not all(isinstance(proof.get(k), str) for k in ("from", "to", "hit", "miss")):
         return 'a range proof is a JSON object with the strings "from", "to", "hit" and "miss"'
     try:
-        low, high, t, channel = _symbolic_on_range(perturber, proof["from"], proof["to"], "perturber")
+        low, high, t, channel = symbolic_on_range(perturber, proof["from"], proof["to"], "perturber")
         hit, miss = (parse_rational_function(proof[k], t) for k in ("hit", "miss"))
     except QifError as error:
         return f"the proof does not read: {error}"
