@@ -164,6 +164,18 @@ MUTATIONS = (
              "        return cls.decide(not failures, Status.CONFIRMED, summary, **evidence, **shown)",
              "        return cls.decide(True, Status.CONFIRMED, summary, **evidence, **shown)",
              ("tests/test_checks.py",), "a check whose cases failed is confirmed"),
+    Mutation("ball-hull-first-candidate", "qifkit/ball_range.py",
+             "                    hull = hull.union(row[w][1])",
+             "                    hull = hull",
+             ("tests/test_ball_range.py",), "a label's other candidate actions leave the derivative's ball"),
+    Mutation("ball-candidate-dropped", "qifkit/ball_range.py",
+             "        return bool(left[w][0] - left[u][0] > 0 and right[w][0] - right[u][0] > 0)",
+             "        return bool(left[w][0] - left[u][0] > 0 or right[w][0] - right[u][0] > 0)",
+             ("tests/test_ball_range.py",), "an action above another at one end only is dropped from the candidates"),
+    Mutation("ball-turn-sign", "qifkit/ball_range.py",
+             "        falling_first = left < 0",
+             "        falling_first = left > 0",
+             ("tests/test_ball_range.py",), "a turn of the loss reported the wrong way round"),
 )
 
 

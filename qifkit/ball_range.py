@@ -1,0 +1,444 @@
+"""A count pipeline's loss over a range of e^ε, decided piece by piece in rigorous ball arithmetic.
+
+:func:`qifkit.stability.loss_on_range` follows an analyst's loss over every e^ε of a range by
+real-root isolation, whose cost grows with the cube of the entries' degree in e^ε (about N·(K − 1)
+for N respondents over K values). Beyond a few hundred, this module decides the same question by
+proving the sign of the loss's derivative on sub-intervals (Alvim et al. 2023, Def. 10: the loss
+must never rise as e^ε grows):
+
+* on an interval I of e^ε, every perturber's chance h_v(t) of reporting a counted value, and its
+  derivative, are enclosed in Arb balls (python-flint), from their exact rational functions;
+* the analyst's expected loss of action w at released label y, E[w, y](t) = Σ_x π_x ℓ(x, w)
+  [z^y] base(z)·P_x(z) (the generating functions of :func:`qifkit.pipelines.count_uncertainty`),
+  is enclosed with its derivative by the product rule on polynomials with ball coefficients;
+* the loss is U = Σ_y min_w E[w, y]. Only actions whose enclosure can reach the minimum on I
+  (lower end ≤ the least upper end) can be best there, so U' lies almost everywhere in the sum
+  over y of the hulls of their derivatives. If that ball is ≤ 0, U never rises on I; if > 0, it
+  rises on all of I (U is absolutely continuous); otherwise I is split in two.
+
+Pieces are split by a budget of work (evaluations, never the clock) down to a relative width of
+2^-32; a piece left undecided is reported as such. Overestimation grows with the number of
+respondents times the relative change of h over a piece, so census-sized populations need very
+many pieces (``bench_stability.py`` measures it): the budget then ends with undecided pieces, and
+rises are confirmed exactly elsewhere.
+
+Examples
+--------
+App. D.1's pipeline (geometric perturber on 7 values, 4 respondents of whom 3 are known, the count
+of zeros, linear loss) rises on one stretch of [3, 4], from about 3.50054 to 3.51662
+(:func:`qifkit.stability.loss_on_range` gives its ends exactly):
+
+>>> from qifkit import truncated_geometric, uniform_prior, linear_error
+>>> curve = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
+...                             linear_error(range(7)), 3, 4, known=(0, 1, 1))
+>>> curve.monotone, [(round(float(a), 4), round(float(b), 4)) for a, b in curve.rising]
+(False, [(3.5005, 3.5166)])
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Collection, Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+import flint
+import sympy
+
+from qifkit.channel import Channel
+from qifkit.errors import LabelError, UndecidableError
+from qifkit.measures import Loss, Prior
+from qifkit.numbers import to_fmpq
+from qifkit.pipelines import unknown_secrets
+from qifkit.real_roots import rational_between
+from qifkit.stability import symbolic_on_range
+
+__all__ = ["FALLING", "RISING", "TURNING", "UNDECIDED", "Piece", "BallRange", "count_loss_on_range", "BALL_PIECES"]
+
+FALLING, RISING, TURNING, UNDECIDED = "falling", "rising", "turning", "undecided"
+#: The default budget of :func:`count_loss_on_range`: how many pieces' derivatives it encloses.
+BALL_PIECES = 4000
+#: Working precision of the balls, in bits.
+PRECISION = 128
+#: A piece narrower than this fraction of its left end is not split further.
+NARROWEST = Fraction(1, 2**32)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """[low, high] and what the loss does there: ``"falling"`` (never rises: non-increasing),
+    ``"rising"`` (strictly increasing), ``"turning"`` (its derivative is monotone there and changes
+    sign once: the loss falls then rises, or rises then falls) or ``"undecided"``."""
+
+    low: Fraction
+    high: Fraction
+    direction: str
+
+
+@dataclass(frozen=True)
+class BallRange:
+    """The loss over [low, high] as consecutive :class:`Piece` s, and the derivative enclosures it took."""
+
+    low: Fraction
+    high: Fraction
+    pieces: tuple[Piece, ...]
+    evaluations: int
+    def stretches(self, direction: str) -> tuple[tuple[Fraction, Fraction], ...]:
+        """The maximal stretches made of consecutive pieces of one direction."""
+        merged: list[list[Fraction]] = []
+        for piece in self.pieces:
+            if piece.direction != direction:
+                continue
+            if merged and merged[-1][1] == piece.low:
+                merged[-1][1] = piece.high
+            else:
+                merged.append([piece.low, piece.high])
+        return tuple((a, b) for a, b in merged)
+
+    @property
+    def rising(self) -> tuple[tuple[Fraction, Fraction], ...]:
+        """Where the loss is proved to rise with e^ε."""
+        return self.stretches(RISING)
+
+    @property
+    def undecided(self) -> tuple[tuple[Fraction, Fraction], ...]:
+        """Where neither direction was proved (a turn of the loss, a flat touch, or the budget's end)."""
+        return self.stretches(UNDECIDED)
+
+    @property
+    def monotone(self) -> bool | None:
+        """False if the loss rises somewhere, True if it is proved never to rise, else None."""
+        if self.rising:
+            return False
+        return None if self.undecided else True
+
+
+class _Jet(NamedTuple):
+    """A polynomial in the count's variable z with ball coefficients, and its first and second
+    derivatives in t."""
+
+    value: Any
+    slope: Any
+    curve: Any
+
+    def times(self, other: _Jet) -> _Jet:
+        return _Jet(self.value * other.value, self.slope * other.value + self.value * other.slope,
+                    self.curve * other.value + self.slope * other.slope * 2 + self.value * other.curve)
+
+    def power(self, n: int) -> _Jet:
+        if n == 1:
+            return self
+        below = self.value ** (n - 2)
+        lower = below * self.value
+        return _Jet(lower * self.value, lower * self.slope * n,
+                    below * self.slope * self.slope * (n * (n - 1)) + lower * self.curve * n)
+
+    def plus(self, other: _Jet, weight: Any) -> _Jet:
+        return _Jet(self.value + other.value * weight, self.slope + other.slope * weight,
+                    self.curve + other.curve * weight)
+
+
+def _fmpq_poly(expression: sympy.Expr, t: sympy.Symbol) -> Any:
+    coefficients = sympy.Poly(expression, t, domain="QQ").all_coeffs()[::-1]
+    return flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in coefficients])
+
+
+def _ball(a: Fraction, b: Fraction) -> Any:
+    return flint.arb(to_fmpq(a)) if a == b else flint.arb(to_fmpq(a)).union(flint.arb(to_fmpq(b)))
+
+
+class _LossSlope:
+    """Encloses the loss's first and second derivatives on a piece (the module's docstring)."""
+
+    def __init__(self, channel: Channel, t: sympy.Symbol, respondents: int, counted: Collection[Hashable],
+                 prior: Prior, loss: Loss, known: Sequence[Hashable], release: Callable[[int], Hashable] | None,
+                 low: Fraction, high: Fraction) -> None:
+        columns = [j for j, y in enumerate(channel.outputs) if y in counted]
+        if len(columns) != len(set(counted)):
+            raise LabelError(f"a counted value is not an output of the perturber: {sorted(map(repr, counted))}")
+        self.hits: dict[Hashable, tuple[Any, Any]] = {}
+        for value, row in zip(channel.secrets, channel.rows(), strict=True):
+            numerator, denominator = sympy.fraction(sympy.cancel(sum((row[j] for j in columns), sympy.Integer(0))))
+            if sympy.Poly(denominator, t).count_roots(sympy.Rational(low), sympy.Rational(high)) > 0:
+                raise UndecidableError(f"the chance that value {value!r} is counted, {numerator / denominator}, "
+                                       f"has a pole between e^ε = {low} and {high}")
+            self.hits[value] = (_fmpq_poly(numerator, t), _fmpq_poly(denominator, t))
+        self.known = Counter(known)
+        secrets, self.unknown = unknown_secrets(channel.secrets, respondents - len(known))
+        prior = prior._aligned(tuple(secrets))
+        if tuple(loss.secrets) != tuple(secrets):
+            raise LabelError("the loss's secrets are not the pipeline's secrets (in the same order)")
+        weights = [to_fmpq(p) for p in prior.probabilities()]
+        rows = [[to_fmpq(v) for v in row] for row in loss.rows()]
+        mixtures = ([(k, weights[k] * rows[k][w]) for k in range(len(secrets)) if weights[k] and rows[k][w]]
+                    for w in range(len(loss.actions)))
+        self.weights = list({tuple(m): m for m in mixtures}.values())  # actions of equal expected losses once
+        labels: dict[Hashable, list[int]] = {}
+        for count in range(respondents + 1):
+            labels.setdefault(count if release is None else release(count), []).append(count)
+        self.groups = list(labels.values())
+        self.length = respondents + 1
+        self._points: dict[Fraction, Any] = {}
+        self.calls = 0
+
+    def _factors(self, ball: Any) -> dict[Hashable, _Jet]:
+        """Each value's factor 1 − h + h·z with h = N/D, and its derivatives in t."""
+        factors = {}
+        for value, (numerator, denominator) in self.hits.items():
+            top, bottom = flint.arb_poly(numerator), flint.arb_poly(denominator)
+            n, n1, n2 = (p(ball) for p in (top, top.derivative(), top.derivative().derivative()))
+            d, d1, d2 = (p(ball) for p in (bottom, bottom.derivative(), bottom.derivative().derivative()))
+            hit = n / d
+            slope = (n1 * d - n * d1) / (d * d)
+            curve = n2 / d - n1 * d1 * 2 / (d * d) - n * d2 / (d * d) + n * d1 * d1 * 2 / (d * d * d)
+            factors[value] = _Jet(flint.arb_poly([1 - hit, hit]), flint.arb_poly([-slope, slope]),
+                                  flint.arb_poly([-curve, curve]))
+        return factors
+
+    def table(self, a: Fraction, b: Fraction) -> list[list[tuple[Any, Any, Any]]]:
+        """For each released label and action: balls holding E[w, y], its first and its second
+        derivative in t over [a, b] (a point's are kept: pieces share their ends)."""
+        if a == b and a in self._points:
+            return self._points[a]
+        self.calls += 1
+        with flint.ctx.workprec(PRECISION):
+            factors = self._factors(_ball(a, b))
+            empty = flint.arb_poly([])
+            one = _Jet(flint.arb_poly([1]), empty, empty)
+            base = one
+            for value, count in self.known.items():
+                base = base.times(factors[value].power(count))
+            rows = []
+            for counts in self.unknown:
+                row = one
+                for value, count in counts.items():
+                    row = row.times(factors[value].power(count))
+                rows.append(row)
+            zero = flint.arb(0)
+            expected = []
+            for weighted in self.weights:
+                mixture = _Jet(empty, empty, empty)
+                for k, weight in weighted:
+                    mixture = mixture.plus(rows[k], flint.arb(weight))
+                jet = base.times(mixture)
+                expected.append([c + [zero] * (self.length - len(c))
+                                 for c in (jet.value.coeffs(), jet.slope.coeffs(), jet.curve.coeffs())])
+            table = [[(sum((value[y] for y in group), zero), sum((slope[y] for y in group), zero),
+                       sum((curve[y] for y in group), zero)) for value, slope, curve in expected]
+                     for group in self.groups]
+        if a == b:
+            self._points[a] = table
+        return table
+
+    def best(self, a: Fraction, b: Fraction, table: list[list[tuple[Any, Any, Any]]]) -> list[list[int]]:
+        """For each label, the actions that can be best somewhere in [a, b]: those whose enclosure
+        reaches the least upper end, less those proved above another action all along (their
+        difference monotone on [a, b], by its derivative's ball, and positive at both ends)."""
+        candidates = []
+        with flint.ctx.workprec(PRECISION):
+            for y, row in enumerate(table):
+                ceiling = min(row, key=lambda entry: entry[0].upper())
+                lowest = row.index(ceiling)
+                chosen = [w for w, entry in enumerate(row) if entry[0].lower() <= ceiling[0].upper()]
+                if len(chosen) > 1 and a < b:
+                    chosen = [w for w in chosen if w == lowest or not self._above(y, w, lowest, a, b, table)]
+                candidates.append(chosen)
+        return candidates
+
+    def _above(self, y: int, w: int, u: int, a: Fraction, b: Fraction, table: list[list[tuple[Any, Any, Any]]]
+               ) -> bool:
+        """Whether E[w, y] > E[u, y] on all of [a, b]."""
+        change = table[y][w][1] - table[y][u][1]
+        if not (change > 0 or change < 0):
+            return False
+        left, right = self.table(a, a)[y], self.table(b, b)[y]
+        return bool(left[w][0] - left[u][0] > 0 and right[w][0] - right[u][0] > 0)
+
+    def slopes(self, a: Fraction, b: Fraction) -> tuple[list[Any], Any, list[list[int]]]:
+        """Balls one of which holds U'(t) for almost every t in [a, b] (one ball; two where one
+        label has two candidate actions, each taken as best in turn); a ball holding U''(t) on
+        [a, b] when no label's best action can change there (else None); and the candidates."""
+        table = self.table(a, b)
+        candidates = self.best(a, b, table)
+        torn = [y for y, chosen in enumerate(candidates) if len(chosen) > 1]
+        if len(torn) == 1 and len(candidates[torn[0]]) == 2:
+            y = torn[0]
+            sides = [self._sum(table, [[w] if k == y else chosen for k, chosen in enumerate(candidates)])[0]
+                     for w in candidates[y]]
+            return sides, None, candidates
+        first, second = self._sum(table, candidates)
+        return [first], second, candidates
+
+    @staticmethod
+    def _sum(table: list[list[tuple[Any, Any, Any]]], candidates: list[list[int]]) -> tuple[Any, Any]:
+        """U' (the hull over each label's candidates) and U'' (None unless every label has one)."""
+        if len({tuple(chosen) for chosen in candidates}) == 1 and len(candidates[0]) == 1:
+            # one best action w at every label: U = Σ_x π_x ℓ(x, w) Σ_y P(y | x) is constant
+            return flint.arb(0), flint.arb(0)
+        with flint.ctx.workprec(PRECISION):
+            first: Any = flint.arb(0)
+            second: Any = flint.arb(0)
+            for row, chosen in zip(table, candidates, strict=True):
+                if not chosen:  # a non-finite enclosure: nothing can be said on this piece
+                    return flint.arb("nan"), None
+                hull = row[chosen[0]][1]
+                for w in chosen[1:]:
+                    hull = hull.union(row[w][1])
+                first += hull
+                second = second + row[chosen[0]][2] if second is not None and len(chosen) == 1 else None
+        return first, second
+
+    def at(self, point: Fraction) -> Any:
+        """A ball holding U'(point) (both one-sided derivatives, where a best action changes)."""
+        sides = self.slopes(point, point)[0]
+        with flint.ctx.workprec(PRECISION):
+            return sides[0] if len(sides) == 1 else sides[0].union(sides[1])
+
+    def crossing(self, y: int, w: int, u: int, a: Fraction, b: Fraction, pieces: int
+                 ) -> tuple[Fraction, Fraction] | None:
+        """Where E[w, y] − E[u, y], monotone on [a, b] and of opposite signs at its ends, vanishes:
+        a bracket narrowed by bisection on point values (within the budget), or None."""
+        with flint.ctx.workprec(PRECISION):
+            change = self.table(a, b)[y][w][1] - self.table(a, b)[y][u][1]
+
+            def gap(at: Fraction) -> Any:
+                row = self.table(at, at)[y]
+                return row[w][0] - row[u][0]
+
+            if not (change > 0 or change < 0):
+                return None
+            before, after = gap(a), gap(b)
+            if not ((before < 0 and after > 0) or (before > 0 and after < 0)):
+                return None
+            while b - a > a * NARROWEST and self.calls < pieces:
+                middle = _split(a, b)
+                at = gap(middle)
+                if not (at < 0 or at > 0):
+                    break
+                if (at < 0) == (before < 0):
+                    a = middle
+                else:
+                    b = middle
+        return a, b
+
+
+def _split(a: Fraction, b: Fraction) -> Fraction:
+    """A simple rational inside (a, b): near the geometric mean on a wide piece, else in its middle half."""
+    if b > 2 * a:
+        middle = Fraction(math.sqrt(a) * math.sqrt(b)).limit_denominator(2**16)
+        if a < middle < b:
+            return middle
+    return rational_between(a + (b - a) / 4, b - (b - a) / 4)
+
+
+def count_loss_on_range(family: Callable[[Any], Channel], respondents: int, counted: Collection[Hashable],
+                        prior: Prior, loss: Loss, low: Any, high: Any, *, known: Sequence[Hashable] = (),
+                        release: Callable[[int], Hashable] | None = None, pieces: int = BALL_PIECES) -> BallRange:
+    """Where the analyst's loss on a count pipeline rises and falls over e^ε in [low, high].
+
+    Parameters
+    ----------
+    family : callable
+        The perturber at an e^ε: called once with a sympy symbol, it must give a channel whose
+        entries are rational functions of it (the toolkit's mechanisms do).
+    respondents, counted, known, release
+        As for :func:`qifkit.pipelines.count_uncertainty`.
+    prior, loss : Prior, Loss
+        Exact, on the pipeline's secrets.
+    low, high
+        The range of e^ε, 1 < low < high.
+    pieces : int
+        The budget: how many pieces' derivatives are enclosed before the rest is left undecided.
+
+    Returns
+    -------
+    BallRange
+        Consecutive pieces covering [low, high], each falling, rising or undecided. A rising or
+        falling piece is proved (ball arithmetic); a caller that reports an instability confirms
+        it by exact losses at two points of a rising piece.
+
+    Raises
+    ------
+    PrivacyParameterError
+        If low ≤ 1 or high ≤ low.
+    UndecidableError
+        If `family` does not give rational functions of e^ε, or a counted chance has a pole in the range.
+    """
+    low, high, t, channel = symbolic_on_range(family, low, high, "perturber")
+    slope = _LossSlope(channel, t, respondents, counted, prior, loss, known, release, low, high)
+    found: list[Piece] = []
+    stack = [(low, high)]
+    while stack:
+        a, b = stack.pop()
+        if slope.calls >= pieces:
+            found.append(Piece(a, b, UNDECIDED))
+            continue
+        sides, second, candidates = slope.slopes(a, b)
+        if all(side <= 0 for side in sides):
+            found.append(Piece(a, b, FALLING))
+        elif all(side > 0 for side in sides):
+            found.append(Piece(a, b, RISING))
+        elif second is not None and (second > 0 or second < 0) and _monotone_slope(slope, a, b, found, pieces):
+            pass
+        elif second is not None and (direction := _centred(slope, a, b, second)) is not None:
+            found.append(Piece(a, b, direction))
+        elif b - a <= a * NARROWEST:
+            found.append(Piece(a, b, UNDECIDED))
+        else:
+            stack += _parts(slope, a, b, candidates, pieces)
+    return BallRange(low, high, tuple(found), slope.calls)
+
+
+def _parts(slope: _LossSlope, a: Fraction, b: Fraction, candidates: list[list[int]], pieces: int
+           ) -> list[tuple[Fraction, Fraction]]:
+    """[a, b] cut in the pieces to decide next, last first: around the one change of best action
+    on it when one label has two candidates whose difference is monotone (the bracket of the
+    change, narrowed by bisection, is a piece of its own), else at a simple point inside."""
+    torn = [(y, chosen) for y, chosen in enumerate(candidates) if len(chosen) > 1]
+    if len(torn) == 1 and len(torn[0][1]) == 2:
+        y, (w, u) = torn[0]
+        bracket = slope.crossing(y, w, u, a, b, pieces)
+        if bracket is not None and a < bracket[0] and bracket[1] < b:
+            return [(bracket[1], b), bracket, (a, bracket[0])]
+    middle = _split(a, b)
+    return [(middle, b), (a, middle)]
+
+
+def _centred(slope: _LossSlope, a: Fraction, b: Fraction, second: Any) -> str | None:
+    """The mean-value form U'(t) ∈ U'(m) + U''([a, b])·(t − m), with m the point [a, b] would be
+    split at (its value is kept for the halves): a direction, or None."""
+    middle = _split(a, b)
+    with flint.ctx.workprec(PRECISION):
+        centred = slope.at(middle) + second * (_ball(a, b) - flint.arb(to_fmpq(middle)))
+    return FALLING if centred <= 0 else RISING if centred > 0 else None
+
+
+def _monotone_slope(slope: _LossSlope, a: Fraction, b: Fraction, found: list[Piece], pieces: int) -> bool:
+    """On [a, b], where U' is monotone (U'' has one sign and no best action changes): its sign
+    from U'(a) and U'(b); where they differ, U' has one root, located by bisection on point
+    signs, and the loss turns there once. Appends the pieces and returns True, or returns False
+    when the ends' signs are not decided."""
+    left, right = slope.at(a), slope.at(b)
+    if left <= 0 and right <= 0:
+        found.append(Piece(a, b, FALLING))
+    elif (left >= 0 and right > 0) or (left > 0 and right >= 0):
+        found.append(Piece(a, b, RISING))
+    elif (left < 0 and right > 0) or (left > 0 and right < 0):
+        start, end, before = a, b, left
+        while end - start > start * NARROWEST and slope.calls < pieces:
+            middle = _split(start, end)
+            at = slope.at(middle)
+            if not (at < 0 or at > 0):
+                break
+            if (at < 0) == (before < 0):
+                start = middle
+            else:
+                end = middle
+        falling_first = left < 0
+        found += [Piece(a, start, FALLING if falling_first else RISING), Piece(start, end, TURNING),
+                  Piece(end, b, RISING if falling_first else FALLING)]
+    else:
+        return False
+    return True

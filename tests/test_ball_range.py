@@ -1,0 +1,163 @@
+"""The analyst's loss on a range by ball arithmetic (issue 32, item 5: qifkit.ball_range), checked
+against the exact route of real-root isolation (qifkit.stability.loss_on_range) on random count
+pipelines, against App. D.1's printed grid, and on bad input."""
+
+import random
+from fractions import Fraction as F
+
+import pytest
+
+from qifkit import (
+    Loss,
+    Prior,
+    bayes_risk,
+    linear_error,
+    randomized_response,
+    squared_error,
+    truncated_geometric,
+    uniform_prior,
+)
+from qifkit.ball_range import FALLING, RISING, TURNING, UNDECIDED, count_loss_on_range
+from qifkit.errors import LabelError, PrivacyParameterError, UndecidableError
+from qifkit.pipelines import count_pipeline, unknown_secrets
+from qifkit.postprocess import deterministic
+from qifkit.real_roots import RealPoint
+from qifkit.stability import loss_on_range
+
+
+def _left_of(point: RealPoint, q: F) -> bool:
+    """point ≤ q, decided by narrowing the point's isolating interval (a rational compares at once)."""
+    while True:
+        low, high = point.bounds
+        if high <= q:
+            return True
+        if low > q:
+            return False
+        point.narrowed((high - low) / 4)
+
+
+def _right_of(point: RealPoint, q: F) -> bool:
+    """point ≥ q."""
+    while True:
+        low, high = point.bounds
+        if low >= q:
+            return True
+        if high < q:
+            return False
+        point.narrowed((high - low) / 4)
+
+
+def _agrees(ball, exact) -> None:
+    """Every piece the balls decided agrees with the exact stretches: a rising piece lies in an
+    exact rising stretch, a falling piece meets none, and a decided verdict is the exact one."""
+    for piece in ball.pieces:
+        if piece.direction == RISING:
+            assert any(_left_of(s, piece.low) and _right_of(e, piece.high) for s, e in exact.rising), piece
+        elif piece.direction == FALLING:
+            assert all(_left_of(e, piece.low) or _right_of(s, piece.high) for s, e in exact.rising), piece
+    assert ball.monotone in (None, exact.monotone)
+    assert ball.pieces[0].low == exact.low and ball.pieces[-1].high == exact.high
+    assert all(p.high == q.low for p, q in zip(ball.pieces, ball.pieces[1:], strict=False))
+
+
+def _random_case(rng: random.Random):
+    """A small count pipeline: a perturber family, its population and counted values, a threshold
+    or the count itself released, a random prior and loss, and a range of e^ε."""
+    values = rng.randint(2, 4)
+    name = rng.choice(["geometric", "rr"])
+
+    def family(t):
+        return truncated_geometric(values, t) if name == "geometric" else randomized_response(values, t)
+
+    respondents = rng.randint(2, 5)
+    unknown = 1 if rng.random() < 0.7 else 2
+    known = tuple(rng.randrange(values) for _ in range(respondents - unknown))
+    counted = set(rng.sample(range(values), rng.randint(1, values - 1)))
+    at = rng.randint(1, respondents) if rng.random() < 0.4 else None
+    secrets, _ = unknown_secrets(list(range(values)), unknown)
+    weights = [rng.randint(1, 9) for _ in secrets]
+    prior = Prior.from_values([F(w, sum(weights)) for w in weights], secrets)
+    kind = rng.choice(["bayes", "linear", "squared", "table"])
+    if kind == "table" or unknown > 1:
+        actions = rng.randint(2, 3)
+        loss = Loss.from_rows([[F(rng.randint(0, 6)) for _ in range(actions)] for _ in secrets], secrets,
+                              tuple(range(actions)))
+    else:
+        loss = {"bayes": bayes_risk, "linear": linear_error, "squared": squared_error}[kind](secrets)
+    low = F(rng.randint(11, 40), 10)
+    high = low + F(rng.randint(1, 60), 10)
+    return family, respondents, counted, known, at, prior, loss, low, high
+
+
+def _both_routes(seed: int, pieces: int = 3000):
+    family, respondents, counted, known, at, prior, loss, low, high = _random_case(random.Random(seed))
+
+    def release(count):
+        return int(count >= at)
+
+    def build(t):
+        counts = count_pipeline(family(t), respondents, counted, known)
+        return counts if at is None else counts @ deterministic(release, counts.outputs, (0, 1))
+
+    ball = count_loss_on_range(family, respondents, counted, prior, loss, low, high, known=known,
+                               release=None if at is None else release, pieces=pieces)
+    return ball, loss_on_range(build, low, high, prior, loss)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_ball_pieces_agree_with_exact_root_isolation(seed):
+    ball, exact = _both_routes(seed)
+    _agrees(ball, exact)
+
+
+@pytest.mark.slow
+def test_ball_pieces_agree_with_exact_root_isolation_on_120_specs():
+    decided = 0
+    for seed in range(20, 140):
+        ball, exact = _both_routes(seed)
+        _agrees(ball, exact)
+        decided += ball.monotone is not None
+    assert decided >= 100, f"only {decided} of 120 random specs decided by the balls"
+
+
+def test_app_d1_grid_rise_is_inside_the_proved_rising_stretch():
+    # Alvim et al. 2023, App. D.1: U(7/2) < U(351/100) for the linear loss (uniform prior, count
+    # of zeros, 4 respondents of whom 3 are known, geometric on 7 values)
+    curve = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
+                                linear_error(range(7)), F(3), F(4), known=(0, 1, 1))
+    assert curve.monotone is False
+    (start, end), = curve.rising
+    assert F(7, 2) < start < F(351, 100) < end
+    assert [p.direction for p in curve.pieces].count(TURNING) == 1  # the minimum just after 7/2
+    assert all(p.high - p.low < F(1, 10**8) for p in curve.pieces if p.direction == UNDECIDED)
+
+
+def test_a_monotone_loss_is_proved_at_every_e_eps():
+    # randomized response on 2 values, one respondent: the Bayes risk falls as e^ε grows (by hand:
+    # 1/(1 + t) for a uniform prior)
+    curve = count_loss_on_range(lambda t: randomized_response(2, t), 1, {0}, uniform_prior(range(2)),
+                                bayes_risk(range(2)), F(11, 10), F(50))
+    assert curve.monotone is True and curve.undecided == () and curve.rising == ()
+
+
+def test_a_budget_of_work_leaves_the_rest_undecided_and_says_so():
+    curve = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
+                                linear_error(range(7)), F(3), F(4), known=(0, 1, 1), pieces=5)
+    assert curve.evaluations == 5 and curve.monotone is None
+    assert curve.undecided and curve.pieces[-1].direction == UNDECIDED
+
+
+def test_bad_input_is_refused():
+    prior, loss = uniform_prior(range(3)), bayes_risk(range(3))
+
+    def family(t):
+        return truncated_geometric(3, t)
+
+    with pytest.raises(PrivacyParameterError, match="1 < low < high"):
+        count_loss_on_range(family, 2, {0}, prior, loss, F(1), F(3), known=(0,))
+    with pytest.raises(LabelError, match="counted value"):
+        count_loss_on_range(family, 2, {7}, prior, loss, F(2), F(3), known=(0,))
+    with pytest.raises(LabelError, match="loss's secrets"):
+        count_loss_on_range(family, 2, {0}, prior, bayes_risk(range(1, 4)), F(2), F(3), known=(0,))
+    with pytest.raises(UndecidableError, match="rational functions"):
+        count_loss_on_range(lambda t: truncated_geometric(3, 2), 2, {0}, prior, loss, F(2), F(3), known=(0,))
