@@ -2,25 +2,30 @@
 
 :func:`qifkit.stability.loss_on_range` follows an analyst's loss over every e^ε of a range by
 real-root isolation, whose cost grows with the cube of the entries' degree in e^ε (about N·(K − 1)
-for N respondents over K values). Beyond a few hundred, this module decides the same question by
-proving the sign of the loss's derivative on sub-intervals (Alvim et al. 2023, Def. 10: the loss
-must never rise as e^ε grows):
+for N respondents over K values). This module decides the same question by proving the sign of
+the loss's derivative on sub-intervals (Alvim et al. 2023, Def. 10: the loss must never rise as
+e^ε grows), in Arb balls (python-flint):
 
-* on an interval I of e^ε, every perturber's chance h_v(t) of reporting a counted value, and its
-  derivative, are enclosed in Arb balls (python-flint), from their exact rational functions;
+* on a piece [m − r, m + r], every value's chance h_v(t) of being reported as a counted value is a
+  Taylor model in s = t − m: its coefficients at m up to order :data:`ORDER`, and the next one
+  over the whole piece bounding the rest (Lagrange); likewise h_v' and h_v'';
 * the analyst's expected loss of action w at released label y, E[w, y](t) = Σ_x π_x ℓ(x, w)
   [z^y] base(z)·P_x(z) (the generating functions of :func:`qifkit.pipelines.count_uncertainty`),
-  is enclosed with its derivative by the product rule on polynomials with ball coefficients;
-* the loss is U = Σ_y min_w E[w, y]. Only actions whose enclosure can reach the minimum on I
-  (lower end ≤ the least upper end) can be best there, so U' lies almost everywhere in the sum
-  over y of the hulls of their derivatives. If that ball is ≤ 0, U never rises on I; if > 0, it
-  rises on all of I (U is absolutely continuous); otherwise I is split in two.
+  and its first two derivatives are carried by the product rule on polynomials in z whose
+  coefficients are Taylor models (:class:`_Model`), so the N factors of a piece stay correlated
+  (as independent intervals, their widths would multiply: (1 + N·r/t)-fold and worse);
+* the loss is U = Σ_y min_w E[w, y]. Only actions whose enclosure can reach the minimum on the
+  piece can be best there, so U' lies almost everywhere in the sum over y of the hulls of their
+  derivatives. If that ball is ≤ 0, U never rises on the piece; if > 0, it rises on all of it
+  (U is absolutely continuous). Where one action is best at every label, U is constant.
+  Otherwise, where no best action changes, the mean-value form with U'' is tried, and where
+  U'' has one sign, U' is monotone and its ends decide (a turn of the loss is bracketed by
+  bisection); a change of best action at one label is bracketed the same way; else the piece
+  is split.
 
-Pieces are split by a budget of work (evaluations, never the clock) down to a relative width of
-2^-32; a piece left undecided is reported as such. Overestimation grows with the number of
-respondents times the relative change of h over a piece, so census-sized populations need very
-many pieces (``bench_stability.py`` measures it): the budget then ends with undecided pieces, and
-rises are confirmed exactly elsewhere.
+Pieces are split by a budget of work (enclosures, never the clock) down to a relative width of
+2^-32; a piece left undecided is reported as such. A piece's cost grows with N times the number
+of values and actions (``benchmarks/bench_ball_range.py``).
 
 Examples
 --------
@@ -60,6 +65,8 @@ __all__ = ["FALLING", "RISING", "TURNING", "UNDECIDED", "Piece", "BallRange", "c
 FALLING, RISING, TURNING, UNDECIDED = "falling", "rising", "turning", "undecided"
 #: The default budget of :func:`count_loss_on_range`: how many pieces' derivatives it encloses.
 BALL_PIECES = 4000
+#: The order of the Taylor models in t on a piece (:class:`_Model`).
+ORDER = 2
 #: Working precision of the balls, in bits.
 PRECISION = 128
 #: A piece narrower than this fraction of its left end is not split further.
@@ -115,6 +122,63 @@ class BallRange:
         return None if self.undecided else True
 
 
+class _Model:
+    """A Taylor model on a piece [m − r, m + r] of e^ε: for every t = m + s of the piece, each
+    coefficient (in the count's variable z) of the function lies in Σ_j terms[j]·s^j + rest, with
+    terms[j] polynomials in z whose coefficients are balls at the point m and rest a polynomial of
+    balls bounding what the truncation at order len(terms) − 1 leaves out. Products keep the
+    dependence on s exactly up to that order, so N factors of one piece do not widen one another
+    as independent intervals would (the natural extension's width grows like (1 + N·r)·…)."""
+
+    __slots__ = ("terms", "rest", "powers", "_bound")
+
+    def __init__(self, terms: list[Any], rest: Any, powers: list[Any]) -> None:
+        self.terms, self.rest, self.powers = terms, rest, powers
+        self._bound: Any = None
+
+    def bound(self) -> Any:
+        """A polynomial of balls holding the terms' value for every s of the piece."""
+        if self._bound is None:
+            total = self.terms[0]
+            for term, power in zip(self.terms[1:], self.powers[1:], strict=False):
+                total += term * power
+            self._bound = total
+        return self._bound
+
+    def enclosure(self) -> Any:
+        """A polynomial of balls holding the function's coefficients on the whole piece."""
+        return self.bound() + self.rest
+
+    def __add__(self, other: _Model) -> _Model:
+        return _Model([a + b for a, b in zip(self.terms, other.terms, strict=True)], self.rest + other.rest,
+                      self.powers)
+
+    def __mul__(self, other: Any) -> _Model:
+        if not isinstance(other, _Model):  # a scalar
+            return _Model([term * other for term in self.terms], self.rest * other, self.powers)
+        order = len(self.terms) - 1
+        terms = [flint.arb_poly([]) for _ in self.terms]
+        rest = self.rest * (other.bound() + other.rest) + self.bound() * other.rest
+        for j, left in enumerate(self.terms):
+            for k, right in enumerate(other.terms):
+                if j + k <= order:
+                    terms[j + k] += left * right
+                else:
+                    rest += left * right * self.powers[j + k]
+        return _Model(terms, rest, self.powers)
+
+    def __pow__(self, exponent: int) -> _Model:
+        result, square = None, self
+        while exponent:
+            if exponent & 1:
+                result = square if result is None else result * square
+            exponent >>= 1
+            if exponent:
+                square = square * square
+        return result if result is not None else _Model(
+            [flint.arb_poly([1])] + [flint.arb_poly([]) for _ in self.terms[1:]], flint.arb_poly([]), self.powers)
+
+
 class _Jet(NamedTuple):
     """A polynomial in the count's variable z with ball coefficients, and its first and second
     derivatives in t."""
@@ -145,6 +209,36 @@ def _fmpq_poly(expression: sympy.Expr, t: sympy.Symbol) -> Any:
     return flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in coefficients])
 
 
+def _scaled_derivatives(poly: Any) -> list[list[Any]]:
+    """[p^(j)/j! for j ≤ ORDER + 3], each as its coefficients (highest first, for :func:`_horner`)."""
+    derivatives = []
+    for j in range(ORDER + 4):
+        derivatives.append([flint.fmpq(c) for c in (poly / math.factorial(j)).coeffs()[::-1]])
+        poly = poly.derivative()
+    return derivatives
+
+
+def _horner(coefficients: list[Any], at: Any) -> Any:
+    """A polynomial (coefficients highest first) at a ball by Horner's rule: tight for positive
+    coefficients on a positive ball (Arb's own evaluation shifts to the ball's middle and can
+    cross zero there)."""
+    total = flint.arb(0)
+    for coefficient in coefficients:
+        total = total * at + coefficient
+    return total
+
+
+def _taylor(numerator: list[list[Any]], denominator: list[list[Any]], at: Any, length: int) -> list[Any]:
+    """The first `length` Taylor coefficients of N/D at `at` (a point, or a ball: then they hold
+    those at every point of it), from N's and D's p^(j)/j! (:func:`_scaled_derivatives`); NaN
+    where D's ball holds 0 (a piece too wide to say anything)."""
+    top, bottom = (flint.arb_series([_horner(c, at) for c in p], prec=length) for p in (numerator, denominator))
+    if not (bottom.coeffs()[0] > 0 or bottom.coeffs()[0] < 0):
+        return [flint.arb("nan")] * length
+    coefficients = (top / bottom).coeffs()
+    return coefficients + [flint.arb(0)] * (length - len(coefficients))
+
+
 def _ball(a: Fraction, b: Fraction) -> Any:
     return flint.arb(to_fmpq(a)) if a == b else flint.arb(to_fmpq(a)).union(flint.arb(to_fmpq(b)))
 
@@ -158,13 +252,14 @@ class _LossSlope:
         columns = [j for j, y in enumerate(channel.outputs) if y in counted]
         if len(columns) != len(set(counted)):
             raise LabelError(f"a counted value is not an output of the perturber: {sorted(map(repr, counted))}")
-        self.hits: dict[Hashable, tuple[Any, Any]] = {}
+        self.hits: dict[Hashable, tuple[list[Any], list[Any]]] = {}  # N's and D's p^(j)/j!
         for value, row in zip(channel.secrets, channel.rows(), strict=True):
             numerator, denominator = sympy.fraction(sympy.cancel(sum((row[j] for j in columns), sympy.Integer(0))))
             if sympy.Poly(denominator, t).count_roots(sympy.Rational(low), sympy.Rational(high)) > 0:
                 raise UndecidableError(f"the chance that value {value!r} is counted, {numerator / denominator}, "
                                        f"has a pole between e^ε = {low} and {high}")
-            self.hits[value] = (_fmpq_poly(numerator, t), _fmpq_poly(denominator, t))
+            self.hits[value] = (_scaled_derivatives(_fmpq_poly(numerator, t)),
+                                _scaled_derivatives(_fmpq_poly(denominator, t)))
         self.known = Counter(known)
         secrets, self.unknown = unknown_secrets(channel.secrets, respondents - len(known))
         prior = prior._aligned(tuple(secrets))
@@ -183,19 +278,32 @@ class _LossSlope:
         self._points: dict[Fraction, Any] = {}
         self.calls = 0
 
-    def _factors(self, ball: Any) -> dict[Hashable, _Jet]:
-        """Each value's factor 1 − h + h·z with h = N/D, and its derivatives in t."""
+    def _factors(self, a: Fraction, b: Fraction) -> tuple[dict[Hashable, _Jet], list[Any]]:
+        """Each value's factor 1 − h + h·z (h = N/D, the chance it is counted) and its first two
+        derivatives in t, as Taylor models of order :data:`ORDER` on [a, b] (0 at a point): the
+        coefficients of h at the piece's middle, and the next one over the whole piece (Lagrange's
+        remainder). Also the powers s^j's balls, j ≤ 2·order + 1."""
+        order = 0 if a == b else ORDER
+        middle, piece = flint.arb(to_fmpq((a + b) / 2)), _ball(a, b)
+        powers = [flint.arb(1)]
+        for _ in range(2 * order + 1):  # s^j by products (Arb's ** takes logarithms: NaN on a ball holding 0)
+            powers.append(powers[-1] * (piece - middle))
         factors = {}
         for value, (numerator, denominator) in self.hits.items():
-            top, bottom = flint.arb_poly(numerator), flint.arb_poly(denominator)
-            n, n1, n2 = (p(ball) for p in (top, top.derivative(), top.derivative().derivative()))
-            d, d1, d2 = (p(ball) for p in (bottom, bottom.derivative(), bottom.derivative().derivative()))
-            hit = n / d
-            slope = (n1 * d - n * d1) / (d * d)
-            curve = n2 / d - n1 * d1 * 2 / (d * d) - n * d2 / (d * d) + n * d1 * d1 * 2 / (d * d * d)
-            factors[value] = _Jet(flint.arb_poly([1 - hit, hit]), flint.arb_poly([-slope, slope]),
-                                  flint.arb_poly([-curve, curve]))
-        return factors
+            near = _taylor(numerator, denominator, middle, order + 4)
+            over = _taylor(numerator, denominator, piece, order + 4) if order else near
+            models = []
+            for derivative in range(3):
+                scale = [math.factorial(j + derivative) // math.factorial(j) for j in range(order + 2)]
+                terms = [near[j + derivative] * scale[j] for j in range(order + 1)]
+                tail = over[order + 1 + derivative] * scale[order + 1] * powers[order + 1] if order else flint.arb(0)
+                if derivative == 0:
+                    polys = [flint.arb_poly([1 - terms[0], terms[0]])] + [flint.arb_poly([-c, c]) for c in terms[1:]]
+                else:
+                    polys = [flint.arb_poly([-c, c]) for c in terms]
+                models.append(_Model(polys, flint.arb_poly([-tail, tail]), powers))
+            factors[value] = _Jet(*models)
+        return factors, powers
 
     def table(self, a: Fraction, b: Fraction) -> list[list[tuple[Any, Any, Any]]]:
         """For each released label and action: balls holding E[w, y], its first and its second
@@ -204,9 +312,14 @@ class _LossSlope:
             return self._points[a]
         self.calls += 1
         with flint.ctx.workprec(PRECISION):
-            factors = self._factors(_ball(a, b))
-            empty = flint.arb_poly([])
-            one = _Jet(flint.arb_poly([1]), empty, empty)
+            factors, powers = self._factors(a, b)
+            order = 0 if a == b else ORDER
+
+            def constant(poly: Any) -> _Model:
+                return _Model([poly] + [flint.arb_poly([]) for _ in range(order)], flint.arb_poly([]), powers)
+
+            empty = constant(flint.arb_poly([]))
+            one = _Jet(constant(flint.arb_poly([1])), empty, empty)
             base = one
             for value, count in self.known.items():
                 base = base.times(factors[value].power(count))
@@ -224,7 +337,7 @@ class _LossSlope:
                     mixture = mixture.plus(rows[k], flint.arb(weight))
                 jet = base.times(mixture)
                 expected.append([c + [zero] * (self.length - len(c))
-                                 for c in (jet.value.coeffs(), jet.slope.coeffs(), jet.curve.coeffs())])
+                                 for c in (model.enclosure().coeffs() for model in jet)])
             table = [[(sum((value[y] for y in group), zero), sum((slope[y] for y in group), zero),
                        sum((curve[y] for y in group), zero)) for value, slope, curve in expected]
                      for group in self.groups]
