@@ -161,3 +161,18 @@ def test_bad_input_is_refused():
         count_loss_on_range(family, 2, {0}, prior, bayes_risk(range(1, 4)), F(2), F(3), known=(0,))
     with pytest.raises(UndecidableError, match="rational functions"):
         count_loss_on_range(lambda t: truncated_geometric(3, 2), 2, {0}, prior, loss, F(2), F(3), known=(0,))
+
+
+def test_a_piece_holding_a_change_of_best_action_is_decided_on_each_side_only():
+    # App. D.1's loss stops rising where a best action changes, at e^ε = 3.516615491…: a piece
+    # around it may not take either action's slope for the whole piece
+    def build(t):
+        return count_pipeline(truncated_geometric(7, t), 4, {0}, (0, 1, 1))
+
+    low, high = F(35166, 10000), F(35167, 10000)
+    exact = loss_on_range(build, low, high, uniform_prior(range(7)), linear_error(range(7)))
+    ball = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
+                               linear_error(range(7)), low, high, known=(0, 1, 1))
+    assert len(exact.rising) == 1 and ball.monotone is False
+    _agrees(ball, exact)
+    assert {p.direction for p in ball.pieces} >= {RISING, FALLING}
