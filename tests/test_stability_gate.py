@@ -251,10 +251,58 @@ def test_a_range_searched_first_without_a_rise_is_then_followed_exactly(tmp_path
     straight, _ = stability_spec.evaluate_spec(spec)
     lines: list[str] = []
     monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
+    monkeypatch.setattr(stability_spec, "BALL_WORK", 0)  # the ball route (next tests) not tried
     searched, _ = stability_spec.evaluate_spec(spec, progress=lines.append)
     assert any(line.startswith("range: the analyst's loss sampled at 200 e^ε") for line in lines)
     assert searched["monotone"] is True and searched["range"]["analyst"] == "followed at every e^ε"
+    searched["range"].pop("ball")  # what was not tried
     assert stability_spec.report_document(searched) == stability_spec.report_document(straight)
+
+
+def test_a_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp_path, monkeypatch):
+    """Issue 32, item 5: past the float search, a count pipeline's range is decided piece by piece
+    in ball arithmetic; a monotone loss gets the same verdict as the exact route gives straight away."""
+    from proofs_checks import stability_spec
+
+    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(family="geometric", values=4, respondents=3,
+                                                                        query="threshold", at=1, eps=(), low="3/2",
+                                                                        high="8")))
+    straight, _ = stability_spec.evaluate_spec(spec)
+    lines: list[str] = []
+    monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
+    balls, _ = stability_spec.evaluate_spec(spec, progress=lines.append)
+    assert any("decided piece by piece in ball arithmetic" in line for line in lines)
+    assert balls["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
+    assert balls["monotone"] is straight["monotone"] is True and balls["range"]["rising"] == []
+    assert balls["range"]["ball"]["undecided_stretches"] == 0
+    assert (balls["stable"], balls["range"]["loss_from"], balls["range"]["loss_to"]) == (
+        straight["stable"], straight["range"]["loss_from"], straight["range"]["loss_to"])
+
+
+def test_a_rise_the_float_search_misses_is_proved_in_ball_arithmetic_and_confirmed_exactly(tmp_path, monkeypatch):
+    """App. D.1's loss rises only on [3.50054…, 3.51662…] of [3, 4]: three float samples miss it, the
+    balls prove it, and two exact losses inside it make the certified instability."""
+    from proofs_checks import stability_spec
+    from qifkit import linear_error, posterior_uncertainty, truncated_geometric, uniform_prior
+    from qifkit.pipelines import count_pipeline
+
+    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(
+        family="geometric", values=7, respondents=4, known=[0, 1, 1], of=[0], loss="linear", eps=(), low="3",
+        high="4")))
+    monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
+    monkeypatch.setattr(stability_spec, "RANGE_SAMPLES", 3)
+    report, _ = stability_spec.evaluate_spec(spec)
+    assert report["stable"] is False and report["monotone"] is False
+    instability = report["instability"]
+    assert instability["found_by"] == "range"
+    low, high = Fraction(instability["eps_exp_low"]), Fraction(instability["eps_exp_high"])
+    assert Fraction(7, 2) < low < high < Fraction(352, 100)
+
+    def loss_at(e: Fraction) -> Fraction:  # the pipeline itself, not the generating functions the gate used
+        return posterior_uncertainty(uniform_prior(7), count_pipeline(truncated_geometric(7, e), 4, {0}, (0, 1, 1)),
+                                     linear_error(range(7)))
+
+    assert loss_at(high) - loss_at(low) == Fraction(instability["gap"]) > 0
 
 
 def test_the_report_keeps_exact_numbers_until_its_json_document(tmp_path):

@@ -95,9 +95,14 @@ def run(arguments: argparse.Namespace) -> int:
         else:
             print(f"  the spec's analyst: loss {approximately(interval['loss_from'])} at {interval['from']}, "
                   f"{approximately(interval['loss_to'])} at {interval['to']}")
+            balls = interval["analyst"].startswith("followed at every e^ε in ball arithmetic")
             for low, high in interval["rising"]:
-                print(f"  the loss RISES on [{low.decimal(12)}, {high.decimal(12)}]  (exact ends: "
-                      f"{_shown(exact_text(low))}; {_shown(exact_text(high))})")
+                print(f"  the loss RISES on [{low.decimal(12)}, {high.decimal(12)}]  " + (
+                    f"(proved between the rationals {exact_text(low)} and {exact_text(high)}; where it stops "
+                    "rising lies within 2^-32 of an inner end)" if balls else
+                    f"(exact ends: {_shown(exact_text(low))}; {_shown(exact_text(high))})"))
+            if balls:
+                print(f"  the spec's analyst: {interval['analyst']}")
             if not interval["rising"]:
                 print("  the loss never rises as e^ε grows")
     if "constructed" in report.get("range", {}):
