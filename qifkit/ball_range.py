@@ -425,16 +425,24 @@ class _LossSlope:
             before, after = gap(a), gap(b)
             if not ((before < 0 and after > 0) or (before > 0 and after < 0)):
                 return None
-            while b - a > a * NARROWEST and self.calls < pieces:
-                middle = _split(a, b)
-                at = gap(middle)
-                if not (at < 0 or at > 0):
-                    break
-                if (at < 0) == (before < 0):
-                    a = middle
-                else:
-                    b = middle
-        return a, b
+            return _bracket(a, b, gap, before < 0, self, pieces)
+
+
+def _bracket(a: Fraction, b: Fraction, value: Callable[[Fraction], Any], negative_first: bool, slope: _LossSlope,
+             pieces: int) -> tuple[Fraction, Fraction]:
+    """Where a function with one sign change in [a, b] (negative at a when `negative_first`, else
+    positive) changes sign: [a, b] narrowed by bisection on `value`'s balls at points, down to
+    :data:`NARROWEST`, to a point whose sign is not decided, or to the end of the budget."""
+    while b - a > a * NARROWEST and slope.calls < pieces:
+        middle = _split(a, b)
+        at = value(middle)
+        if not (at < 0 or at > 0):
+            break
+        if (at < 0) == negative_first:
+            a = middle
+        else:
+            b = middle
+    return a, b
 
 
 def _split(a: Fraction, b: Fraction) -> Fraction:
@@ -539,16 +547,7 @@ def _monotone_slope(slope: _LossSlope, a: Fraction, b: Fraction, found: list[Pie
     elif (left >= 0 and right > 0) or (left > 0 and right >= 0):
         found.append(Piece(a, b, RISING))
     elif (left < 0 and right > 0) or (left > 0 and right < 0):
-        start, end, before = a, b, left
-        while end - start > start * NARROWEST and slope.calls < pieces:
-            middle = _split(start, end)
-            at = slope.at(middle)
-            if not (at < 0 or at > 0):
-                break
-            if (at < 0) == (before < 0):
-                start = middle
-            else:
-                end = middle
+        start, end = _bracket(a, b, slope.at, left < 0, slope, pieces)
         falling_first = left < 0
         found += [Piece(a, start, FALLING if falling_first else RISING), Piece(start, end, TURNING),
                   Piece(end, b, RISING if falling_first else FALLING)]

@@ -239,15 +239,23 @@ def test_a_range_too_large_to_follow_first_gets_its_rise_decided_exactly(tmp_pat
     assert low < high and after > before and Fraction(instability["gap"]) == after - before
 
 
+def _monotone_threshold_spec(folder):
+    """Geometric on 4 values, 3 respondents, whether at least one reports 0, on [3/2, 8]: a small
+    range whose analyst's loss never rises (the exact route proves it straight away)."""
+    from proofs_checks import stability_spec
+
+    return stability_spec.read_spec(write_spec(folder, spec_document(family="geometric", values=4, respondents=3,
+                                                                      query="threshold", at=1, eps=(), low="3/2",
+                                                                      high="8")))
+
+
 def test_a_range_searched_first_without_a_rise_is_then_followed_exactly(tmp_path, monkeypatch):
     """Beyond RANGE_FOLLOW_WORK the float search comes first; when it confirms no rise, the analyst
     is followed exactly after all, so a monotone range is still proved: the same report as the
     symbolic route gives straight away (forced here by a work limit of 0)."""
     from proofs_checks import stability_spec
 
-    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(family="geometric", values=4, respondents=3,
-                                                                        query="threshold", at=1, eps=(), low="3/2",
-                                                                        high="8")))
+    spec = _monotone_threshold_spec(tmp_path)
     straight, _ = stability_spec.evaluate_spec(spec)
     lines: list[str] = []
     monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
@@ -264,9 +272,7 @@ def test_a_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp
     in ball arithmetic; a monotone loss gets the same verdict as the exact route gives straight away."""
     from proofs_checks import stability_spec
 
-    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(family="geometric", values=4, respondents=3,
-                                                                        query="threshold", at=1, eps=(), low="3/2",
-                                                                        high="8")))
+    spec = _monotone_threshold_spec(tmp_path)
     straight, _ = stability_spec.evaluate_spec(spec)
     lines: list[str] = []
     monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
