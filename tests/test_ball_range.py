@@ -61,8 +61,8 @@ def _agrees(ball, exact) -> None:
 
 
 def _random_case(rng: random.Random):
-    """A small count pipeline: a perturber family, its population and counted values, a threshold
-    or the count itself released, a random prior and loss, and a range of e^ε."""
+    """A small count pipeline: a perturber family, its population and counted values, what is
+    released of the count, a random prior and loss, and a range of e^ε."""
     values = rng.randint(2, 4)
     name = rng.choice(["geometric", "rr"])
 
@@ -73,7 +73,8 @@ def _random_case(rng: random.Random):
     unknown = 1 if rng.random() < 0.7 else 2
     known = tuple(rng.randrange(values) for _ in range(respondents - unknown))
     counted = set(rng.sample(range(values), rng.randint(1, values - 1)))
-    at = rng.randint(1, respondents) if rng.random() < 0.4 else None
+    # a threshold (released: count ≥ at), a map of the count to bands of two (at = 0), or the count
+    at = rng.choice([rng.randint(1, respondents), 0]) if rng.random() < 0.5 else None
     secrets, _ = unknown_secrets(list(range(values)), unknown)
     weights = [rng.randint(1, 9) for _ in secrets]
     prior = Prior.from_values([F(w, sum(weights)) for w in weights], secrets)
@@ -93,11 +94,11 @@ def _both_routes(seed: int, pieces: int = 3000):
     family, respondents, counted, known, at, prior, loss, low, high = _random_case(random.Random(seed))
 
     def release(count):
-        return int(count >= at)
+        return count // 2 if at == 0 else int(count >= at)
 
     def build(t):
         counts = count_pipeline(family(t), respondents, counted, known)
-        return counts if at is None else counts @ deterministic(release, counts.outputs, (0, 1))
+        return counts if at is None else counts @ deterministic(release, counts.outputs)
 
     ball = count_loss_on_range(family, respondents, counted, prior, loss, low, high, known=known,
                                release=None if at is None else release, pieces=pieces)
@@ -117,7 +118,7 @@ def test_ball_pieces_agree_with_exact_root_isolation_on_120_specs():
         ball, exact = _both_routes(seed)
         _agrees(ball, exact)
         decided += ball.monotone is not None
-    assert decided >= 100, f"only {decided} of 120 random specs decided by the balls"
+    assert decided >= 115, f"only {decided} of 120 random specs decided by the balls"
 
 
 def test_app_d1_grid_rise_is_inside_the_proved_rising_stretch():
