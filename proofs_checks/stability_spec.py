@@ -64,7 +64,7 @@ from typing import Any
 import sympy
 
 from proofs_checks.claims import jsonable
-from qifkit.ball_range import count_loss_on_range
+from qifkit.ball_range import count_loss_on_range, sum_loss_on_range
 from qifkit.channel import Channel
 from qifkit.errors import QifError, TimeLimitReached, UndecidableError
 from qifkit.expressions import parse_rational_function
@@ -142,15 +142,19 @@ RANGE_SAMPLES = 200
 #: The most symbolic work (pipeline entries × degree² in e^ε, the estimate :func:`describe_work`
 #: prints) on which a range's analyst is followed exactly straight away. Root isolation grows with
 #: the cube of the degree, so beyond it the loss is first searched in float64 and a rise that exact
-#: losses confirm decides the verdict (NOT stable) at once; only when none is confirmed is the
-#: analyst followed exactly after all (within :data:`RANGE_MAX_ENTRIES`), the one route that can
-#: prove a range monotone. A choice by the spec's size, never by the clock.
+#: losses confirm decides the verdict (NOT stable) at once; when none is confirmed, ball arithmetic
+#: (:data:`BALL_QUERIES`) and then, where pieces remain undecided, the exact route (within
+#: :data:`RANGE_MAX_ENTRIES`) follow the analyst at every e^ε. A choice by the spec's size, never by
+#: the clock.
 RANGE_FOLLOW_WORK = 4_000_000
-#: The work a range's ball-arithmetic route may spend (:func:`_ball_range`): enclosures × their
-#: cost, (respondents + 1) × (values + secrets + actions), about 12 µs a unit here (30 respondents
-#: over 10 values: 620 a piece, 8 ms); a choice by size, never by the clock.
+#: The queries a ball-arithmetic route decides on a range (tallies of the reports:
+#: :mod:`qifkit.ball_range`), tried after the float search and before root isolation ...
+BALL_QUERIES = ("count", "threshold", "map", "sum")
+#: ... within this much work (:func:`_ball_range`): enclosures × their cost, the tallies' length ×
+#: (values + secrets + actions), about 12 µs a unit here (30 respondents over 10 values: 620 a
+#: piece, 8 ms); a choice by size, never by the clock ...
 BALL_WORK = 4_000_000
-#: ... and below this many enclosures the route is not tried (census scale: 10^5 a piece).
+#: ... and not tried where that allows fewer enclosures than this (census scale: 10^5 a piece).
 BALL_MIN_PIECES = 200
 #: How many undecided stretches of the ball route the report lists.
 SHOWN_STRETCHES = 5
@@ -1072,7 +1076,7 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                     "real-root isolation")
         sampled = f"sampled at {RANGE_SAMPLES} e^ε in float64, each rise re-decided exactly"
         cost, budget = _ball_budget(spec)
-        ball = ("" if spec.query not in ("count", "threshold", "map") else
+        ball = ("" if spec.query not in BALL_QUERIES else
                 f"if no rise is confirmed, in ball arithmetic piece by piece (at most {budget:,} enclosures of cost "
                 f"{cost:,}); " if budget >= BALL_MIN_PIECES else
                 f"(ball arithmetic not tried: {budget} enclosures of cost {cost:,} within {BALL_WORK:,}); ")
@@ -1472,20 +1476,22 @@ def _constructed_analyst(spec: StabilitySpec, report: dict[str, Any], build: Cal
 
 
 def _ball_budget(spec: StabilitySpec) -> tuple[int, int]:
-    """The cost of one enclosure of the ball route, (respondents + 1) × (values + secrets +
-    actions), and how many :data:`BALL_WORK` allows."""
-    cost = (spec.respondents + 1) * (spec.values + _secret_count(spec) + len(spec.analyst[1].actions))
+    """The cost of one enclosure of the ball route, the tallies' length (respondents + 1 for a
+    count, (values − 1) × respondents + 1 for a sum) × (values + secrets + actions), and how many
+    :data:`BALL_WORK` allows."""
+    length = (spec.values - 1) * spec.respondents + 1 if spec.query == "sum" else spec.respondents + 1
+    cost = length * (spec.values + _secret_count(spec) + len(spec.analyst[1].actions))
     return cost, BALL_WORK // cost
 
 
 def _ball_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
                 exact_loss: Callable[[Any], Any], refuted: Callable[..., None], say: Callable[[str], None]) -> bool:
     """The spec's analyst on a range too large to follow by root isolation, in ball arithmetic
-    (:func:`qifkit.ball_range.count_loss_on_range`; count, threshold and map queries): within a
+    (:mod:`qifkit.ball_range`; count, threshold, map and sum queries): within a
     budget of :data:`BALL_WORK`, the loss proved never to rise at any e^ε, or a rising stretch
     proved and confirmed by the exact losses at two rational points of it. Returns whether the
     range was decided; what was tried goes to ``report["range"]["ball"]``."""
-    if spec.query not in ("count", "threshold", "map"):
+    if spec.query not in BALL_QUERIES:
         return False
     assert spec.eps_range is not None  # only called for a range
     cost, budget = _ball_budget(spec)
@@ -1496,8 +1502,12 @@ def _ball_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss:
         return False
     say(f"range: the analyst's loss decided piece by piece in ball arithmetic (at most {budget:,} enclosures)")
     family = spec.perturber
-    curve = count_loss_on_range(lambda t: family(spec.values, t), spec.respondents, set(spec.counted), prior, loss,
-                                *spec.eps_range, known=spec.known, release=_release(spec), pieces=budget)
+    if spec.query == "sum":
+        curve = sum_loss_on_range(lambda t: family(spec.values, t), spec.respondents, prior, loss, *spec.eps_range,
+                                  known=spec.known, pieces=budget)
+    else:
+        curve = count_loss_on_range(lambda t: family(spec.values, t), spec.respondents, set(spec.counted), prior,
+                                    loss, *spec.eps_range, known=spec.known, release=_release(spec), pieces=budget)
     undecided = curve.undecided
     report["range"]["ball"] = {"pieces": len(curve.pieces), "enclosures": curve.evaluations,
                                "undecided": [list(stretch) for stretch in undecided[:SHOWN_STRETCHES]],

@@ -42,6 +42,7 @@ of zeros, linear loss) rises on one stretch of [3, 4], from about 3.50054 to 3.5
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Sequence
@@ -60,13 +61,16 @@ from qifkit.pipelines import unknown_secrets
 from qifkit.real_roots import rational_between
 from qifkit.stability import symbolic_on_range
 
-__all__ = ["FALLING", "RISING", "TURNING", "UNDECIDED", "Piece", "BallRange", "count_loss_on_range", "BALL_PIECES"]
+__all__ = ["FALLING", "RISING", "TURNING", "UNDECIDED", "Piece", "BallRange", "count_loss_on_range",
+           "sum_loss_on_range", "BALL_PIECES"]
 
 FALLING, RISING, TURNING, UNDECIDED = "falling", "rising", "turning", "undecided"
 #: The default budget of :func:`count_loss_on_range`: how many pieces' derivatives it encloses.
 BALL_PIECES = 4000
 #: The order of the Taylor models in t on a piece (:class:`_Model`).
 ORDER = 2
+#: The most choices of best actions on a piece whose loss derivatives are enclosed one by one.
+MAX_SIDES = 16
 #: Working precision of the balls, in bits.
 PRECISION = 128
 #: A piece narrower than this fraction of its left end is not split further.
@@ -209,6 +213,14 @@ def _fmpq_poly(expression: sympy.Expr, t: sympy.Symbol) -> Any:
     return flint.fmpq_poly([flint.fmpq(int(c.p), int(c.q)) for c in coefficients])
 
 
+def _merged(representative: dict[Hashable, Hashable], counts: dict[Hashable, int]) -> dict[Hashable, int]:
+    """How many respondents hold each class of values (`representative` maps a value to its class's)."""
+    merged: dict[Hashable, int] = {}
+    for value, count in counts.items():
+        merged[representative[value]] = merged.get(representative[value], 0) + count
+    return merged
+
+
 def _scaled_derivatives(poly: Any) -> list[list[Any]]:
     """[p^(j)/j! for j ≤ ORDER + 3], each as its coefficients (highest first, for :func:`_horner`)."""
     derivatives = []
@@ -246,35 +258,54 @@ def _ball(a: Fraction, b: Fraction) -> Any:
 class _LossSlope:
     """Encloses the loss's first and second derivatives on a piece (the module's docstring)."""
 
-    def __init__(self, channel: Channel, t: sympy.Symbol, respondents: int, counted: Collection[Hashable],
-                 prior: Prior, loss: Loss, known: Sequence[Hashable], release: Callable[[int], Hashable] | None,
-                 low: Fraction, high: Fraction) -> None:
-        columns = [j for j, y in enumerate(channel.outputs) if y in counted]
-        if len(columns) != len(set(counted)):
-            raise LabelError(f"a counted value is not an output of the perturber: {sorted(map(repr, counted))}")
-        self.hits: dict[Hashable, tuple[list[Any], list[Any]]] = {}  # N's and D's p^(j)/j!
+    def __init__(self, channel: Channel, t: sympy.Symbol, respondents: int, tally: Sequence[int], prior: Prior,
+                 loss: Loss, known: Sequence[Hashable], release: Callable[[int], Hashable] | None, low: Fraction,
+                 high: Fraction) -> None:
+        # each value's factor Σ_y C[v, y](t)·z^tally[y] (a count: 1 − h + h·z), one rational
+        # function of t per power of z, kept as N's and D's p^(j)/j!
+        # values with the same factor (as exact rational functions) are one class: a secret's row
+        # depends only on how many unknown respondents hold each class
+        self.factor_terms: dict[Hashable, list[tuple[list[Any], list[Any]] | None]] = {}
+        classes: dict[tuple[Any, ...], Hashable] = {}
+        representative: dict[Hashable, Hashable] = {}
         for value, row in zip(channel.secrets, channel.rows(), strict=True):
-            numerator, denominator = sympy.fraction(sympy.cancel(sum((row[j] for j in columns), sympy.Integer(0))))
-            if sympy.Poly(denominator, t).count_roots(sympy.Rational(low), sympy.Rational(high)) > 0:
-                raise UndecidableError(f"the chance that value {value!r} is counted, {numerator / denominator}, "
-                                       f"has a pole between e^ε = {low} and {high}")
-            self.hits[value] = (_scaled_derivatives(_fmpq_poly(numerator, t)),
-                                _scaled_derivatives(_fmpq_poly(denominator, t)))
-        self.known = Counter(known)
-        secrets, self.unknown = unknown_secrets(channel.secrets, respondents - len(known))
+            terms: list[tuple[list[Any], list[Any]] | None] = []
+            key = []
+            for power in range(max(tally) + 1):
+                entry = sympy.cancel(sum((c for c, k in zip(row, tally, strict=True) if k == power), sympy.Integer(0)))
+                numerator, denominator = (_fmpq_poly(part, t) for part in sympy.fraction(entry))
+                if sympy.Poly(sympy.fraction(entry)[1], t).count_roots(sympy.Rational(low), sympy.Rational(high)) > 0:
+                    raise UndecidableError(f"the perturber's entry {entry} (value {value!r}) has a pole between e^ε = "
+                                           f"{low} and {high}")
+                scale = denominator.coeffs()[-1]  # the key: N/D with D monic
+                key.append((tuple((numerator / scale).coeffs()), tuple((denominator / scale).coeffs())))
+                terms.append(None if entry == 0 else (_scaled_derivatives(numerator), _scaled_derivatives(denominator)))
+            representative[value] = classes.setdefault(tuple(key), value)
+            self.factor_terms.setdefault(representative[value], terms)
+        self.known = Counter(representative[value] for value in known)
+        secrets, unknown = unknown_secrets(channel.secrets, respondents - len(known))
         prior = prior._aligned(tuple(secrets))
         if tuple(loss.secrets) != tuple(secrets):
             raise LabelError("the loss's secrets are not the pipeline's secrets (in the same order)")
+        # each secret's row as how many unknown respondents hold each class; one row per distinct one
+        shapes = [tuple(sorted(_merged(representative, counts).items(), key=repr)) for counts in unknown]
+        self.unknown = [dict(shape) for shape in dict.fromkeys(shapes)]
+        row_of = {shape: k for k, shape in enumerate(dict.fromkeys(shapes))}
         weights = [to_fmpq(p) for p in prior.probabilities()]
-        rows = [[to_fmpq(v) for v in row] for row in loss.rows()]
-        mixtures = ([(k, weights[k] * rows[k][w]) for k in range(len(secrets)) if weights[k] and rows[k][w]]
-                    for w in range(len(loss.actions)))
-        self.weights = list({tuple(m): m for m in mixtures}.values())  # actions of equal expected losses once
+        losses = [[to_fmpq(v) for v in row] for row in loss.rows()]
+        mixtures = []
+        for w in range(len(loss.actions)):
+            mixture: dict[int, Any] = {}
+            for k, shape in enumerate(shapes):
+                if weights[k] and losses[k][w]:
+                    mixture[row_of[shape]] = mixture.get(row_of[shape], 0) + weights[k] * losses[k][w]
+            mixtures.append(tuple(sorted((k, m) for k, m in mixture.items() if m)))
+        self.weights = list(dict.fromkeys(mixtures))  # actions of identical expected losses once
         labels: dict[Hashable, list[int]] = {}
-        for count in range(respondents + 1):
+        self.length = respondents * max(tally) + 1
+        for count in range(self.length):
             labels.setdefault(count if release is None else release(count), []).append(count)
         self.groups = list(labels.values())
-        self.length = respondents + 1
         self._points: dict[Fraction, Any] = {}
         self.calls = 0
 
@@ -289,19 +320,19 @@ class _LossSlope:
         for _ in range(2 * order + 1):  # s^j by products (Arb's ** takes logarithms: NaN on a ball holding 0)
             powers.append(powers[-1] * (piece - middle))
         factors = {}
-        for value, (numerator, denominator) in self.hits.items():
-            near = _taylor(numerator, denominator, middle, order + 4)
-            over = _taylor(numerator, denominator, piece, order + 4) if order else near
+        for value, entries in self.factor_terms.items():
+            coefficients = [None if entry is None else (_taylor(*entry, middle, order + 4),
+                                                        _taylor(*entry, piece, order + 4) if order else [])
+                            for entry in entries]
             models = []
             for derivative in range(3):
                 scale = [math.factorial(j + derivative) // math.factorial(j) for j in range(order + 2)]
-                terms = [near[j + derivative] * scale[j] for j in range(order + 1)]
-                tail = over[order + 1 + derivative] * scale[order + 1] * powers[order + 1] if order else flint.arb(0)
-                if derivative == 0:
-                    polys = [flint.arb_poly([1 - terms[0], terms[0]])] + [flint.arb_poly([-c, c]) for c in terms[1:]]
-                else:
-                    polys = [flint.arb_poly([-c, c]) for c in terms]
-                models.append(_Model(polys, flint.arb_poly([-tail, tail]), powers))
+                zero = flint.arb(0)
+                polys = [flint.arb_poly([zero if c is None else c[0][j + derivative] * scale[j] for c in coefficients])
+                         for j in range(order + 1)]
+                tails = [zero if c is None or not order else c[1][order + 1 + derivative] * scale[order + 1]
+                         * powers[order + 1] for c in coefficients]
+                models.append(_Model(polys, flint.arb_poly(tails), powers))
             factors[value] = _Jet(*models)
         return factors, powers
 
@@ -362,24 +393,28 @@ class _LossSlope:
 
     def _above(self, y: int, w: int, u: int, a: Fraction, b: Fraction, table: list[list[tuple[Any, Any, Any]]]
                ) -> bool:
-        """Whether E[w, y] > E[u, y] on all of [a, b]."""
+        """Whether E[w, y] > E[u, y] on all of [a, b] but perhaps one end, where they may be equal
+        (their difference is monotone, so w is never below u there and ties at one point only)."""
         change = table[y][w][1] - table[y][u][1]
         if not (change > 0 or change < 0):
             return False
         left, right = self.table(a, a)[y], self.table(b, b)[y]
-        return bool(left[w][0] - left[u][0] > 0 and right[w][0] - right[u][0] > 0)
+        before, after = left[w][0] - left[u][0], right[w][0] - right[u][0]
+        return bool((before > 0 and after >= 0) or (before >= 0 and after > 0))
 
     def slopes(self, a: Fraction, b: Fraction) -> tuple[list[Any], Any, list[list[int]]]:
-        """Balls one of which holds U'(t) for almost every t in [a, b] (one ball; two where one
-        label has two candidate actions, each taken as best in turn); a ball holding U''(t) on
-        [a, b] when no label's best action can change there (else None); and the candidates."""
+        """Balls one of which holds U'(t) for almost every t in [a, b]: one for each choice of best
+        action at the labels with several candidates (at most :data:`MAX_SIDES` choices; beyond,
+        one ball with each label's hull); a ball holding U''(t) on [a, b] when no label's best
+        action can change there (else None); and the candidates."""
         table = self.table(a, b)
         candidates = self.best(a, b, table)
         torn = [y for y, chosen in enumerate(candidates) if len(chosen) > 1]
-        if len(torn) == 1 and len(candidates[torn[0]]) == 2:
-            y = torn[0]
-            sides = [self._sum(table, [[w] if k == y else chosen for k, chosen in enumerate(candidates)])[0]
-                     for w in candidates[y]]
+        if torn and math.prod(len(candidates[y]) for y in torn) <= MAX_SIDES:
+            sides = []
+            for choice in itertools.product(*(candidates[y] for y in torn)):
+                chosen = {y: [w] for y, w in zip(torn, choice, strict=True)}
+                sides.append(self._sum(table, [chosen.get(y, c) for y, c in enumerate(candidates)])[0])
             return sides, None, candidates
         first, second = self._sum(table, candidates)
         return [first], second, candidates
@@ -471,24 +506,58 @@ def count_loss_on_range(family: Callable[[Any], Channel], respondents: int, coun
     low, high
         The range of e^ε, 1 < low < high.
     pieces : int
-        The budget: how many pieces' derivatives are enclosed before the rest is left undecided.
+        The budget: how many enclosures are computed before the rest is left undecided.
 
     Returns
     -------
     BallRange
-        Consecutive pieces covering [low, high], each falling, rising or undecided. A rising or
-        falling piece is proved (ball arithmetic); a caller that reports an instability confirms
-        it by exact losses at two points of a rising piece.
+        Consecutive pieces covering [low, high], each falling, rising, turning or undecided. A
+        rising or falling piece is proved (ball arithmetic); a caller that reports an instability
+        confirms it by exact losses at two points of a rising piece.
 
     Raises
     ------
     PrivacyParameterError
         If low ≤ 1 or high ≤ low.
+    LabelError
+        If a counted value is not an output of the perturber, or the loss's secrets are not the pipeline's.
     UndecidableError
-        If `family` does not give rational functions of e^ε, or a counted chance has a pole in the range.
+        If `family` does not give rational functions of e^ε, or an entry has a pole in the range.
     """
     low, high, t, channel = symbolic_on_range(family, low, high, "perturber")
-    slope = _LossSlope(channel, t, respondents, counted, prior, loss, known, release, low, high)
+    if not set(counted) <= set(channel.outputs):
+        raise LabelError(f"a counted value is not an output of the perturber: {sorted(map(repr, counted))}")
+    tally = [int(y in counted) for y in channel.outputs]
+    return _pieces(_LossSlope(channel, t, respondents, tally, prior, loss, known, release, low, high), low, high,
+                   pieces)
+
+
+def sum_loss_on_range(family: Callable[[Any], Channel], respondents: int, prior: Prior, loss: Loss, low: Any,
+                      high: Any, *, known: Sequence[Hashable] = (), pieces: int = BALL_PIECES) -> BallRange:
+    """As :func:`count_loss_on_range` for the sum query (:func:`qifkit.pipelines.sum_pipeline`): the
+    perturber's outputs are whole numbers ≥ 0, each respondent's factor Σ_y C[v, y]·z^y.
+
+    Examples
+    --------
+    Geometric reports on 3 values summed over 3 respondents, two known to hold 0 and 1, squared
+    loss: the loss stays at 2/3 up to e^ε = (1 + √13)/2, where two outputs' best actions change
+    together, and falls after (:func:`qifkit.stability.loss_on_range` agrees):
+
+    >>> from qifkit import squared_error, truncated_geometric, uniform_prior
+    >>> curve = sum_loss_on_range(lambda t: truncated_geometric(3, t), 3, uniform_prior(range(3)),
+    ...                           squared_error(range(3)), "3/2", 8, known=(0, 1))
+    >>> curve.monotone, curve.undecided
+    (True, ())
+    """
+    low, high, t, channel = symbolic_on_range(family, low, high, "perturber")
+    if not all(isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in channel.outputs):
+        raise LabelError("a sum query needs perturber outputs that are whole numbers >= 0")
+    tally = [int(y) for y in channel.outputs]  # type: ignore[call-overload]  # whole numbers, checked above
+    return _pieces(_LossSlope(channel, t, respondents, tally, prior, loss, known, None, low, high), low, high, pieces)
+
+
+def _pieces(slope: _LossSlope, low: Fraction, high: Fraction, pieces: int) -> BallRange:
+    """[low, high] decided piece by piece (the module's docstring), within `pieces` enclosures."""
     found: list[Piece] = []
     stack = [(low, high)]
     while stack:

@@ -1,6 +1,6 @@
 """The analyst's loss on a range by ball arithmetic (issue 32, item 5: qifkit.ball_range), checked
-against the exact route of real-root isolation (qifkit.stability.loss_on_range) on random count
-pipelines, against App. D.1's printed grid, and on bad input."""
+against the exact route of real-root isolation (qifkit.stability.loss_on_range) on random count,
+threshold, map and sum pipelines, against App. D.1's printed grid, and on bad input."""
 
 import random
 from fractions import Fraction as F
@@ -17,9 +17,9 @@ from qifkit import (
     truncated_geometric,
     uniform_prior,
 )
-from qifkit.ball_range import FALLING, RISING, TURNING, UNDECIDED, count_loss_on_range
+from qifkit.ball_range import FALLING, RISING, TURNING, UNDECIDED, count_loss_on_range, sum_loss_on_range
 from qifkit.errors import LabelError, PrivacyParameterError, UndecidableError
-from qifkit.pipelines import count_pipeline, unknown_secrets
+from qifkit.pipelines import count_pipeline, sum_pipeline, unknown_secrets
 from qifkit.postprocess import deterministic
 from qifkit.real_roots import RealPoint
 from qifkit.stability import loss_on_range
@@ -61,8 +61,9 @@ def _agrees(ball, exact) -> None:
 
 
 def _random_case(rng: random.Random):
-    """A small count pipeline: a perturber family, its population and counted values, what is
-    released of the count, a random prior and loss, and a range of e^ε."""
+    """A small tally pipeline: a perturber family, its population, counted values and what is
+    released of the count (or None: the sum of the reports), a random prior and loss, and a range
+    of e^ε."""
     values = rng.randint(2, 4)
     name = rng.choice(["geometric", "rr"])
 
@@ -75,6 +76,8 @@ def _random_case(rng: random.Random):
     counted = set(rng.sample(range(values), rng.randint(1, values - 1)))
     # a threshold (released: count ≥ at), a map of the count to bands of two (at = 0), or the count
     at = rng.choice([rng.randint(1, respondents), 0]) if rng.random() < 0.5 else None
+    if rng.random() < 0.2:
+        counted = None
     secrets, _ = unknown_secrets(list(range(values)), unknown)
     weights = [rng.randint(1, 9) for _ in secrets]
     prior = Prior.from_values([F(w, sum(weights)) for w in weights], secrets)
@@ -100,6 +103,9 @@ def _both_routes(seed: int, pieces: int = 3000):
         counts = count_pipeline(family(t), respondents, counted, known)
         return counts if at is None else counts @ deterministic(release, counts.outputs)
 
+    if counted is None:
+        ball = sum_loss_on_range(family, respondents, prior, loss, low, high, known=known, pieces=pieces)
+        return ball, loss_on_range(lambda t: sum_pipeline(family(t), respondents, known), low, high, prior, loss)
     ball = count_loss_on_range(family, respondents, counted, prior, loss, low, high, known=known,
                                release=None if at is None else release, pieces=pieces)
     return ball, loss_on_range(build, low, high, prior, loss)
@@ -144,7 +150,7 @@ def test_a_monotone_loss_is_proved_at_every_e_eps():
 def test_a_budget_of_work_leaves_the_rest_undecided_and_says_so():
     curve = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
                                 linear_error(range(7)), F(3), F(4), known=(0, 1, 1), pieces=5)
-    assert curve.evaluations == 5 and curve.monotone is None
+    assert 5 <= curve.evaluations <= 8 and curve.monotone is None  # a piece begun may take its ends and middle
     assert curve.undecided and curve.pieces[-1].direction == UNDECIDED
 
 

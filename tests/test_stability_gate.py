@@ -285,6 +285,22 @@ def test_a_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp
         straight["stable"], straight["range"]["loss_from"], straight["range"]["loss_to"])
 
 
+def test_a_sum_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp_path, monkeypatch):
+    """The sum query too (qifkit.ball_range.sum_loss_on_range): geometric reports on 3 values of 3
+    respondents, two known, squared loss; flat at 2/3, then falling, as the exact route says."""
+    from proofs_checks import stability_spec
+
+    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(
+        family="geometric", values=3, respondents=3, known=[0, 1], query="sum", loss="squared", eps=(), low="3/2",
+        high="8")))
+    straight, _ = stability_spec.evaluate_spec(spec)
+    monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
+    balls, _ = stability_spec.evaluate_spec(spec)
+    assert balls["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
+    assert balls["monotone"] is straight["monotone"] is True
+    assert (balls["range"]["loss_from"], balls["range"]["loss_to"]) == (Fraction(2, 3), straight["range"]["loss_to"])
+
+
 def test_a_rise_the_float_search_misses_is_proved_in_ball_arithmetic_and_confirmed_exactly(tmp_path, monkeypatch):
     """App. D.1's loss rises only on [3.50054…, 3.51662…] of [3, 4]: three float samples miss it, the
     balls prove it, and two exact losses inside it make the certified instability."""
