@@ -1,4 +1,5 @@
-"""A count pipeline's loss over a range of e^ε, decided piece by piece in rigorous ball arithmetic.
+"""A tally pipeline's loss (count, threshold, map, sum) over a range of e^ε, decided piece by piece
+in rigorous ball arithmetic.
 
 :func:`qifkit.stability.loss_on_range` follows an analyst's loss over every e^ε of a range by
 real-root isolation, whose cost grows with the cube of the entries' degree in e^ε (about N·(K − 1)
@@ -6,9 +7,10 @@ for N respondents over K values). This module decides the same question by provi
 the loss's derivative on sub-intervals (Alvim et al. 2023, Def. 10: the loss must never rise as
 e^ε grows), in Arb balls (python-flint):
 
-* on a piece [m − r, m + r], every value's chance h_v(t) of being reported as a counted value is a
-  Taylor model in s = t − m: its coefficients at m up to order :data:`ORDER`, and the next one
-  over the whole piece bounding the rest (Lagrange); likewise h_v' and h_v'';
+* on a piece [m − r, m + r], every value's factor Σ_y C[v, y](t)·z^tally(y) (a count: 1 − h_v + h_v·z,
+  h_v the chance of reporting a counted value; a sum: z^y) has coefficients that are Taylor models
+  in s = t − m: their Taylor coefficients at m up to order :data:`ORDER`, and the next one over the
+  whole piece bounding the rest (Lagrange); likewise their first and second derivatives;
 * the analyst's expected loss of action w at released label y, E[w, y](t) = Σ_x π_x ℓ(x, w)
   [z^y] base(z)·P_x(z) (the generating functions of :func:`qifkit.pipelines.count_uncertainty`),
   and its first two derivatives are carried by the product rule on polynomials in z whose
@@ -310,10 +312,10 @@ class _LossSlope:
         self.calls = 0
 
     def _factors(self, a: Fraction, b: Fraction) -> tuple[dict[Hashable, _Jet], list[Any]]:
-        """Each value's factor 1 − h + h·z (h = N/D, the chance it is counted) and its first two
-        derivatives in t, as Taylor models of order :data:`ORDER` on [a, b] (0 at a point): the
-        coefficients of h at the piece's middle, and the next one over the whole piece (Lagrange's
-        remainder). Also the powers s^j's balls, j ≤ 2·order + 1."""
+        """Each class of values' factor Σ_y C[v, y]·z^tally(y) and its first two derivatives in t,
+        as Taylor models of order :data:`ORDER` on [a, b] (0 at a point): each entry's coefficients
+        at the piece's middle, and the next one over the whole piece (Lagrange's remainder). Also
+        the balls of the powers s^j, j ≤ 2·order + 1."""
         order = 0 if a == b else ORDER
         middle, piece = flint.arb(to_fmpq((a + b) / 2)), _ball(a, b)
         powers = [flint.arb(1)]
