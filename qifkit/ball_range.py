@@ -326,6 +326,9 @@ class _LossSlope:
             coefficients = [None if entry is None else (_taylor(*entry, middle, order + 4),
                                                         _taylor(*entry, piece, order + 4) if order else [])
                             for entry in entries]
+            if len(entries) == 2 and coefficients[1] is not None:  # a count: z^0's entry is 1 − h, kept tied to h
+                near, over = coefficients[1]
+                coefficients[0] = ([1 - near[0]] + [-c for c in near[1:]], [-c for c in over])
             models = []
             for derivative in range(3):
                 scale = [math.factorial(j + derivative) // math.factorial(j) for j in range(order + 2)]
