@@ -1388,15 +1388,18 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     if curve.rising:
         report["monotone"] = False
         start, end = curve.rising[0]
-        inside_low, inside_high = start.bounds[1], end.bounds[0]
-        quarter = (inside_high - inside_low) / 4
-        # simple rationals in the first and last quarters of the stretch, where the loss rises
-        a = rational_between(inside_low, inside_low + quarter)
-        b = rational_between(inside_high - quarter, inside_high)
-        lower, upper = (exact_loss(v) for v in (a, b))
+        a, b, lower, upper = _inside_rise(start.bounds[1], end.bounds[0], exact_loss)
         certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                  gap=upper - lower, method="the spec's analyst on the range's rising stretch")
         refuted("range", a, b, certificate)
+
+
+def _inside_rise(start: Fraction, end: Fraction, exact_loss: Callable[[Any], Any]) -> tuple[Any, Any, Any, Any]:
+    """Simple rationals a < b in the first and last quarters of a rising stretch [start, end], and
+    the exact losses there (lower at a, upper at b), the two sides of its refutation."""
+    quarter = (end - start) / 4
+    a, b = rational_between(start, start + quarter), rational_between(end - quarter, end)
+    return a, b, exact_loss(a), exact_loss(b)
 
 
 class _FloatSweep:
@@ -1496,7 +1499,7 @@ def _ball_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss:
     assert spec.eps_range is not None  # only called for a range
     cost, budget = _ball_budget(spec)
     if budget < BALL_MIN_PIECES:
-        report["range"]["ball"] = (f"not tried: a piece's enclosure costs {cost:,} (respondents + 1 times values, "
+        report["range"]["ball"] = (f"not tried: a piece's enclosure costs {cost:,} (the tally's length times values, "
                                    f"secrets and actions), so {BALL_WORK:,} allow {budget} (fewer than "
                                    f"{BALL_MIN_PIECES})")
         return False
@@ -1515,10 +1518,7 @@ def _ball_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss:
     if curve.monotone is None:
         return False
     if curve.rising:
-        start, end = curve.rising[0]
-        quarter = (end - start) / 4
-        a, b = rational_between(start, start + quarter), rational_between(end - quarter, end)
-        lower, upper = exact_loss(a), exact_loss(b)
+        a, b, lower, upper = _inside_rise(*curve.rising[0], exact_loss)
         if not upper > lower:  # pragma: no cover - a proved rise that exact losses deny: say so, decide nothing
             report["range"]["ball"]["unconfirmed_rise"] = [a, b]
             return False

@@ -275,8 +275,9 @@ class _LossSlope:
             key = []
             for power in range(max(tally) + 1):
                 entry = sympy.cancel(sum((c for c, k in zip(row, tally, strict=True) if k == power), sympy.Integer(0)))
-                numerator, denominator = (_fmpq_poly(part, t) for part in sympy.fraction(entry))
-                if sympy.Poly(sympy.fraction(entry)[1], t).count_roots(sympy.Rational(low), sympy.Rational(high)) > 0:
+                top, bottom = sympy.fraction(entry)
+                numerator, denominator = _fmpq_poly(top, t), _fmpq_poly(bottom, t)
+                if sympy.Poly(bottom, t).count_roots(sympy.Rational(low), sympy.Rational(high)) > 0:
                     raise UndecidableError(f"the perturber's entry {entry} (value {value!r}) has a pole between e^ε = "
                                            f"{low} and {high}")
                 scale = denominator.coeffs()[-1]  # the key: N/D with D monic
@@ -309,6 +310,7 @@ class _LossSlope:
             labels.setdefault(count if release is None else release(count), []).append(count)
         self.groups = list(labels.values())
         self._points: dict[Fraction, Any] = {}
+        self._piece: tuple[Fraction, Fraction, Any] | None = None
         self.calls = 0
 
     def _factors(self, a: Fraction, b: Fraction) -> tuple[dict[Hashable, _Jet], list[Any]]:
@@ -343,9 +345,12 @@ class _LossSlope:
 
     def table(self, a: Fraction, b: Fraction) -> list[list[tuple[Any, Any, Any]]]:
         """For each released label and action: balls holding E[w, y], its first and its second
-        derivative in t over [a, b] (a point's are kept: pieces share their ends)."""
+        derivative in t over [a, b] (a point's are kept, as pieces share their ends; so is the last
+        piece's, which the search for a change of best action reads again)."""
         if a == b and a in self._points:
             return self._points[a]
+        if self._piece is not None and self._piece[:2] == (a, b):
+            return self._piece[2]
         self.calls += 1
         with flint.ctx.workprec(PRECISION):
             factors, powers = self._factors(a, b)
@@ -379,6 +384,8 @@ class _LossSlope:
                      for group in self.groups]
         if a == b:
             self._points[a] = table
+        else:
+            self._piece = (a, b, table)
         return table
 
     def best(self, a: Fraction, b: Fraction, table: list[list[tuple[Any, Any, Any]]]) -> list[list[int]]:
@@ -454,7 +461,8 @@ class _LossSlope:
         """Where E[w, y] − E[u, y], monotone on [a, b] and of opposite signs at its ends, vanishes:
         a bracket narrowed by bisection on point values (within the budget), or None."""
         with flint.ctx.workprec(PRECISION):
-            change = self.table(a, b)[y][w][1] - self.table(a, b)[y][u][1]
+            row = self.table(a, b)[y]
+            change = row[w][1] - row[u][1]
 
             def gap(at: Fraction) -> Any:
                 row = self.table(at, at)[y]
