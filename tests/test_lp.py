@@ -346,12 +346,14 @@ def test_the_dual_simplex_leaves_by_the_largest_violation_and_by_bland_after_deg
     rule). Both rules reach cddlib's optimum from the all-slack basis."""
     import flint
 
-    values = [flint.fmpq(v) for v in (0, -1, 5, -3, 2)]
-    basic = [True, True, True, True, False]
+    head = [2, 0, 3, 1]  # the basic variables by position (variable 4 is not basic)
+    values = [flint.fmpq(v) for v in (5, 0, -3, -1)]  # by position: 2 = 5, 0 = 0, 3 = -3, 1 = -1
     low, high = [flint.fmpq(0)] * 5, [flint.fmpq(4), None, flint.fmpq(4), flint.fmpq(0), flint.fmpq(0)]
-    assert simplex._leaving(values, basic, low, high, bland=False) == (3, 1)  # 3 below its lower bound 0
-    assert simplex._leaving(values, basic, low, high, bland=True) == (1, 1)
-    assert simplex._leaving([flint.fmpq(1)] * 5, basic, low, [flint.fmpq(1)] * 5, bland=False) == (None, 0)
+    assert simplex._leaving(head, values, low, high, bland=False) == (2, 1)  # variable 3, 3 below its lower bound
+    assert simplex._leaving(head, values, low, high, bland=True) == (3, 1)  # variable 1, the first violated
+    assert simplex._leaving(head, [flint.fmpq(9), flint.fmpq(-5), flint.fmpq(0), flint.fmpq(0)], low, high,
+                            bland=False) == (1, 1)  # equal violations of 5 (variables 2 and 0): the smaller
+    assert simplex._leaving(head, [flint.fmpq(1)] * 4, low, [flint.fmpq(1)] * 5, bland=False) == (None, 0)
     rng = random.Random(29)
     for rule in (simplex.DEGENERATE_RUN, 0):
         monkeypatch.setattr(simplex, "DEGENERATE_RUN", rule)
@@ -365,6 +367,44 @@ def test_the_dual_simplex_leaves_by_the_largest_violation_and_by_bland_after_deg
             repaired = simplex.exact_dual_simplex(program, ([False] * n, [False] * n, [True] * m, [False] * m), None)
             if reference.status == "optimal":
                 assert repaired is not None and repaired.value == reference.value, (rule, trial)
+
+
+@pytest.mark.parametrize("fill", [0, 2, 10**9], ids=["refactor at every pivot", "the default rule", "never refactor"])
+def test_the_dual_simplex_on_a_factor_and_its_etas_reaches_cddlibs_optimum(monkeypatch, fill):
+    """Issue 34's updated factorisation: the basis kept as a start factor and one eta vector per
+    pivot (product form) gives cddlib's optimum whether it is refactored at every pivot, by the
+    default rule, or never (every FTRAN and BTRAN then passes through all the etas), on programs
+    with and without column groups (the bordered solve under B₀)."""
+    monkeypatch.setattr(simplex, "REFACTOR_FILL", fill)
+    rng = random.Random(31)
+    etas_seen = 0
+    counted = simplex._DualSimplex.pivot
+
+    def pivot(self, r, direction):
+        nonlocal etas_seen
+        etas_seen = max(etas_seen, len(self.etas) + 1)
+        return counted(self, r, direction)
+
+    monkeypatch.setattr(simplex._DualSimplex, "pivot", pivot)
+    optima = 0
+    for trial in range(40):
+        n, m = rng.randint(3, 10), rng.randint(2, 9)
+        rows = [{k: rng.randint(-2, 5) for k in range(n) if rng.random() < 0.6} for _ in range(m)]
+        lower = [rng.randint(0, 4) for _ in range(m)]
+        upper = [None if rng.random() < 0.5 else lo + rng.randint(0, 3) for lo in lower]
+        cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
+        program = LinearProgram.build(n, rows, row_lower=lower, row_upper=upper, cost=cost,
+                                      blocks=[rng.randrange(2) for _ in range(n)] if trial % 2 else None)
+        repaired = simplex.exact_dual_simplex(program, ([False] * n, [False] * n, [True] * m, [False] * m), None)
+        reference = solve_by_cdd(program)
+        if reference.status == "optimal":
+            assert repaired is not None and repaired.value == reference.value, trial
+            assert certificate_defect(program, repaired) is None
+            optima += 1
+        else:
+            assert repaired is None, trial
+    assert optima >= 20
+    assert (etas_seen == 1) == (fill == 0) and etas_seen >= 1  # never refactored: several etas at once
 
 
 # ---------------------------------------------------------------------------------- iterative refinement

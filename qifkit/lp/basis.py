@@ -128,7 +128,8 @@ def optimum_of(program: LinearProgram) -> Certifier:
 def basis_factor(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool]
                   ) -> SquareFactor | None:
     """The basis matrix (the tight rows on the basic columns) prepared for exact solves, for
-    programs without column groups: :func:`basis_solution` and :func:`inverse_row` share it.
+    programs without column groups: :func:`basis_solution`, :func:`inverse_row` and the exact dual
+    simplex's start factor.
     None when there are not as many tight rows as basic columns."""
     if column_basic.count(True) != row_basic.count(False):
         return None
@@ -138,12 +139,12 @@ def basis_factor(program: LinearProgram, column_basic: Sequence[bool], row_basic
     return SquareFactor(square)
 
 
-def inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool], leaving: int,
-                 factor: SquareFactor | None = None) -> tuple[list[int], list[flint.fmpq]] | None:
+def inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic: Sequence[bool], leaving: int
+                 ) -> tuple[list[int], list[flint.fmpq]] | None:
     """The basic variable or row `leaving` (columns 0..n-1, rows n..n+m-1) as a combination of
     the non-basic (tight) rows on the basic columns: ρ with M_Bᵀ·ρ = e (its row of the basis
-    inverse), by one exact transposed solve (with `factor`, the basis's :func:`basis_factor`, when
-    given); the tight rows and ρ, or None if the basis is singular."""
+    inverse), by one exact transposed solve; the tight rows and ρ, or None if the basis is
+    singular."""
     m, n = program.shape
     basic_columns = [j for j in range(n) if column_basic[j]]
     tight_rows = [i for i in range(m) if not row_basic[i]]
@@ -162,6 +163,6 @@ def inverse_row(program: LinearProgram, column_basic: Sequence[bool], row_basic:
                               target)
         rho = None if both is None else both[1]
     else:
-        factor = basis_factor(program, column_basic, row_basic) if factor is None else factor
+        factor = basis_factor(program, column_basic, row_basic)
         rho = None if factor is None else factor.solve_transposed(target)
     return None if rho is None else (tight_rows, rho)

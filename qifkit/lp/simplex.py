@@ -1,19 +1,50 @@
 """The exact dual simplex: pivots in rationals from a dual feasible basis that misses some bounds,
-bounded by a number of pivots."""
+bounded by a number of pivots, on a factorisation that is updated, not rebuilt, at each pivot.
+
+The program's rows become equations A·x − s = 0 in the columns x and the row activities s, so a
+basis is m of the n + m variables and its matrix B is m × m. B is kept as the factor of a start
+basis B₀ (the tight rows on the basic columns, :func:`basis_factor`, which is what makes B₀ cheap:
+the basic activities follow from the basic columns) and one eta vector per pivot since (the
+product form of the inverse, B⁻¹ = E_k⁻¹ ⋯ E₁⁻¹·B₀⁻¹, Dantzig and Orchard-Hays), refactored when
+the etas hold :data:`REFACTOR_FILL` non-zeros per row. The point and the reduced costs are updated
+by each pivot's step, exactly, so nothing drifts; the final basis's point and duals are checked as
+any certificate (:func:`checked_optimum`). Each pivot also checks that its BTRAN row and its FTRAN
+column meet at the same pivot element.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import flint
 
-from qifkit.lp.basis import basis_factor, basis_solution, inverse_row
-from qifkit.lp.certificate import checked_optimum, exact_dot, row_activity
+from qifkit.errors import InternalError
+from qifkit.lp.basis import basis_factor, basis_solution
+from qifkit.lp.certificate import checked_optimum, exact_dot
 from qifkit.lp.highs import time_left
 from qifkit.lp.program import Flags, LinearProgram, LPSolution
 from qifkit.lp.refine import dual_feasible
+from qifkit.sparse_exact import solve_bordered, substituted
 
-__all__ = ["exact_dual_simplex"]
+__all__ = ["exact_dual_simplex", "DEGENERATE_RUN", "REFACTOR_FILL"]
+
+
+#: After this many consecutive degenerate pivots (a dual ratio of 0) the leaving variable is chosen
+#: by Bland's rule (the smallest index), which cannot cycle; before, by the largest violation.
+DEGENERATE_RUN = 20
+
+
+#: The basis is factored again once its eta vectors hold this many non-zeros per row of the
+#: program: applying them then costs more than a new factor. A work rule, never a clock: on Kohli's
+#: F (n = 80, uniform z) the etas are dense (B⁻¹·a_q fills 18,700 of 19,200 positions), so the
+#: basis is refactored every third pivot (simplex 24 s, against 30 s refactoring at every pivot
+#: and 90 s every 64th); sparser programs go many pivots on one factor.
+REFACTOR_FILL = 2
+
+
+_ZERO = flint.fmpq(0)
+_ONE = flint.fmpq(1)
 
 
 def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | None, pivots: int = 200
@@ -24,112 +55,277 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
 
     Each pivot takes the basic variable or row farthest out of its bounds (after
     :data:`DEGENERATE_RUN` degenerate pivots in a row, the first by index instead: Bland's rule,
-    against cycling), computes its row of the basis inverse exactly (one transposed solve),
-    and lets enter the non-basic variable or row of smallest dual ratio |d_q|/|α_pq| among those
-    that move it back; the leaving one stays at the bound it violated. The basis stays dual
-    feasible, so the first primal feasible basis is optimal; its certificate is checked by
-    :func:`certificate_defect`. None when the start is not dual feasible, when no variable can
-    enter (the program would be infeasible: the elastic route decides that), or after `pivots`
-    pivots; TimeLimitReached past the caller's `deadline` (:func:`run_highs`).
+    against cycling), computes its row of the basis inverse (BTRAN), and lets enter the non-basic
+    variable or row of smallest dual ratio |d_q|/|α_rq| among those that move it back (the smallest
+    index among equals); the entering column is transformed (FTRAN), the point moves along it and
+    the reduced costs along the pivot row, and the leaving one stays at the bound it violated. The
+    basis stays dual feasible, so the first primal feasible basis is optimal; its certificate is
+    checked by :func:`certificate_defect`. None when the start is not dual feasible, when no
+    variable can enter (the program would be infeasible: the elastic route decides that), or after
+    `pivots` pivots; TimeLimitReached past the caller's `deadline` (:func:`run_highs`).
     """
-
     m, n = program.shape
-    column_basic, column_upper, row_basic, row_upper = (list(flags) for flags in start)  # copies: pivots change them
-    # variables 0..n-1 are the columns, n..n+m-1 the row activities
-    low = list(program.lower) + list(program.row_lower)
-    high = list(program.upper) + list(program.row_upper)
+    column_basic, column_upper, row_basic, row_upper = start
+    found = basis_solution(program, column_basic, column_upper, row_basic, row_upper)
+    if found is None:
+        return None
+    x, y = found
+    if x is None or y is None or not dual_feasible(program, x, y):
+        return None
+    state = _DualSimplex(program, list(column_basic) + list(row_basic), list(column_upper) + list(row_upper), x, y)
     degenerate = 0  # consecutive pivots that left the dual objective unchanged
-    for pivot in range(pivots):
+    for pivot in range(pivots + 1):
         time_left(deadline)
-        factor = None if program.blocks is not None else basis_factor(program, column_basic, row_basic)
-        found = basis_solution(program, column_basic, column_upper, row_basic, row_upper, factor=factor)
-        if found is None or found[0] is None or found[1] is None:
+        r, direction = _leaving(state.head, state.values, state.low, state.high, bland=degenerate >= DEGENERATE_RUN)
+        if r is None:  # every basic value within its bounds
+            return checked_optimum(program, *state.point_and_duals(),
+                                   "HiGHS basis, then exact dual simplex pivots", feasible=False)
+        if pivot == pivots:
             return None
-        x, y = found[0], found[1]
-        if pivot == 0 and not dual_feasible(program, x, y):
+        if pivot == 0 or state.eta_fill > REFACTOR_FILL * m:
+            state.refactor()
+        step = state.pivot(r, direction)
+        if step is None:
             return None
-        values = x + [row_activity(row, x) for row in program.rows]
-        leaving, direction = _leaving(values, column_basic + row_basic, low, high, bland=degenerate >= DEGENERATE_RUN)
-        if leaving is None:  # every basic value within its bounds
-            return checked_optimum(program, x, y, "HiGHS basis, then exact dual simplex pivots", feasible=False)
-        found_row = inverse_row(program, column_basic, row_basic, leaving, factor)
-        if found_row is None:
-            return None
-        tight_rows, rho = found_row
-        # α: how the leaving variable moves per unit move of each non-basic variable or row
-        alpha: dict[int, flint.fmpq] = {n + i: r for i, r in zip(tight_rows, rho, strict=True) if r}
+        degenerate = degenerate + 1 if step == 0 else 0
+    return None  # pragma: no cover - the loop returns at pivot == pivots
+
+
+class _DualSimplex:
+    """The state of :func:`exact_dual_simplex`: which variable is basic at each of the m positions
+    (`head`; columns 0..n−1, row activities n..n+m−1), their values, the non-basic variables' sides
+    and reduced costs, and the basis's factor with its eta vectors."""
+
+    def __init__(self, program: LinearProgram, basic: list[bool], upper: list[bool], x: Sequence[flint.fmpq],
+                 y: Sequence[flint.fmpq]) -> None:
+        m, n = program.shape
+        self.program, self.n = program, n
+        self.low: list[Any] = list(program.lower) + list(program.row_lower)
+        self.high: list[Any] = list(program.upper) + list(program.row_upper)
+        self.columns: list[list[tuple[int, flint.fmpq]]] = [[] for _ in range(n)]  # A by columns: (row, a)
+        for i, row in enumerate(program.rows):
+            for k, a in row:
+                self.columns[k].append((i, a))
+        self.head = [v for v in range(n + m) if basic[v]]
+        self.position = {v: p for p, v in enumerate(self.head)}
+        self.upper = upper  # for non-basic variables: at the upper bound (or at it as the only finite one)
+        activities = [exact_dot((a, x[k]) for k, a in row) for row in program.rows]
+        self.values: list[flint.fmpq] = [x[v] if v < n else activities[v - n] for v in self.head]
+        # reduced costs of the non-basic variables: c_j − yᵀA_j for columns, y_i for row activities
+        self.reduced: dict[int, flint.fmpq] = {}
+        for v in range(n + m):
+            if not basic[v]:
+                self.reduced[v] = y[v - n] if v >= n else program.cost[v] - exact_dot(
+                    (y[i], a) for i, a in self.columns[v])
+        self.nonbasic_value: dict[int, flint.fmpq] = {v: (x[v] if v < n else activities[v - n])
+                                                      for v in range(n + m) if not basic[v]}
+        self._solve: Callable[[list[flint.fmpq]], list[flint.fmpq] | None] | None = None
+        self._solve_transposed: Callable[[list[flint.fmpq]], list[flint.fmpq] | None] | None = None
+        self._head0: list[int] = []
+        self._position0: dict[int, int] = {}
+        self._basic_columns: list[int] = []
+        self._tight: list[int] = []
+        self.etas: list[tuple[int, dict[int, flint.fmpq]]] = []
+        self.eta_fill = 0  # the etas' non-zeros
+
+    # ---------------------------------------------------------------- the start basis B₀
+    def refactor(self) -> None:
+        """Factor the current basis as B₀ (the tight rows on the basic columns) and drop the etas."""
+        program, n = self.program, self.n
+        m = len(program.rows)
+        basic = set(self.head)
+        self._basic_columns = [j for j in range(n) if j in basic]
+        self._tight = [i for i in range(m) if n + i not in basic]
+        self._head0 = list(self.head)
+        self._position0 = {v: p for p, v in enumerate(self.head)}
+        self.etas, self.eta_fill = [], 0
+        if program.blocks is None:
+            factor = basis_factor(program, [j in basic for j in range(n)], [n + i in basic for i in range(m)])
+            if factor is None or factor.singular:
+                raise InternalError("the exact dual simplex reached a singular basis")  # pragma: no cover
+            self._solve, self._solve_transposed = factor.solve, factor.solve_transposed
+        else:  # column groups: the bordered solve, one right-hand side at a time
+            place = {j: p for p, j in enumerate(self._basic_columns)}
+            square, _ = substituted([program.rows[i] for i in self._tight], [_ZERO] * len(self._tight), place,
+                                    [_ZERO] * n)
+            groups = [program.blocks[j] for j in self._basic_columns]
+            zero = [_ZERO] * len(self._tight)
+
+            def solve(right: list[flint.fmpq]) -> list[flint.fmpq] | None:
+                both = solve_bordered(square, right, groups)
+                return None if both is None else both[0]
+
+            def solve_transposed(right: list[flint.fmpq]) -> list[flint.fmpq] | None:
+                both = solve_bordered(square, zero, groups, right)
+                return None if both is None else both[1]
+
+            self._solve, self._solve_transposed = solve, solve_transposed
+
+    def _start_solve(self, b: dict[int, flint.fmpq]) -> list[flint.fmpq]:
+        """u with B₀·u = b (b by equation, sparse; u by position of B₀): the basic columns from the
+        tight rows, then each basic activity s_i = A_i·x − b_i."""
+        assert self._solve is not None
+        found = self._solve([b.get(i, _ZERO) for i in self._tight])
+        if found is None:  # pragma: no cover - a factor that was not singular solves
+            raise InternalError("the exact dual simplex's basis factor failed to solve")
+        n = self.n
+        u = [_ZERO] * len(self.head)
+        terms: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
+        for j, value in zip(self._basic_columns, found, strict=True):
+            if value:
+                u[self._position0[j]] = value
+                for i, a in self.columns[j]:
+                    p = self._position0.get(n + i)
+                    if p is not None:
+                        terms.setdefault(p, []).append((a, value))
+        for i, value in b.items():
+            p = self._position0.get(n + i)
+            if p is not None and value:
+                terms.setdefault(p, []).append((-_ONE, value))
+        for p, pairs in terms.items():
+            u[p] = exact_dot(pairs)
+        return u
+
+    def _start_solve_transposed(self, c: list[flint.fmpq]) -> list[flint.fmpq]:
+        """w with B₀ᵀ·w = c (c by position of B₀, w by equation): a basic activity's w_i = −c, the
+        tight rows' w from the basic columns' equations."""
+        assert self._solve_transposed is not None
+        program, n = self.program, self.n
+        w = [_ZERO] * len(program.rows)
+        extra: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
+        for p, v in enumerate(self._head0):
+            if v >= n and c[p]:
+                w[v - n] = -c[p]
+                for k, a in program.rows[v - n]:
+                    extra.setdefault(k, []).append((a, c[p]))
+        right = [c[self._position0[j]] + exact_dot(extra[j]) if j in extra else c[self._position0[j]]
+                 for j in self._basic_columns]
+        found = self._solve_transposed(right)
+        if found is None:  # pragma: no cover
+            raise InternalError("the exact dual simplex's basis factor failed to solve")
+        for i, value in zip(self._tight, found, strict=True):
+            w[i] = value
+        return w
+
+    # ---------------------------------------------------------------- B = B₀·E₁⋯E_k
+    def ftran(self, b: dict[int, flint.fmpq]) -> list[flint.fmpq]:
+        """B⁻¹·b (b by equation, sparse), by position."""
+        u = self._start_solve(b)
+        for r, eta in self.etas:
+            t = u[r]
+            if t:
+                t = t / eta[r]
+                for p, a in eta.items():
+                    if p != r:
+                        u[p] -= a * t
+                u[r] = t
+        return u
+
+    def btran(self, r: int) -> list[flint.fmpq]:
+        """The row r of B⁻¹ (e_rᵀ·B⁻¹), by equation."""
+        v = [_ZERO] * len(self.head)
+        v[r] = _ONE
+        for s, eta in reversed(self.etas):
+            pairs = [(a, v[p]) for p, a in eta.items() if p != s and v[p]]
+            if pairs or v[s]:
+                v[s] = (v[s] - exact_dot(pairs)) / eta[s]
+        return self._start_solve_transposed(v)
+
+    # ---------------------------------------------------------------- one pivot
+    def pivot(self, r: int, direction: int) -> flint.fmpq | None:
+        """One dual simplex pivot on position r, whose variable must move by `direction` (+1 up to
+        its lower bound, −1 down to its upper); the dual step's size (0: degenerate), or None when
+        no variable can enter."""
+        n, program = self.n, self.program
+        w = self.btran(r)
+        # α_rj = (e_rᵀB⁻¹)·a_j for the non-basic variables: a column's Σ w_i·a_ij, an activity's −w_i
         through: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
-        for i, r in zip(tight_rows, rho, strict=True):
-            if r:
+        alpha: dict[int, flint.fmpq] = {}
+        for i, wi in enumerate(w):
+            if wi:
+                if n + i in self.reduced:
+                    alpha[n + i] = -wi
                 for k, a in program.rows[i]:
-                    if not column_basic[k]:
-                        through.setdefault(k, []).append((r, a))
-        own = dict(program.rows[leaving - n]) if leaving >= n else {}
-        for k in set(through) | {k for k in own if not column_basic[k]}:
-            alpha[k] = own.get(k, flint.fmpq(0)) - exact_dot(through.get(k, []))
-        priced: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
-        for i in tight_rows:
-            if y[i]:
-                for k, a in program.rows[i]:
-                    if not column_basic[k]:
-                        priced.setdefault(k, []).append((y[i], a))
+                    if k in self.reduced:
+                        through.setdefault(k, []).append((wi, a))
+        for k, pairs in through.items():
+            value = exact_dot(pairs)
+            if value:
+                alpha[k] = value
+        # the ratio test: x_r changes by −α_rj per unit of x_j; it must move by `direction`
         best, entering = None, None
         for q in sorted(alpha):
-            a_pq = alpha[q]
-            if a_pq == 0:
-                continue
-            d = y[q - n] if q >= n else program.cost[q] - exact_dot(priced.get(q, []))
-            at_upper = (row_upper[q - n] if q >= n else column_upper[q]) or low[q] is None
-            free = low[q] is None and high[q] is None
-            fixed = low[q] is not None and low[q] == high[q]
-            if fixed:
-                continue
-            moves = (1, -1) if free else ((-1,) if at_upper else (1,))
+            a_rq = alpha[q]
+            low, high = self.low[q], self.high[q]
+            if low is not None and low == high:
+                continue  # a fixed variable never enters
+            if low is None and high is None:
+                moves: tuple[int, ...] = (1, -1)
+            else:
+                moves = (-1,) if low is None or (self.upper[q] and high is not None) else (1,)
             for move in moves:
-                if a_pq * move * direction <= 0:
+                if -a_rq * move * direction <= 0:
                     continue
-                if d * move < 0:  # the start was not dual feasible: not this routine's case
-                    return None
-                ratio = abs(d / a_pq)
+                ratio = abs(self.reduced[q] / a_rq)
                 if best is None or ratio < best:
                     best, entering = ratio, q
-        if entering is None:
+        if entering is None or best is None:
             return None
-        degenerate = degenerate + 1 if best == 0 else 0
-        if leaving < n:
-            column_basic[leaving], column_upper[leaving] = False, direction < 0
-        else:
-            row_basic[leaving - n], row_upper[leaving - n] = False, direction < 0
-        if entering < n:
-            column_basic[entering] = True
-        else:
-            row_basic[entering - n] = True
-    return None
+        q, a_rq = entering, alpha[entering]
+        column = self.ftran({i: a for i, a in self.columns[q]} if q < n else {q - n: -_ONE})
+        if column[r] != a_rq:  # pragma: no cover - BTRAN's row and FTRAN's column meet at the pivot
+            raise InternalError(f"the exact dual simplex's pivot element differs: {column[r]} and {a_rq}")
+        # the duals: d_j −= θ_d·α_rj, the leaving variable's reduced cost −θ_d
+        theta_d = self.reduced.pop(q) / a_rq
+        if theta_d:
+            for j, a in alpha.items():
+                if j != q:
+                    self.reduced[j] -= theta_d * a
+        leaving = self.head[r]
+        self.reduced[leaving] = -theta_d
+        # the point: x_B −= θ_p·α_q, x_q += θ_p; the leaving variable at the bound it violated
+        bound = self.low[leaving] if direction > 0 else self.high[leaving]
+        theta_p = (self.values[r] - bound) / a_rq
+        for p, a in enumerate(column):
+            if a:
+                self.values[p] -= theta_p * a
+        self.values[r] = self.nonbasic_value.pop(q) + theta_p
+        self.nonbasic_value[leaving] = bound
+        self.upper[leaving] = direction < 0
+        self.head[r] = q
+        eta = {p: a for p, a in enumerate(column) if a}
+        self.etas.append((r, eta))
+        self.eta_fill += len(eta)
+        return theta_d
+
+    def point_and_duals(self) -> tuple[list[flint.fmpq], list[flint.fmpq]]:
+        """The basis's point x (columns) and row duals y (a tight row's reduced cost, 0 for a basic
+        row), as :func:`checked_optimum` takes them."""
+        n, m = self.n, len(self.program.rows)
+        x = [self.nonbasic_value.get(j, _ZERO) for j in range(n)]
+        for p, v in enumerate(self.head):
+            if v < n:
+                x[v] = self.values[p]
+        y = [self.reduced.get(n + i, _ZERO) for i in range(m)]
+        return x, y
 
 
-#: After this many consecutive degenerate pivots (a dual ratio of 0) the leaving variable is chosen
-#: by Bland's rule (the smallest index), which cannot cycle; before, by the largest violation.
-DEGENERATE_RUN = 20
-
-
-def _leaving(values: list[flint.fmpq], is_basic: list[bool], low: list[Any], high: list[Any], bland: bool
-             ) -> tuple[int | None, int]:
-    """The basic variable or row to leave and the way it must move (+1 up to its lower bound, −1
-    down to its upper): the largest bound violation (the smallest index among equals), or with
-    `bland` the first violation by index; (None, 0) when every basic value is within its bounds."""
-    leaving, direction, worst = None, 0, flint.fmpq(0)
-    for v, value in enumerate(values):
-        if not is_basic[v]:
-            continue
-        bottom, top = low[v], high[v]
+def _leaving(head: Sequence[int], values: Sequence[flint.fmpq], low: Sequence[Any], high: Sequence[Any],
+             bland: bool) -> tuple[int | None, int]:
+    """The position of the basic variable or row to leave and the way it must move (+1 up to its
+    lower bound, −1 down to its upper): the largest bound violation (the smallest variable among
+    equals), or with `bland` the violated variable of smallest index; (None, 0) when every basic
+    value is within its bounds."""
+    leaving, direction, worst, first = None, 0, _ZERO, -1
+    for p, v in enumerate(head):
+        bottom, top, value = low[v], high[v], values[p]
         if bottom is not None and value < bottom:
             violation, way = bottom - value, 1
         elif top is not None and value > top:
             violation, way = value - top, -1
         else:
             continue
-        if violation > worst:
-            leaving, direction, worst = v, way, violation
-            if bland:
-                break
+        better = v < first if bland else (violation > worst or (violation == worst and v < first))
+        if leaving is None or better:
+            leaving, direction, worst, first = p, way, violation, v
     return leaving, direction
