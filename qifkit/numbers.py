@@ -47,6 +47,7 @@ __all__ = [
     "float_fraction",
     "reduced_fraction",
     "to_fmpq",
+    "exact_dot",
     "over_common_denominator",
 ]
 
@@ -363,3 +364,29 @@ def _coprime_constructor() -> Any:
 
 
 _COPRIME = _coprime_constructor()
+
+
+def exact_dot(pairs: Iterable[tuple[flint.fmpq, flint.fmpq]]) -> flint.fmpq:
+    """Σ a·v over exact pairs, on one running common denominator (no gcd per term).
+
+    Exact solutions of a basis share large denominators; adding them one by one as rationals
+    costs a gcd of those large numbers each time, this costs one division test.
+
+    Examples
+    --------
+    >>> q = flint.fmpq
+    >>> exact_dot([(q(1, 2), q(2, 3)), (q(3), q(1, 6))])
+    5/6
+    """
+    numerator, denominator = flint.fmpz(0), flint.fmpz(1)
+    for a, v in pairs:
+        term_p, term_q = a.p * v.p, a.q * v.q
+        if term_q == denominator:
+            numerator += term_p
+        elif denominator % term_q == 0:
+            numerator += term_p * (denominator // term_q)
+        else:
+            common = denominator.gcd(term_q)
+            numerator = numerator * (term_q // common) + term_p * (denominator // common)
+            denominator = denominator // common * term_q
+    return flint.fmpq(numerator, denominator)

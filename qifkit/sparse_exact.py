@@ -29,7 +29,7 @@ import numpy as np
 import scipy.sparse
 import scipy.sparse.csgraph
 
-from qifkit.numbers import over_common_denominator
+from qifkit.numbers import exact_dot, over_common_denominator
 
 __all__ = [
     "SparseRow",
@@ -209,10 +209,9 @@ class SquareFactor:
         for equations, unknowns, earlier, local, eliminated in steps:
             if len(unknowns) == 1:  # most blocks: a division
                 terms, e = earlier[0], equations[0]
-                found[unknowns[0]] = (right[e] - sum((a * found[k] for k, a in terms), flint.fmpq(0)) if terms
-                                      else right[e]) / local[0][0][1]
+                found[unknowns[0]] = (right[e] - _known_part(terms, found) if terms else right[e]) / local[0][0][1]
                 continue
-            targets = [right[e] - sum((a * found[k] for k, a in terms), flint.fmpq(0)) if terms else right[e]
+            targets = [right[e] - _known_part(terms, found) if terms else right[e]
                        for e, terms in zip(equations, earlier, strict=True)]
             values = _block_solve(local, targets, eliminated, transposed)
             if values is None:
@@ -220,6 +219,13 @@ class SquareFactor:
             for u, v in zip(unknowns, values, strict=True):
                 found[u] = v
         return found
+
+
+def _known_part(terms: Sequence[tuple[int, flint.fmpq]], found: Sequence[Any]) -> flint.fmpq:
+    """Σ a·found[k] over `terms` whose found[k] is non-zero, on one common denominator
+    (:func:`exact_dot`): right-hand sides of sparse exact solves are mostly zeros, and their
+    non-zeros share large denominators."""
+    return exact_dot((a, found[k]) for k, a in terms if found[k])
 
 
 def _block_solve(local: _Terms, targets: list[flint.fmpq],
@@ -372,7 +378,7 @@ class ShortRowElimination:
                 w[i] = v
         for r, _, _, _, _, multipliers in reversed(self.pivots):
             if multipliers:
-                w[r] -= sum((m * w[i] for i, m in multipliers), flint.fmpq(0))
+                w[r] -= _known_part(multipliers, w)
         return w
 
 

@@ -16,7 +16,6 @@ from qifkit.lp import (
     LPSolution,
     basis,
     certificate_defect,
-    exact_dot,
     farkas,
     highs,
     simplex,
@@ -279,18 +278,6 @@ def test_bad_programs_are_refused():
         solve("min x")
 
 
-def test_exact_dot_matches_plain_fractions():
-    rng = random.Random(5)
-    for _ in range(200):
-        pairs = [(F(rng.randint(-9, 9), rng.randint(1, 9)), F(rng.randint(-9, 9), rng.choice([7, 7, 14, 3])))
-                 for _ in range(rng.randint(0, 8))]
-        expected = sum((a * b for a, b in pairs), F(0))
-        got = exact_dot(
-            (flint.fmpq(a.numerator, a.denominator), flint.fmpq(b.numerator, b.denominator)) for a, b in pairs
-        )
-        assert F(int(got.p), int(got.q)) == expected
-
-
 def test_agrees_with_ppl_on_random_programs(random_program):
     """A second exact oracle (PPL's MIP_Problem, independent of HiGHS and cddlib): the same
     status and the same optimal value on 150 random programs, degenerate and badly scaled ones
@@ -344,16 +331,17 @@ def test_the_dual_simplex_leaves_by_the_largest_violation_and_by_bland_after_deg
     """Issue 34: the leaving variable is the one farthest out of its bounds (the smallest index
     among equals); after DEGENERATE_RUN degenerate pivots in a row, the first by index (Bland's
     rule). Both rules reach cddlib's optimum from the all-slack basis."""
-    import flint
 
     head = [2, 0, 3, 1]  # the basic variables by position (variable 4 is not basic)
     values = [flint.fmpq(v) for v in (5, 0, -3, -1)]  # by position: 2 = 5, 0 = 0, 3 = -3, 1 = -1
     low, high = [flint.fmpq(0)] * 5, [flint.fmpq(4), None, flint.fmpq(4), flint.fmpq(0), flint.fmpq(0)]
-    assert simplex._leaving(head, values, low, high, bland=False) == (2, 1)  # variable 3, 3 below its lower bound
-    assert simplex._leaving(head, values, low, high, bland=True) == (3, 1)  # variable 1, the first violated
-    assert simplex._leaving(head, [flint.fmpq(9), flint.fmpq(-5), flint.fmpq(0), flint.fmpq(0)], low, high,
-                            bland=False) == (1, 1)  # equal violations of 5 (variables 2 and 0): the smaller
-    assert simplex._leaving(head, [flint.fmpq(1)] * 4, low, [flint.fmpq(1)] * 5, bland=False) == (None, 0)
+    violated = simplex._violated(head, values, low, high)
+    assert [(v, p, d) for _, v, p, d in violated] == [(3, 2, 1), (1, 3, 1), (2, 0, -1)]  # violations 3, 1, 1
+    assert simplex._leaving(violated, bland=False) == (2, 1)  # variable 3, 3 below its lower bound
+    assert simplex._leaving(violated, bland=True) == (3, 1)  # variable 1, the first violated
+    tied = simplex._violated(head, [flint.fmpq(9), flint.fmpq(-5), flint.fmpq(0), flint.fmpq(0)], low, high)
+    assert simplex._leaving(tied, bland=False) == (1, 1)  # equal violations of 5 (variables 2 and 0): the smaller
+    assert simplex._violated(head, [flint.fmpq(1)] * 4, low, [flint.fmpq(1)] * 5) == []
     rng = random.Random(29)
     for rule in (simplex.DEGENERATE_RUN, 0):
         monkeypatch.setattr(simplex, "DEGENERATE_RUN", rule)
@@ -380,10 +368,10 @@ def test_the_dual_simplex_on_a_factor_and_its_etas_reaches_cddlibs_optimum(monke
     etas_seen = 0
     counted = simplex._DualSimplex.pivot
 
-    def pivot(self, r, direction):
+    def pivot(self, *arguments):
         nonlocal etas_seen
         etas_seen = max(etas_seen, len(self.etas) + 1)
-        return counted(self, r, direction)
+        return counted(self, *arguments)
 
     monkeypatch.setattr(simplex._DualSimplex, "pivot", pivot)
     optima = 0
@@ -405,6 +393,47 @@ def test_the_dual_simplex_on_a_factor_and_its_etas_reaches_cddlibs_optimum(monke
             assert repaired is None, trial
     assert optima >= 20
     assert (etas_seen == 1) == (fill == 0) and etas_seen >= 1  # never refactored: several etas at once
+
+
+def test_blocks_of_dual_simplex_pivots_are_kept_only_when_exactly_dual_feasible_and_better(monkeypatch):
+    """Issue 34's cliff: where several bounds are violated, their pivots are tried at once and kept
+    only if the new basis is exactly dual feasible with a larger objective. From the all-slack
+    start of random programs (every row bound above 0 violated) both outcomes occur, and every
+    optimum is cddlib's."""
+    import flint
+
+    rng = random.Random(37)
+    outcomes = {"kept": 0, "rejected": 0}
+    real = simplex._block_step
+
+    def objective(state):
+        return sum((c * v for c, v in zip(state.program.cost, state.point_and_duals()[0], strict=True)), flint.fmpq(0))
+
+    def counted(state, violated):
+        before = objective(state)
+        result = real(state, violated)
+        if isinstance(result, simplex._DualSimplex):
+            outcomes["kept"] += 1
+            assert objective(result) > before  # the dual objective rises: no basis comes back
+        elif result is not None:
+            outcomes["rejected"] += 1
+        return result
+
+    monkeypatch.setattr(simplex, "_block_step", counted)
+    for trial in range(60):
+        n, m = rng.randint(4, 12), rng.randint(3, 10)
+        rows = [{k: rng.randint(-1, 4) for k in range(n) if rng.random() < 0.4} for _ in range(m)]
+        lower = [rng.randint(1, 4) for _ in range(m)]
+        cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
+        program = LinearProgram.build(n, rows, row_lower=lower, cost=cost)
+        repaired = simplex.exact_dual_simplex(program, ([False] * n, [False] * n, [True] * m, [False] * m), None)
+        reference = solve_by_cdd(program)
+        if reference.status == "optimal":
+            assert repaired is not None and repaired.value == reference.value, trial
+            assert certificate_defect(program, repaired) is None, trial
+        else:
+            assert repaired is None, trial
+    assert outcomes["kept"] >= 10 and outcomes["rejected"] >= 10, outcomes
 
 
 # ---------------------------------------------------------------------------------- iterative refinement

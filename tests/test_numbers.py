@@ -1,9 +1,11 @@
 """The number grammar: exact reading of user text, and refusal of everything else."""
 
 import decimal
+import random
 import re
 from fractions import Fraction
 
+import flint
 import numpy as np
 import pytest
 import sympy
@@ -13,6 +15,7 @@ from sympy.polys.domains import QQ
 
 from qifkit import exact, exact_str, parse_eps_exp, parse_number
 from qifkit.errors import NotANumberError, NotExactError, NumberSyntaxError, PrivacyParameterError, QifError
+from qifkit.numbers import exact_dot
 
 
 @pytest.mark.parametrize(
@@ -163,3 +166,16 @@ def test_an_expression_that_is_not_in_the_grammar_is_refused_naming_why(text, me
 
     with pytest.raises(NumberSyntaxError, match=re.escape(message)):
         parse_rational_function(text, sympy.Symbol("t"))
+
+
+def test_exact_dot_matches_plain_fractions():
+    """exact_dot (one running common denominator) is Σ a·v in plain Fractions."""
+    rng = random.Random(5)
+    for _ in range(200):
+        pairs = [(Fraction(rng.randint(-9, 9), rng.randint(1, 9)),
+                  Fraction(rng.randint(-9, 9), rng.choice([7, 7, 14, 3]))) for _ in range(rng.randint(0, 8))]
+        expected = sum((a * b for a, b in pairs), Fraction(0))
+        got = exact_dot(
+            (flint.fmpq(a.numerator, a.denominator), flint.fmpq(b.numerator, b.denominator)) for a, b in pairs
+        )
+        assert Fraction(int(got.p), int(got.q)) == expected

@@ -6,7 +6,7 @@ import random
 import flint
 import pytest
 
-from qifkit.lp import exact_dot
+from qifkit.numbers import exact_dot
 from qifkit.sparse_exact import (
     ShortRowElimination,
     SquareFactor,

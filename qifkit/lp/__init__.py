@@ -60,11 +60,11 @@ True
 
 from __future__ import annotations
 
-from qifkit.lp.certificate import certificate_defect, exact_dot, verify_solution
+from qifkit.lp.certificate import certificate_defect, verify_solution
 from qifkit.lp.engine import solve
 from qifkit.lp.highs import float_solution
 from qifkit.lp.oracles import ppl_optimum, solve_by_cdd
 from qifkit.lp.program import CDD_LIMIT, LinearProgram, LPSolution, collector_paused
 
-__all__ = ["LinearProgram", "LPSolution", "solve", "certificate_defect", "verify_solution", "exact_dot",
+__all__ = ["LinearProgram", "LPSolution", "solve", "certificate_defect", "verify_solution",
            "solve_by_cdd", "ppl_optimum", "float_solution", "CDD_LIMIT", "collector_paused"]

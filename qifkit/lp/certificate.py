@@ -5,13 +5,13 @@ value; unboundedness, a feasible point and an improving ray."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import flint
 
 from qifkit.lp.program import Bound, LinearProgram, LPSolution, fractions
-from qifkit.numbers import reduced_fraction, to_fmpq
+from qifkit.numbers import exact_dot, reduced_fraction, to_fmpq
 
 __all__ = ["certificate_defect", "dual_defect", "checked_optimum", "exact_dot", "row_activity", "verify_solution",
            "primal_defect"]
@@ -99,32 +99,6 @@ def checked_optimum(program: LinearProgram, x: list[flint.fmpq], y: list[flint.f
     if dual_defect(program, "optimal", y, x, value) is not None:
         return None
     return LPSolution("optimal", reduced_fraction(value), fractions(x), fractions(y), method=method)
-
-
-def exact_dot(pairs: Iterable[tuple[flint.fmpq, flint.fmpq]]) -> flint.fmpq:
-    """Σ a·v over exact pairs, on one running common denominator (no gcd per term).
-
-    Exact solutions of a basis share large denominators; adding them one by one as rationals
-    costs a gcd of those large numbers each time, this costs one division test.
-
-    Examples
-    --------
-    >>> q = flint.fmpq
-    >>> exact_dot([(q(1, 2), q(2, 3)), (q(3), q(1, 6))])
-    5/6
-    """
-    numerator, denominator = flint.fmpz(0), flint.fmpz(1)
-    for a, v in pairs:
-        term_p, term_q = a.p * v.p, a.q * v.q
-        if term_q == denominator:
-            numerator += term_p
-        elif denominator % term_q == 0:
-            numerator += term_p * (denominator // term_q)
-        else:
-            common = denominator.gcd(term_q)
-            numerator = numerator * (term_q // common) + term_p * (denominator // common)
-            denominator = denominator // common * term_q
-    return flint.fmpq(numerator, denominator)
 
 
 def row_activity(row: Sequence[tuple[int, flint.fmpq]], x: Sequence[flint.fmpq]) -> flint.fmpq:

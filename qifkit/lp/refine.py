@@ -10,9 +10,10 @@ from typing import Any
 import flint
 
 from qifkit.lp.basis import basis_of
-from qifkit.lp.certificate import dual_defect, exact_dot, row_activity
+from qifkit.lp.certificate import dual_defect, row_activity
 from qifkit.lp.highs import highs_model, run_highs
 from qifkit.lp.program import Bound, LinearProgram
+from qifkit.numbers import exact_dot
 
 __all__ = ["REFINEMENTS", "STALLS", "ROUND_ITERATIONS", "MIN_ROUND_ITERATIONS", "residual_program",
            "refinement_round", "dual_feasible"]

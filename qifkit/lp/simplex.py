@@ -21,10 +21,11 @@ import flint
 
 from qifkit.errors import InternalError
 from qifkit.lp.basis import basis_factor, basis_solution
-from qifkit.lp.certificate import checked_optimum, exact_dot
+from qifkit.lp.certificate import checked_optimum
 from qifkit.lp.highs import time_left
 from qifkit.lp.program import Flags, LinearProgram, LPSolution
 from qifkit.lp.refine import dual_feasible
+from qifkit.numbers import exact_dot
 from qifkit.sparse_exact import solve_bordered, substituted
 
 __all__ = ["exact_dual_simplex", "DEGENERATE_RUN", "REFACTOR_FILL"]
@@ -60,9 +61,19 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
     index among equals); the entering column is transformed (FTRAN), the point moves along it and
     the reduced costs along the pivot row, and the leaving one stays at the bound it violated. The
     basis stays dual feasible, so the first primal feasible basis is optimal; its certificate is
-    checked by :func:`certificate_defect`. None when the start is not dual feasible, when no
-    variable can enter (the program would be infeasible: the elastic route decides that), or after
-    `pivots` pivots; TimeLimitReached past the caller's `deadline` (:func:`run_highs`).
+    checked by :func:`certificate_defect`.
+
+    Where several bounds are violated, the pivots of all of them are first tried at once
+    (:func:`_block_step`): each violated variable's own ratio test on the current basis, every
+    swap made together, and the new basis kept if it is exactly dual feasible with a larger
+    objective (else half the swaps, and so on, then the single pivot). Kohli's F (uniform z,
+    e^ε = 2) needs this: its float bases put the last entries of a column, below 2^-60, at 0, and
+    the dual simplex makes them positive one entry (one pivot) at a time; at n = 90 that is about
+    1,900 pivots, against 30 blocks.
+
+    None when the start is not dual feasible, when no variable can enter (the program would be
+    infeasible: the elastic route decides that), or after `pivots` bases (a block counts as one);
+    TimeLimitReached past the caller's `deadline` (:func:`run_highs`).
     """
     m, n = program.shape
     column_basic, column_upper, row_basic, row_upper = start
@@ -74,21 +85,83 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
         return None
     state = _DualSimplex(program, list(column_basic) + list(row_basic), list(column_upper) + list(row_upper), x, y)
     degenerate = 0  # consecutive pivots that left the dual objective unchanged
-    for pivot in range(pivots + 1):
+    no_block_before = 0  # after a rejected block of k swaps, k single pivots come first
+    for step in range(pivots + 1):
         time_left(deadline)
-        r, direction = _leaving(state.head, state.values, state.low, state.high, bland=degenerate >= DEGENERATE_RUN)
-        if r is None:  # every basic value within its bounds
+        violated = _violated(state.head, state.values, state.low, state.high)
+        if not violated:  # every basic value within its bounds
             return checked_optimum(program, *state.point_and_duals(),
                                    "HiGHS basis, then exact dual simplex pivots", feasible=False)
-        if pivot == pivots:
+        if step == pivots:
             return None
-        if pivot == 0 or state.eta_fill > REFACTOR_FILL * m:
+        if step == 0 or state.eta_fill > REFACTOR_FILL * m:
             state.refactor()
-        step = state.pivot(r, direction)
-        if step is None:
+        bland = degenerate >= DEGENERATE_RUN
+        if not bland and len(violated) > 1 and step >= no_block_before:
+            blocked = _block_step(state, violated)
+            if blocked is None:
+                return None
+            if isinstance(blocked, _DualSimplex):
+                state, degenerate = blocked, 0
+                continue
+            no_block_before = step + 1 + blocked[0]
+            r, direction, alpha, entering = blocked[1]
+        else:
+            r, direction = _leaving(violated, bland)
+            alpha = state.pivot_row(r)
+            found_entering = state.ratio_test(alpha, direction)
+            if found_entering is None:
+                return None
+            entering = found_entering
+        theta = state.pivot(r, direction, alpha, entering)
+        degenerate = degenerate + 1 if theta == 0 else 0
+    return None  # pragma: no cover - the loop returns at step == pivots
+
+
+#: A pivot the exact dual simplex may make: the leaving position, its direction, its pivot row and
+#: the entering variable.
+_Pivot = tuple[int, int, dict[int, flint.fmpq], int]
+
+
+def _block_step(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, int, int]]
+                ) -> _DualSimplex | tuple[int, _Pivot] | None:
+    """Every violated basic variable's pivot, tried at once (see :func:`exact_dual_simplex`).
+
+    The pivot rows and ratio tests are all taken on the current basis, largest violation first;
+    a variable whose entering one is already taken waits. The swaps are made together, and the
+    new basis (solved exactly, :func:`basis_solution`) is kept if it is dual feasible and its
+    objective is larger (so no basis comes back); else the first half of the swaps, and so on
+    down to two. Returns the new state, or (the number of swaps rejected, the single pivot of the
+    largest violation) when no block passed, or None when a violated variable has nothing to enter
+    (the program is infeasible)."""
+    program, n = state.program, state.n
+    chosen: list[_Pivot] = []
+    taken: set[int] = set()
+    for _, _, r, direction in violated:
+        alpha = state.pivot_row(r)
+        entering = state.ratio_test(alpha, direction)
+        if entering is None:
             return None
-        degenerate = degenerate + 1 if step == 0 else 0
-    return None  # pragma: no cover - the loop returns at pivot == pivots
+        if entering not in taken:
+            taken.add(entering)
+            chosen.append((r, direction, alpha, entering))
+    objective = exact_dot(zip(program.cost, state.point_and_duals()[0], strict=True))
+    size = len(chosen)
+    while size >= 2:
+        basic, upper = state.basic_and_upper()
+        for r, direction, _, entering in chosen[:size]:
+            leaving = state.head[r]
+            basic[leaving], upper[leaving], basic[entering] = False, direction < 0, True
+        flags = (basic[:n], upper[:n], basic[n:], upper[n:])
+        found = basis_solution(program, *flags)
+        if found is not None and found[0] is not None and found[1] is not None \
+                and exact_dot(zip(program.cost, found[0], strict=True)) > objective \
+                and dual_feasible(program, found[0], found[1]):
+            new = _DualSimplex(program, basic, upper, found[0], found[1])
+            new.refactor()
+            return new
+        size //= 2
+    return len(chosen), chosen[0]
 
 
 class _DualSimplex:
@@ -232,13 +305,11 @@ class _DualSimplex:
         return self._start_solve_transposed(v)
 
     # ---------------------------------------------------------------- one pivot
-    def pivot(self, r: int, direction: int) -> flint.fmpq | None:
-        """One dual simplex pivot on position r, whose variable must move by `direction` (+1 up to
-        its lower bound, −1 down to its upper); the dual step's size (0: degenerate), or None when
-        no variable can enter."""
+    def pivot_row(self, r: int) -> dict[int, flint.fmpq]:
+        """α_rj = (e_rᵀB⁻¹)·a_j for the non-basic variables j with α_rj ≠ 0 (one BTRAN): a column's
+        Σ w_i·a_ij, a row activity's −w_i."""
         n, program = self.n, self.program
         w = self.btran(r)
-        # α_rj = (e_rᵀB⁻¹)·a_j for the non-basic variables: a column's Σ w_i·a_ij, an activity's −w_i
         through: dict[int, list[tuple[flint.fmpq, flint.fmpq]]] = {}
         alpha: dict[int, flint.fmpq] = {}
         for i, wi in enumerate(w):
@@ -252,25 +323,45 @@ class _DualSimplex:
             value = exact_dot(pairs)
             if value:
                 alpha[k] = value
-        # the ratio test: x_r changes by −α_rj per unit of x_j; it must move by `direction`
-        best, entering = None, None
-        for q in sorted(alpha):
-            a_rq = alpha[q]
+        return alpha
+
+    def ratio_test(self, alpha: dict[int, flint.fmpq], direction: int) -> int | None:
+        """The non-basic variable to enter for a pivot row `alpha` whose basic variable must move by
+        `direction`: the smallest dual ratio |d_q|/|α_rq| (the smallest index among equals) among
+        those that move it that way (x_r changes by −α_rq per unit of x_q); None if none can.
+
+        The ratios are compared exactly, but only among the candidates whose ratio's binary
+        exponent (read off the bit lengths, within ±2) can reach the smallest: thousands of
+        candidates with numbers of hundreds of bits otherwise cost a division each."""
+        eligible: list[int] = []
+        for q, a_rq in alpha.items():
             low, high = self.low[q], self.high[q]
             if low is not None and low == high:
                 continue  # a fixed variable never enters
-            if low is None and high is None:
-                moves: tuple[int, ...] = (1, -1)
-            else:
-                moves = (-1,) if low is None or (self.upper[q] and high is not None) else (1,)
-            for move in moves:
-                if -a_rq * move * direction <= 0:
+            if low is not None or high is not None:  # not free: it moves away from its bound only
+                move = -1 if low is None or (self.upper[q] and high is not None) else 1
+                if (a_rq > 0) != (move * direction < 0):
                     continue
-                ratio = abs(self.reduced[q] / a_rq)
-                if best is None or ratio < best:
-                    best, entering = ratio, q
-        if entering is None or best is None:
+            eligible.append(q)
+        if not eligible:
             return None
+        zero = [q for q in eligible if not self.reduced[q]]
+        if zero:
+            return min(zero)
+        exponent = {q: _bits(self.reduced[q]) - _bits(alpha[q]) for q in eligible}
+        reach = min(exponent.values()) + 4
+        best, entering = None, None
+        for q in sorted(q for q in eligible if exponent[q] < reach):
+            ratio = abs(self.reduced[q] / alpha[q])
+            if best is None or ratio < best:
+                best, entering = ratio, q
+        return entering
+
+    def pivot(self, r: int, direction: int, alpha: dict[int, flint.fmpq], entering: int) -> flint.fmpq:
+        """The dual simplex pivot on position r, whose variable must move by `direction` (+1 up to
+        its lower bound, −1 down to its upper), with its pivot row `alpha` (:meth:`pivot_row`) and
+        the variable `entering` its ratio test chose; the dual step's size (0: degenerate)."""
+        n = self.n
         q, a_rq = entering, alpha[entering]
         column = self.ftran({i: a for i, a in self.columns[q]} if q < n else {q - n: -_ONE})
         if column[r] != a_rq:  # pragma: no cover - BTRAN's row and FTRAN's column meet at the pivot
@@ -298,6 +389,14 @@ class _DualSimplex:
         self.eta_fill += len(eta)
         return theta_d
 
+    def basic_and_upper(self) -> tuple[list[bool], list[bool]]:
+        """Which of the n + m variables are basic, and which non-basic ones sit at their upper bound
+        (copies)."""
+        basic = [False] * len(self.upper)
+        for v in self.head:
+            basic[v] = True
+        return basic, [u and not b for u, b in zip(self.upper, basic, strict=True)]
+
     def point_and_duals(self) -> tuple[list[flint.fmpq], list[flint.fmpq]]:
         """The basis's point x (columns) and row duals y (a tight row's reduced cost, 0 for a basic
         row), as :func:`checked_optimum` takes them."""
@@ -310,22 +409,29 @@ class _DualSimplex:
         return x, y
 
 
-def _leaving(head: Sequence[int], values: Sequence[flint.fmpq], low: Sequence[Any], high: Sequence[Any],
-             bland: bool) -> tuple[int | None, int]:
-    """The position of the basic variable or row to leave and the way it must move (+1 up to its
-    lower bound, −1 down to its upper): the largest bound violation (the smallest variable among
-    equals), or with `bland` the violated variable of smallest index; (None, 0) when every basic
-    value is within its bounds."""
-    leaving, direction, worst, first = None, 0, _ZERO, -1
+def _bits(value: flint.fmpq) -> int:
+    """⌊log₂|value|⌋ within 1, for a non-zero rational: its numerator's bits minus its denominator's."""
+    return value.p.bit_length() - value.q.bit_length()
+
+
+def _violated(head: Sequence[int], values: Sequence[flint.fmpq], low: Sequence[Any], high: Sequence[Any]
+              ) -> list[tuple[flint.fmpq, int, int, int]]:
+    """The basic variables out of their bounds as (violation, variable, position, direction: +1 up
+    to the lower bound, −1 down to the upper), the largest violation first (the smallest variable
+    among equals)."""
+    out = []
     for p, v in enumerate(head):
         bottom, top, value = low[v], high[v], values[p]
         if bottom is not None and value < bottom:
-            violation, way = bottom - value, 1
+            out.append((bottom - value, v, p, 1))
         elif top is not None and value > top:
-            violation, way = value - top, -1
-        else:
-            continue
-        better = v < first if bland else (violation > worst or (violation == worst and v < first))
-        if leaving is None or better:
-            leaving, direction, worst, first = p, way, violation, v
-    return leaving, direction
+            out.append((value - top, v, p, -1))
+    out.sort(key=lambda item: (-item[0], item[1]))
+    return out
+
+
+def _leaving(violated: Sequence[tuple[flint.fmpq, int, int, int]], bland: bool) -> tuple[int, int]:
+    """The position to leave and its direction, from :func:`_violated`'s list: the largest
+    violation, or with `bland` the violated variable of smallest index."""
+    _, _, position, direction = min(violated, key=lambda item: item[1]) if bland else violated[0]
+    return position, direction
