@@ -8,8 +8,8 @@ the workload (a forked child each, with a time limit), and libqif's rational rou
 refinement pairs. Rows whose certificate could not be found say so. The survey row has no
 program: its witnesses come from lumping, not from an LP.
 
-Run: ``.venv/bin/python benchmarks/bench_lp.py [--full]`` (``--full`` adds refine 1000x100 and
-lp-fixed at n = 100, several minutes each).
+Run: ``.venv/bin/python benchmarks/bench_lp.py [--full]`` (``--full`` adds refine 1000x100, F at
+n = 80, 90 and 100 and U at n = 100, up to several minutes each).
 """
 
 from __future__ import annotations
@@ -154,14 +154,17 @@ def main() -> None:
         )
         return f"stable = {report['stable']} on {len(report['points'])} values of e^ε"
 
-    def lp_fixed(n: int, shape: str = "uniform", eps_exp: str = "2") -> tuple[str, Callable[[], Any]]:
+    def lp_fixed(n: int, shape: str = "uniform", eps_exp: str = "2", fixed: bool = True
+                 ) -> tuple[str, Callable[[], Any]]:
         z = ([Fraction(1, n)] * n if shape == "uniform"
              else [Fraction(math.comb(n - 1, k), 2 ** (n - 1)) for k in range(n)])
         objective = [w for row in count_error_weights(z) for w in row]
-        return (
-            f"lp-fixed, {shape} z, n = {n}" + ("" if eps_exp == "2" else f", e^eps = {eps_exp}"),
-            lambda: f"value {float(certified_minimum(count_program(n, eps_exp, z, fixed=True), objective).value):.12f}",
-        )
+
+        def run() -> str:
+            return f"value {float(certified_minimum(count_program(n, eps_exp, z, fixed=fixed), objective).value):.12f}"
+
+        return f"lp-{'fixed' if fixed else 'unfixed (U)'}, {shape} z, n = {n}" + (
+            "" if eps_exp == "2" else f", e^eps = {eps_exp}"), run
 
     workloads = [
         ("survey stability spec (examples/survey_rr.toml)", survey),
@@ -181,7 +184,8 @@ def main() -> None:
         ),
     ]
     if arguments.full:
-        workloads += [refine_row(1000, 100, 50, True), refine_row(1000, 100, 50, False), lp_fixed(80), lp_fixed(100)]
+        workloads += [refine_row(1000, 100, 50, True), refine_row(1000, 100, 50, False), lp_fixed(80), lp_fixed(90),
+                      lp_fixed(100), lp_fixed(100, fixed=False)]
     workloads = [(name, run) for name, run in workloads if arguments.only in name]
     print(f"{'workload':<48} {'certified':>10} {'HiGHS float':>12} {'ratio':>7} {'cddlib':>9} {'PPL':>9} "
           f"{'QSopt_ex':>9} {'libqif rat.':>11}  answer")

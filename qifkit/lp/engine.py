@@ -20,7 +20,8 @@ from qifkit.validation import whole_number
 __all__ = ["solve"]
 
 
-#: Exact dual simplex pivots :func:`solve` allows after the refinement rounds, by default.
+#: Bases the exact dual simplex may visit after the refinement rounds, by default (a single pivot
+#: or a block of pivots each make one).
 _PIVOTS = 200
 
 
@@ -29,7 +30,7 @@ def solve(program: LinearProgram, *, time_limit: float | None = None, fallback: 
     """Solve `program` exactly; the answer is certified before it is returned.
 
     The route is bounded by work alone (HiGHS's iteration counts, a number of refinement rounds,
-    a number of exact pivots), so the same program gets the same answer, certificate or
+    a number of exact dual simplex bases), so the same program gets the same answer, certificate or
     :class:`UndecidableError`, on an idle machine and on a busy one.
 
     Parameters
@@ -43,8 +44,8 @@ def solve(program: LinearProgram, *, time_limit: float | None = None, fallback: 
         Whether cddlib's exact simplex may be tried when no float basis certifies (only for
         programs of at most :data:`CDD_LIMIT` variables × rows).
     pivots : int
-        How many exact dual simplex pivots may follow a float basis that misses a bound by a hair
-        (0: none).
+        How many bases the exact dual simplex may visit from a float basis that misses bounds by a
+        hair (one pivot, or a block of pivots kept at once, each make one; 0: none).
 
     Returns
     -------
