@@ -295,6 +295,41 @@ def test_agrees_with_ppl_on_random_programs(random_program):
     assert statuses == {"optimal", "infeasible", "unbounded"}
 
 
+def _slack_start(program: LinearProgram) -> tuple[list[bool], list[bool], list[bool], list[bool]]:
+    """The all-slack basis: every column non-basic at its lower bound, every row basic."""
+    n, m = program.variables, len(program.rows)
+    return [False] * n, [False] * n, [True] * m, [False] * m
+
+
+def _agrees_with_cdd_from_the_slack_basis(program: LinearProgram, trial: object) -> bool:
+    """The exact dual simplex from :func:`_slack_start` reaches cddlib's optimum, with a checked
+    certificate, or gives None where cddlib finds none; whether there is an optimum."""
+    repaired = simplex.exact_dual_simplex(program, _slack_start(program), None)
+    reference = solve_by_cdd(program)
+    if reference.status != "optimal":
+        assert repaired is None, trial
+        return False
+    assert repaired is not None and repaired.value == reference.value, trial
+    assert certificate_defect(program, repaired) is None, trial
+    return True
+
+
+def _slack_feasible_program(rng: random.Random, columns: tuple[int, int], rows: tuple[int, int], density: float,
+                            coefficients: tuple[int, int] = (-2, 5), lowest: int = 0, upper_share: float = 0.0,
+                            bounded_share: float = 0.0, blocks: bool = False) -> LinearProgram:
+    """A random program whose all-slack basis (:func:`_slack_start`) is dual feasible (costs ≥ 0,
+    columns at 0) and misses every row lower bound above 0: `columns` and `rows` give the ranges
+    of n and m; a share of the rows gets an upper bound too, a share of the columns one."""
+    n, m = rng.randint(*columns), rng.randint(*rows)
+    terms = [{k: rng.randint(*coefficients) for k in range(n) if rng.random() < density} for _ in range(m)]
+    lower = [rng.randint(lowest, 4) for _ in range(m)]
+    upper = [lo + rng.randint(0, 3) if rng.random() < upper_share else None for lo in lower]
+    cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
+    bounds = [rng.randint(1, 4) if rng.random() < bounded_share else None for _ in range(n)]
+    return LinearProgram.build(n, terms, row_lower=lower, row_upper=upper, cost=cost, upper=bounds,
+                               blocks=[rng.randrange(2) for _ in range(n)] if blocks else None)
+
+
 def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
     """The repair route alone: from the all-slack basis (columns at 0, rows free), which is dual
     feasible for c ≥ 0 but violates every row bound above 0, exact dual simplex pivots reach
@@ -304,24 +339,12 @@ def test_exact_dual_simplex_pivots_from_a_slack_basis_to_cddlibs_optimum():
     rng = random.Random(23)
     pivoted = 0
     for trial in range(60):
-        n, m = rng.randint(2, 7), rng.randint(1, 6)
-        rows = [{k: rng.randint(-2, 5) for k in range(n) if rng.random() < 0.7} for _ in range(m)]
-        lower = [rng.randint(0, 4) for _ in range(m)]
-        upper = [None if rng.random() < 0.6 else lo + rng.randint(0, 3) for lo in lower]
-        cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
-        bounds = [None if rng.random() < 0.7 else rng.randint(1, 4) for _ in range(n)]
-        program = LinearProgram.build(n, rows, row_lower=lower, row_upper=upper, cost=cost, upper=bounds)
-        start = ([False] * n, [False] * n, [True] * m, [False] * m)  # columns at their lower bounds, rows basic
-        repaired = simplex.exact_dual_simplex(program, start, None)
-        reference = solve_by_cdd(program)
-        if reference.status == "optimal":
-            assert repaired is not None and repaired.value == reference.value, trial
-            assert certificate_defect(program, repaired) is None
-            pivoted += any(v for v in lower)
-        else:
-            assert repaired is None, trial
+        program = _slack_feasible_program(rng, (2, 7), (1, 6), 0.7, upper_share=0.4, bounded_share=0.3)
+        if _agrees_with_cdd_from_the_slack_basis(program, trial):
+            pivoted += any(program.row_lower)
+        cost = list(program.cost)
         cost[0] = -1 - cost[0]
-        wrong_start = simplex.exact_dual_simplex(program.with_cost(cost), start, None)
+        wrong_start = simplex.exact_dual_simplex(program.with_cost(cost), _slack_start(program), None)
         assert wrong_start is None, trial
     assert pivoted >= 20
 
@@ -346,15 +369,7 @@ def test_the_dual_simplex_leaves_by_the_largest_violation_and_by_bland_after_deg
     for rule in (simplex.DEGENERATE_RUN, 0):
         monkeypatch.setattr(simplex, "DEGENERATE_RUN", rule)
         for trial in range(30):
-            n, m = rng.randint(2, 7), rng.randint(1, 6)
-            rows = [{k: rng.randint(-2, 5) for k in range(n) if rng.random() < 0.7} for _ in range(m)]
-            lower = [rng.randint(0, 4) for _ in range(m)]
-            cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
-            program = LinearProgram.build(n, rows, row_lower=lower, cost=cost)
-            reference = solve_by_cdd(program)
-            repaired = simplex.exact_dual_simplex(program, ([False] * n, [False] * n, [True] * m, [False] * m), None)
-            if reference.status == "optimal":
-                assert repaired is not None and repaired.value == reference.value, (rule, trial)
+            _agrees_with_cdd_from_the_slack_basis(_slack_feasible_program(rng, (2, 7), (1, 6), 0.7), (rule, trial))
 
 
 @pytest.mark.parametrize("fill", [0, 2, 10**9], ids=["refactor at every pivot", "the default rule", "never refactor"])
@@ -375,22 +390,9 @@ def test_the_dual_simplex_on_a_factor_and_its_etas_reaches_cddlibs_optimum(monke
 
     monkeypatch.setattr(simplex._DualSimplex, "pivot", pivot)
     optima = 0
-    for trial in range(40):
-        n, m = rng.randint(3, 10), rng.randint(2, 9)
-        rows = [{k: rng.randint(-2, 5) for k in range(n) if rng.random() < 0.6} for _ in range(m)]
-        lower = [rng.randint(0, 4) for _ in range(m)]
-        upper = [None if rng.random() < 0.5 else lo + rng.randint(0, 3) for lo in lower]
-        cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
-        program = LinearProgram.build(n, rows, row_lower=lower, row_upper=upper, cost=cost,
-                                      blocks=[rng.randrange(2) for _ in range(n)] if trial % 2 else None)
-        repaired = simplex.exact_dual_simplex(program, ([False] * n, [False] * n, [True] * m, [False] * m), None)
-        reference = solve_by_cdd(program)
-        if reference.status == "optimal":
-            assert repaired is not None and repaired.value == reference.value, trial
-            assert certificate_defect(program, repaired) is None
-            optima += 1
-        else:
-            assert repaired is None, trial
+    for trial in range(60):
+        program = _slack_feasible_program(rng, (3, 10), (2, 9), 0.6, upper_share=0.5, blocks=bool(trial % 2))
+        optima += _agrees_with_cdd_from_the_slack_basis(program, trial)
     assert optima >= 20
     assert (etas_seen == 1) == (fill == 0) and etas_seen >= 1  # never refactored: several etas at once
 
@@ -420,19 +422,9 @@ def test_blocks_of_dual_simplex_pivots_are_kept_only_when_exactly_dual_feasible_
         return result
 
     monkeypatch.setattr(simplex, "_block_step", counted)
-    for trial in range(60):
-        n, m = rng.randint(4, 12), rng.randint(3, 10)
-        rows = [{k: rng.randint(-1, 4) for k in range(n) if rng.random() < 0.4} for _ in range(m)]
-        lower = [rng.randint(1, 4) for _ in range(m)]
-        cost = [F(rng.randint(0, 6), rng.randint(1, 3)) for _ in range(n)]
-        program = LinearProgram.build(n, rows, row_lower=lower, cost=cost)
-        repaired = simplex.exact_dual_simplex(program, ([False] * n, [False] * n, [True] * m, [False] * m), None)
-        reference = solve_by_cdd(program)
-        if reference.status == "optimal":
-            assert repaired is not None and repaired.value == reference.value, trial
-            assert certificate_defect(program, repaired) is None, trial
-        else:
-            assert repaired is None, trial
+    for trial in range(90):
+        _agrees_with_cdd_from_the_slack_basis(_slack_feasible_program(rng, (4, 12), (3, 10), 0.4, (-1, 4), lowest=1),
+                                              trial)
     assert outcomes["kept"] >= 10 and outcomes["rejected"] >= 10, outcomes
 
 
