@@ -84,7 +84,7 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         _, kind, worst = residual
         if kind == "primal":
             missed.append(highs)
-        elif worst > _SEEN_BY_FLOATS and missed and pivots > 0:
+        elif worst > _SEEN_BY_FLOATS and pivots > 0 and _dual_feasible_start(program, missed, memo) is not None:
             # the round went astray: a multiplier HiGHS itself would call wrong, while an earlier
             # basis was dual feasible and only missed bounds: the exact dual simplex takes over
             # from there (Kohli's F at n = 80: a round with the cost magnified took 5 s for nothing)
@@ -111,9 +111,18 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         # off (Kohli's F at n = 80, uniform z: round 4, HiGHS "infeasible", 134 multipliers of the
         # wrong sign) while the basis before it was exactly dual feasible, 12 bounds missed by
         # 4e-23. One start only: an earlier one misses more bounds and would need more pivots.
-        for start in [highs] + [run for run in reversed(missed) if run is not highs]:
-            flags, found = basis_flags(start), basis_of(program, start, memo=memo)  # memoised by the rounds
-            if flags is not None and found is not None and found[0] is not None and found[1] is not None \
-                    and dual_feasible(program, found[0], found[1]):
-                return status, exact_dual_simplex(program, flags, deadline, pivots)
+        flags = _dual_feasible_start(program, missed + [highs], memo)
+        if flags is not None:
+            return status, exact_dual_simplex(program, flags, deadline, pivots)
     return status, None
+
+
+def _dual_feasible_start(program: LinearProgram, runs: list[Any], memo: dict) -> Any:
+    """The basis flags of the latest of `runs` whose basis is exactly dual feasible (solved once,
+    by the rounds' `memo`), or None."""
+    for run in reversed(runs):
+        flags, found = basis_flags(run), basis_of(program, run, memo=memo)
+        if flags is not None and found is not None and found[0] is not None and found[1] is not None \
+                and dual_feasible(program, found[0], found[1]):
+            return flags
+    return None
