@@ -26,7 +26,7 @@ from qifkit.lp.highs import time_left
 from qifkit.lp.program import Flags, LinearProgram, LPSolution
 from qifkit.lp.refine import dual_feasible
 from qifkit.numbers import exact_dot
-from qifkit.sparse_exact import solve_bordered, substituted
+from qifkit.sparse_exact import SquareFactor, solve_bordered, substituted
 
 __all__ = ["exact_dual_simplex", "DEGENERATE_RUN", "REFACTOR_FILL"]
 
@@ -77,7 +77,8 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
     """
     m, n = program.shape
     column_basic, column_upper, row_basic, row_upper = start
-    found = basis_solution(program, column_basic, column_upper, row_basic, row_upper)
+    factor = _factor(program, start)
+    found = basis_solution(program, column_basic, column_upper, row_basic, row_upper, factor=factor)
     if found is None:
         return None
     x, y = found
@@ -95,7 +96,7 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
         if step == pivots:
             return None
         if step == 0 or state.eta_fill > REFACTOR_FILL * m:
-            state.refactor()
+            state.refactor(factor if step == 0 else None)
         bland = degenerate >= DEGENERATE_RUN
         if not bland and len(violated) > 1 and step >= no_block_before:
             blocked = _block_step(state, violated)
@@ -153,15 +154,22 @@ def _block_step(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, int, 
             leaving = state.head[r]
             basic[leaving], upper[leaving], basic[entering] = False, direction < 0, True
         flags = (basic[:n], upper[:n], basic[n:], upper[n:])
-        found = basis_solution(program, *flags)
+        factor = _factor(program, flags)
+        found = basis_solution(program, *flags, factor=factor)
         if found is not None and found[0] is not None and found[1] is not None \
                 and exact_dot(zip(program.cost, found[0], strict=True)) > objective \
                 and dual_feasible(program, found[0], found[1]):
             new = _DualSimplex(program, basic, upper, found[0], found[1])
-            new.refactor()
+            new.refactor(factor)  # the factor the basis was solved with, not a second one
             return new
         size //= 2
     return len(chosen), chosen[0]
+
+
+def _factor(program: LinearProgram, flags: Flags) -> SquareFactor | None:
+    """The basis's factor, shared by its exact solve and the simplex's B₀ (None for programs with
+    column groups, solved by the bordered route)."""
+    return None if program.blocks is not None else basis_factor(program, flags[0], flags[2])
 
 
 class _DualSimplex:
@@ -202,8 +210,9 @@ class _DualSimplex:
         self.eta_fill = 0  # the etas' non-zeros
 
     # ---------------------------------------------------------------- the start basis B₀
-    def refactor(self) -> None:
-        """Factor the current basis as B₀ (the tight rows on the basic columns) and drop the etas."""
+    def refactor(self, factor: SquareFactor | None = None) -> None:
+        """Factor the current basis as B₀ (the tight rows on the basic columns; `factor` when it is
+        already made, :func:`_factor`) and drop the etas."""
         program, n = self.program, self.n
         m = len(program.rows)
         basic = set(self.head)
@@ -213,7 +222,8 @@ class _DualSimplex:
         self._position0 = {v: p for p, v in enumerate(self.head)}
         self.etas, self.eta_fill = [], 0
         if program.blocks is None:
-            factor = basis_factor(program, [j in basic for j in range(n)], [n + i in basic for i in range(m)])
+            if factor is None:
+                factor = basis_factor(program, [j in basic for j in range(n)], [n + i in basic for i in range(m)])
             if factor is None or factor.singular:
                 raise InternalError("the exact dual simplex reached a singular basis")  # pragma: no cover
             self._solve, self._solve_transposed = factor.solve, factor.solve_transposed
