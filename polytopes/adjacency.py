@@ -18,26 +18,58 @@ computed from the group's elements, generated from its generators.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import cdd
 import cdd.gmp
+import numpy as np
 
 from polytopes.classify import rank
-from polytopes.hrep import Polytope, permuted
+from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permuted
 from qifkit.errors import PolytopeError
+from qifkit.numbers import over_common_denominator
 
-__all__ = ["Closure", "edge_directions", "neighbours", "group_elements", "adjacency_closure"]
+__all__ = ["Closure", "IntegerRows", "adjacency_closure", "cone_rays", "edge_directions", "group_elements",
+           "neighbours"]
 
 Point = tuple[Fraction, ...]
 
 
-def edge_directions(polytope: Polytope, vertex: Sequence[Fraction], cone_method: str = "cdd") -> list[Point]:
-    """The extreme rays of the tangent cone of `polytope` at `vertex`: one direction per edge,
-    by cddlib (GMP) or, with ``cone_method="normaliz"``, by Normaliz (much faster on the very
-    degenerate cones of D at n ≥ 5; :mod:`polytopes.normaliz`).
+def cone_rays(equalities: Sequence[Sequence[Fraction]], inequalities: Sequence[Sequence[Fraction]],
+              cone_method: str = "cdd") -> list[tuple[int, ...]]:
+    """The extreme rays of the pointed cone {d : E·d = 0, A·d ≥ 0}, each as its primitive integer
+    vector, by cddlib (GMP) or Normaliz.
+
+    Raises
+    ------
+    QifError
+        If the cone holds a line (it is not pointed).
+    """
+    if cone_method == "normaliz":
+        from polytopes.normaliz import normaliz_integer_rays
+
+        return normaliz_integer_rays(equalities, inequalities)
+    cone = [[Fraction(0), *row] for row in equalities] + [[Fraction(0), *row] for row in inequalities]
+    matrix = cdd.gmp.matrix_from_array(cone, lin_set=range(len(equalities)), rep_type=cdd.RepType.INEQUALITY)
+    generators = cdd.gmp.copy_generators(cdd.gmp.polyhedron_from_matrix(matrix))
+    if generators.lin_set:
+        raise PolytopeError("the tangent cone has a line: the point is not a vertex")
+    rays = []
+    for row in generators.array:
+        if row[0] == 0:
+            numerators, _ = over_common_denominator(row[1:])
+            divisor = math.gcd(*numerators)
+            rays.append(tuple(v // divisor for v in numerators))
+    return rays
+
+
+def edge_directions(polytope: Polytope, vertex: Sequence[Fraction], cone_method: str = "cdd") -> list[tuple[int, ...]]:
+    """The extreme rays of the tangent cone of `polytope` at `vertex`: one direction per edge, as
+    primitive integer vectors, by cddlib (GMP) or, with ``cone_method="normaliz"``, by Normaliz
+    (much faster on the very degenerate cones of D at n ≥ 5; :mod:`polytopes.normaliz`).
 
     Raises
     ------
@@ -50,37 +82,85 @@ def edge_directions(polytope: Polytope, vertex: Sequence[Fraction], cone_method:
     rows = [list(row[1:]) for row in polytope.equalities] + [list(polytope.inequalities[k][1:]) for k in tight]
     if rank(rows) != polytope.dimension_of_space:
         raise PolytopeError("the point is not a vertex: its tight constraints have rank below the dimension")
-    if cone_method == "normaliz":
-        from polytopes.normaliz import normaliz_cone_rays
+    return cone_rays([row[1:] for row in polytope.equalities], [polytope.inequalities[k][1:] for k in tight],
+                     cone_method)
 
-        return normaliz_cone_rays([row[1:] for row in polytope.equalities],
-                                  [polytope.inequalities[k][1:] for k in tight])
-    equalities = [[Fraction(0), *row[1:]] for row in polytope.equalities]
-    cone = equalities + [[Fraction(0), *polytope.inequalities[k][1:]] for k in tight]
-    matrix = cdd.gmp.matrix_from_array(cone, lin_set=range(len(equalities)), rep_type=cdd.RepType.INEQUALITY)
-    generators = cdd.gmp.copy_generators(cdd.gmp.polyhedron_from_matrix(matrix))
-    if generators.lin_set:
-        raise PolytopeError("the tangent cone has a line: the point is not a vertex")
-    return [tuple(Fraction(v) for v in row[1:]) for row in generators.array if row[0] == 0]
+
+def _integers(values: Sequence[int], size: int) -> np.ndarray:
+    """A 2-D integer array with `size` columns: int64 while every entry is below 2^31 (the callers'
+    products of two such arrays then stay exact: see :meth:`IntegerRows.products`), else objects."""
+    bound = max((abs(v) for v in values), default=0)
+    return np.array(values, dtype=np.int64 if bound < 2**31 else object).reshape(-1, size)
+
+
+class IntegerRows:
+    """A polytope's inequalities b + A·x ≥ 0 with each row scaled to integers, for exact tight
+    sets and ratio tests at points given as integer keys (:data:`polytopes.hrep.IntegerKey`).
+    Scaling a row by a positive number changes neither its sign at a point nor its ratio tests."""
+
+    def __init__(self, polytope: Polytope) -> None:
+        rows = [over_common_denominator(row)[0] for row in polytope.inequalities]
+        self.size = polytope.dimension_of_space
+        self.offsets = np.array([row[0] for row in rows], dtype=object)
+        self.normals = _integers([a for row in rows for a in row[1:]], self.size)
+
+    def products(self, vectors: Sequence[Sequence[int]]) -> np.ndarray:
+        """A·v for each integer vector v (a column each), exactly: in int64 when no sum can
+        reach 2^62, else in Python integers."""
+        matrix = _integers([v for vector in vectors for v in vector], self.size)
+        if matrix.dtype == object or self.normals.dtype == object or (
+                int(np.abs(matrix).max(initial=0)) * int(np.abs(self.normals).max(initial=0)) * self.size >= 2**62):
+            return self.normals.astype(object) @ matrix.astype(object).T
+        return self.normals @ matrix.T
+
+    def slacks(self, key: IntegerKey) -> np.ndarray:
+        """b·q + A·N at the point N / q: zero exactly where a row is tight, negative outside."""
+        denominator, numerators = key
+        return self.offsets * denominator + self.products([numerators])[:, 0].astype(object)
+
+    def tight(self, key: IntegerKey) -> list[int]:
+        """The rows tight at the point."""
+        return [int(k) for k in np.flatnonzero(self.slacks(key) == 0)]
+
+    def steps(self, key: IntegerKey, directions: Sequence[Sequence[int]]) -> list[IntegerKey]:
+        """The neighbour along each edge direction: N/q + t·d with the largest t that keeps every
+        row, as an integer key; floats only preselect the least ratios, compared then exactly.
+
+        Raises
+        ------
+        PolytopeError
+            If a direction meets no row that limits it (the set is not a polytope).
+        """
+        if not directions:
+            return []
+        denominator, numerators = key
+        slacks = self.slacks(key)
+        changes = self.products(directions)  # row k, direction j: a_k·d_j
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios = np.where(changes < 0, slacks.astype(float)[:, None] / -changes.astype(float), np.inf)
+        least = ratios.min(axis=0)
+        if np.isinf(least).any():
+            raise PolytopeError("an edge is unbounded: the set is not a polytope")
+        near = ratios <= least * (1 + 1e-9)
+        found = []
+        for j, direction in enumerate(directions):
+            top, bottom = 1, 0  # the least slack / -change among the near rows, compared exactly
+            for k in np.flatnonzero(near[:, j]):
+                slack, change = int(slacks[k]), -int(changes[k, j])
+                if bottom == 0 or slack * bottom < top * change:
+                    top, bottom = slack, change
+            entries = [x * bottom + top * d for x, d in zip(numerators, direction, strict=True)]
+            scale = denominator * bottom
+            divisor = math.gcd(scale, *entries)
+            found.append((scale // divisor, tuple(v // divisor for v in entries)))
+        return found
 
 
 def neighbours(polytope: Polytope, vertex: Sequence[Fraction], cone_method: str = "cdd") -> set[Point]:
     """The vertices joined to `vertex` by an edge, exactly (tangent-cone rays, by `cone_method`
-    as in :func:`edge_directions`, and a ratio test)."""
-    found = set()
-    rows = [(row[0], [(k, a) for k, a in enumerate(row[1:]) if a]) for row in polytope.inequalities]  # sparse
-    slacks = [b + sum(a * vertex[k] for k, a in terms) for b, terms in rows]
-    for direction in edge_directions(polytope, vertex, cone_method):
-        step = None
-        for slack, (_, terms) in zip(slacks, rows, strict=True):
-            change = sum(a * direction[k] for k, a in terms if direction[k])
-            if change < 0:
-                limit = slack / -change
-                step = limit if step is None or limit < step else step
-        if step is None:
-            raise PolytopeError("an edge is unbounded: the set is not a polytope")
-        found.add(tuple(x + step * d for x, d in zip(vertex, direction, strict=True)))
-    return found
+    as in :func:`edge_directions`, and a ratio test, :meth:`IntegerRows.steps`)."""
+    directions = edge_directions(polytope, vertex, cone_method)
+    return {key_point(key) for key in IntegerRows(polytope).steps(integer_key(vertex), directions)}
 
 
 def group_elements(generators: Sequence[Sequence[int]], size: int) -> list[tuple[int, ...]]:

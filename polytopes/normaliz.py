@@ -17,7 +17,7 @@ from polytopes.hrep import Polytope
 from qifkit.errors import MissingDependencyError, PolytopeError
 from qifkit.numbers import over_common_denominator
 
-__all__ = ["normaliz_available", "normaliz_vertices", "normaliz_cone_rays"]
+__all__ = ["normaliz_available", "normaliz_vertices", "normaliz_integer_rays"]
 
 INSTALL_HINT = "pip install pynormaliz (wheels for Linux x86_64; elsewhere see normaliz.uos.de)"
 
@@ -70,9 +70,10 @@ def normaliz_vertices(polytope: Polytope) -> set[tuple[Fraction, ...]]:
     return {tuple(Fraction(v, vertex[-1]) for v in vertex[:-1]) for vertex in cone.VerticesOfPolyhedron()}
 
 
-def normaliz_cone_rays(equalities: Sequence[Sequence[Fraction]],
-                       inequalities: Sequence[Sequence[Fraction]]) -> list[tuple[Fraction, ...]]:
-    """The extreme rays of the pointed cone {d : E·d = 0, A·d ≥ 0}, as exact vectors.
+def normaliz_integer_rays(equalities: Sequence[Sequence[Fraction]],
+                          inequalities: Sequence[Sequence[Fraction]]) -> list[tuple[int, ...]]:
+    """The extreme rays of the pointed cone {d : E·d = 0, A·d ≥ 0}, each as Normaliz's primitive
+    integer vector.
 
     Raises
     ------
@@ -86,4 +87,4 @@ def normaliz_cone_rays(equalities: Sequence[Sequence[Fraction]],
                        equations=[_integers(row) for row in equalities])
     if cone.MaximalSubspace():
         raise PolytopeError("the tangent cone has a line: the point is not a vertex")
-    return [tuple(Fraction(v) for v in ray) for ray in cone.ExtremeRays()]
+    return [tuple(int(v) for v in ray) for ray in cone.ExtremeRays()]

@@ -31,7 +31,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from polytopes.adjacency import group_elements, neighbours
+from polytopes.decomposition import Recursion, SubgroupForms, edges_up_to_symmetry, row_column_stabiliser
 from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permuted
 from polytopes.lp import exact_minimum
 from polytopes.resume import ResumeFolder, ResumeMismatchError
@@ -118,6 +121,10 @@ class _RowColumnForms:
         fixing = sum(1 for order in self.column_orders if self._sorted(entries, order) == own)
         return self.order // (fixing * row_repeats)
 
+    def stabiliser(self, key: Key) -> SubgroupForms:
+        """The row × column permutations fixing the point `key`, as a list of elements."""
+        return row_column_stabiliser(key, self.rows, self.columns)
+
 
 class _ElementForms:
     """Canonical forms and orbit sizes from the list of the group's elements (small groups)."""
@@ -132,6 +139,11 @@ class _ElementForms:
 
     def orbit_size(self, key: Key) -> int:
         return self.order // sum(1 for g in self.elements if permuted(key[1], g) == key[1])
+
+    def stabiliser(self, key: Key) -> SubgroupForms:
+        """The elements fixing the point `key` (closed under inverses: the same set in either
+        convention of :mod:`polytopes.decomposition`)."""
+        return SubgroupForms(np.array([g for g in self.elements if permuted(key[1], g) == key[1]], dtype=np.intp))
 
 
 def orbit_forms(polytope: Polytope) -> _RowColumnForms | _ElementForms:
@@ -156,12 +168,19 @@ RESUBMISSIONS = 5
 Neighbourhood = tuple[Key, int, frozenset[Key]]  # a representative, its neighbours' number and canonical forms
 
 
-def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str) -> Neighbourhood:
+def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str,
+                     recursion: Recursion | None = None) -> Neighbourhood:
     """The number of neighbours of an orbit representative and their canonical forms: one
-    independent unit of work (a task on a Dask worker, or a step of the serial walk)."""
+    independent unit of work (a task on a Dask worker, or a step of the serial walk). With a
+    `recursion` rule, one neighbour per orbit of the representative's stabiliser on its edges
+    (:func:`polytopes.decomposition.edges_up_to_symmetry`): the same canonical forms."""
     forms = orbit_forms(polytope)
-    around = neighbours(polytope, key_point(representative), cone_method)  # raises unless it is a vertex
-    return representative, len(around), frozenset(forms.canonical(point) for point in around)
+    point = key_point(representative)
+    if recursion is None:
+        around = neighbours(polytope, point, cone_method)  # raises unless it is a vertex
+        return representative, len(around), frozenset(forms.canonical(other) for other in around)
+    some, edges = edges_up_to_symmetry(polytope, point, forms.stabiliser(representative), recursion, cone_method)
+    return representative, edges, frozenset(forms.canonical(other) for other in some)
 
 
 class _Store:
@@ -249,7 +268,8 @@ class _Store:
 
 def enumerate_orbits(polytope: Polytope, start: Point | None = None,
                      progress: Callable[[str], None] | None = None, cone_method: str = "cdd",
-                     client: Any = None, folder: str | None = None) -> OrbitEnumeration:
+                     client: Any = None, folder: str | None = None,
+                     recursion: Recursion | None = None) -> OrbitEnumeration:
     """One representative per orbit of the vertices of `polytope`, complete by adjacency closure.
 
     Parameters
@@ -270,6 +290,9 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
         A resume folder: each representative's neighbourhood (its canonical forms) is written there
         atomically as it is found, and read back instead of recomputed by a later run of the same
         polytope, so a killed walk goes on where it stopped (:class:`polytopes.resume.ResumeFolder`).
+    recursion : Recursion, optional
+        Decompose the tangent cones this rule selects again, under the representative's stabiliser
+        (:mod:`polytopes.decomposition`); by default every cone's rays are listed at once.
 
     Returns
     -------
@@ -301,17 +324,18 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
             form = queue.pop()
             result = store.recall(form)
             if result is None:
-                result = _neighbour_forms(polytope, form, cone_method)
+                result = _neighbour_forms(polytope, form, cone_method, recursion)
                 store.keep(result)
             queue.extend(merge(result))
             say(len(queue))
     else:
-        _walk_on_dask(client, polytope, first, cone_method, store, merge, say)
+        _walk_on_dask(client, polytope, first, cone_method, recursion, store, merge, say)
     orbits = tuple(Orbit(key_point(form), size) for form, size in found.items())
     return OrbitEnumeration(polytope, orbits, forms.order, computed, time.perf_counter() - begin)
 
 
-def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str, store: _Store,
+def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str, recursion: Recursion | None,
+                  store: _Store,
                   merge: Callable[[Neighbourhood], list[Key]], say: Callable[[int], None]) -> None:
     """The adjacency walk with every representative's neighbourhood not in `store` a Dask task."""
     from distributed import as_completed
@@ -328,8 +352,8 @@ def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str,
                                "is the cluster healthy?")
         key = task_key("orbit-neighbours", problem, form, tries)  # a lost key is not reused: Dask forgets it
         submitted[key] = (form, tries)
-        running.add(client.submit(_neighbour_forms, polytope, form, cone_method, key=key,  # by value: tens of kB
-                                  priority=len(polytope.tight(key_point(form)))))
+        running.add(client.submit(_neighbour_forms, polytope, form, cone_method, recursion,  # by value: tens of kB
+                                  key=key, priority=len(polytope.tight(key_point(form)))))
 
     def dispatch(form: Key) -> None:
         result = store.recall(form)

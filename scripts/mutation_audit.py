@@ -187,6 +187,18 @@ MUTATIONS = (
              "        falling_first = left < 0",
              "        falling_first = left > 0",
              ("tests/test_ball_range.py",), "a turn of the loss reported the wrong way round"),
+    Mutation("decomposition-edges-uncounted", "polytopes/decomposition.py",
+             "        edges = sum(stabiliser.orbit_size(ray) for ray in vertices)",
+             "        edges = len(vertices)",
+             ("tests/test_decomposition.py",), "a decomposed cone's edges counted once per orbit"),
+    Mutation("decomposition-walk-stops", "polytopes/decomposition.py",
+             "                    found[key] = None\n                    queue.append(key)",
+             "                    found[key] = None",
+             ("tests/test_decomposition.py",), "a cross-section's walk visits only its first vertex's neighbours"),
+    Mutation("stabiliser-rows-fixed", "polytopes/decomposition.py",
+             "        for choice in itertools.product(*(itertools.permutations(target) for _, target in groups)):",
+             "        for choice in [tuple(target for _, target in groups)]:",
+             ("tests/test_decomposition.py",), "a row × column stabiliser misses the maps that swap equal rows"),
 )
 
 

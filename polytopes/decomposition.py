@@ -1,0 +1,225 @@
+"""Recursive adjacency decomposition: the edges at a vertex up to its stabiliser (issue 33).
+
+The orbit walk (:mod:`polytopes.orbitwise`) needs, at each orbit representative v, one neighbour
+per orbit of edges. The edges at v are the extreme rays of its tangent cone
+C = {d : E·d = 0, a_k·d ≥ 0 for the inequalities k tight at v}. When v is very degenerate (the
+local-DP polytope at n = 6 has vertices with 162 of 216 inequalities tight in 30 dimensions), C
+has too many rays to list, but the stabiliser K = Stab_G(v) acts on them, and one ray per K-orbit
+is all the walk needs: the neighbours along g·r are g applied to the neighbour along r.
+
+So the rays are themselves found by an orbit walk, the method of SymPol (Rehn & Schürmann) and
+polyhedral_common (Dutour Sikirić): cut C by the K-invariant hyperplane c·d = 1, with
+c = Σ_{g∈K} g·(Σ_k a_k), positive on C \\ {0} because C is pointed. The cross-section is a polytope
+whose vertices are C's rays and whose symmetry group contains K; its own vertices' neighbours are
+found the same way, recursively, and a cone is handed to cddlib or Normaliz directly when it is
+small or its stabiliser gives little (:class:`Recursion`, the rule). Each level is exact: the
+cross-section is written with rationals, the ray steps are exact ratio tests.
+
+Group elements here are index arrays g in the *gather* convention, ``image = x[g]`` (the inverse
+of :func:`polytopes.hrep.permuted`'s); a subgroup is closed under inverses, so its element set and
+every stabiliser are the same in either convention.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from polytopes.adjacency import IntegerRows, cone_rays
+from polytopes.classify import rank
+from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point
+from polytopes.lp import exact_minimum
+from qifkit.errors import PolytopeError
+from qifkit.numbers import over_common_denominator
+
+__all__ = ["Recursion", "SubgroupForms", "edges_up_to_symmetry", "row_column_stabiliser"]
+
+Point = tuple[Fraction, ...]
+
+
+@dataclass(frozen=True)
+class Recursion:
+    """When the edges at a vertex are found by recursion rather than by cddlib/Normaliz at once.
+
+    A vertex's tangent cone is decomposed again when it has at least `excess` more tight
+    inequalities than the polytope's dimension, its stabiliser has at least `stabiliser` elements
+    and fewer than `depth` levels lie above it; otherwise its rays are listed directly.
+    """
+
+    excess: int = 40
+    stabiliser: int = 2
+    depth: int = 3
+
+    def __post_init__(self) -> None:
+        for name in ("excess", "stabiliser", "depth"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise PolytopeError(f"Recursion.{name} must be a whole number ≥ 0, not {value!r}")
+
+    def recurses(self, tight: int, dimension: int, stabiliser: int, level: int) -> bool:
+        """Whether a vertex with `tight` tight inequalities in a polytope of `dimension`, a
+        stabiliser of that order and `level` levels above it is decomposed again."""
+        return tight - dimension >= self.excess and stabiliser >= self.stabiliser and level < self.depth
+
+
+def _integer_array(values: Sequence[int]) -> np.ndarray:
+    """int64 when every value fits, else Python integers (comparisons and gathers only)."""
+    bound = max((abs(v) for v in values), default=0)
+    return np.array(values, dtype=np.int64 if bound < 2**62 else object)
+
+
+class SubgroupForms:
+    """Canonical forms (the lexicographically least image) and orbit sizes under a group given as
+    the list of its elements (gather convention, see the module docstring)."""
+
+    def __init__(self, elements: np.ndarray) -> None:
+        self.elements = np.asarray(elements, dtype=np.intp)
+        self.order = len(self.elements)
+
+    def _images(self, key: IntegerKey) -> np.ndarray:
+        return _integer_array(key[1])[self.elements]
+
+    def canonical(self, point: Sequence[Fraction]) -> IntegerKey:
+        return self.canonical_key(integer_key(point))
+
+    def canonical_key(self, key: IntegerKey) -> IntegerKey:
+        """The canonical form of the point an integer key stands for."""
+        return key[0], min(map(tuple, self._images(key).tolist()))
+
+    def stabiliser(self, key: IntegerKey) -> SubgroupForms:
+        """The subgroup fixing the point `key`."""
+        own = _integer_array(key[1])
+        return SubgroupForms(self.elements[(own[self.elements] == own).all(axis=1)])
+
+    def orbit_size(self, key: IntegerKey) -> int:
+        return self.order // self.stabiliser(key).order
+
+
+def row_column_stabiliser(key: IntegerKey, rows: int, columns: int) -> SubgroupForms:
+    """The row × column permutations fixing a rows×columns matrix (row-major `key`): for each
+    column order σ, the row maps π with x[π(i), σ(j)] = x[i, j], found by matching equal rows."""
+    entries = key[1]
+    matrix = [tuple(entries[i * columns:(i + 1) * columns]) for i in range(rows)]
+    classes: dict[tuple[int, ...], list[int]] = {}
+    for i, row in enumerate(matrix):
+        classes.setdefault(row, []).append(i)
+    elements = []
+    for order in itertools.permutations(range(columns)):
+        moved: dict[tuple[int, ...], list[int]] = {}
+        for i, row in enumerate(matrix):
+            moved.setdefault(tuple(row[j] for j in order), []).append(i)
+        if moved.keys() != classes.keys() or any(len(moved[r]) != len(classes[r]) for r in classes):
+            continue
+        groups = [(classes[r], moved[r]) for r in classes]  # row i of x is row k of x[:, σ] for k in moved
+        for choice in itertools.product(*(itertools.permutations(target) for _, target in groups)):
+            row_map = [0] * rows
+            for (sources, _), targets in zip(groups, choice, strict=True):
+                for i, k in zip(sources, targets, strict=True):
+                    row_map[i] = k
+            elements.append([row_map[i] * columns + order[j] for i in range(rows) for j in range(columns)])
+    return SubgroupForms(np.array(elements, dtype=np.intp).reshape(-1, rows * columns))
+
+
+def _cross_section(polytope: Polytope, tight: Sequence[int], symmetry: SubgroupForms) -> Polytope:
+    """The tangent cone whose rows are the `tight` inequalities, cut by c·d = 1, c the
+    `symmetry`-invariant sum of its rows' images (see the module docstring): a polytope whose
+    vertices are the cone's extreme rays."""
+    normals = [polytope.inequalities[k][1:] for k in tight]
+    scaled = [over_common_denominator(row)[0] for row in normals]
+    total = [sum(column) for column in zip(*scaled, strict=True)]
+    invariant = np.array(total, dtype=object)[symmetry.elements].sum(axis=0)
+    divisor = math.gcd(*(int(v) for v in invariant))
+    cut = [Fraction(int(v), divisor) for v in invariant]
+    zero = Fraction(0)
+    return Polytope(name=f"cross-section of a tangent cone of {polytope.name}", shape=polytope.shape,
+                    eps_exp=polytope.eps_exp,
+                    equalities=tuple((zero, *row[1:]) for row in polytope.equalities) + ((Fraction(-1), *cut),),
+                    inequalities=tuple((zero, *row) for row in normals))
+
+
+def _dimension(polytope: Polytope) -> int:
+    """The dimension of the affine hull when the equalities are all that bind it (true for D and
+    for every cross-section made here: a pointed cone with non-empty interior in E·d = 0)."""
+    equations = [row[1:] for row in polytope.equalities]
+    return polytope.dimension_of_space - (rank(equations) if equations else 0)
+
+
+def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetry: SubgroupForms,
+                         rule: Recursion, cone_method: str = "cdd") -> tuple[list[Point], int]:
+    """Neighbours of `vertex`, at least one in each orbit of its stabiliser on the edges, and the
+    number of edges at `vertex`.
+
+    Parameters
+    ----------
+    polytope : Polytope
+    vertex : point
+        A vertex of `polytope` (checked exactly: its tight rows have rank d).
+    symmetry : SubgroupForms
+        The stabiliser of `vertex` in a symmetry group of `polytope`.
+    rule : Recursion
+        When to decompose a tangent cone again rather than list its rays at once.
+    cone_method : {"cdd", "normaliz"}
+        Who lists the rays of a cone that is not decomposed (:func:`polytopes.adjacency.cone_rays`).
+
+    Returns
+    -------
+    neighbours : list of points
+    edges : int
+        Σ over the edge orbits of |K| / |Stab_K(ray)|, or the number of rays listed.
+
+    Raises
+    ------
+    PolytopeError
+        If `vertex` is not a vertex of `polytope`.
+    """
+    if not polytope.is_vertex(vertex):
+        raise PolytopeError("the point is not a vertex: outside the polytope, or its tight rows have rank below d")
+    level = _Level(polytope, _dimension(polytope), symmetry, rule, cone_method, 0)
+    around, edges = level.edges(integer_key(vertex), symmetry)
+    return [key_point(key) for key in around], edges
+
+
+class _Level:
+    """One polytope of the recursion (the polytope itself, or a cross-section of a tangent cone of
+    the level above) with its integer rows, dimension and symmetry group."""
+
+    def __init__(self, polytope: Polytope, dimension: int, symmetry: SubgroupForms, rule: Recursion,
+                 cone_method: str, depth: int) -> None:
+        self.polytope, self.dimension, self.symmetry = polytope, dimension, symmetry
+        self.rule, self.cone_method, self.depth = rule, cone_method, depth
+        self.rows = IntegerRows(polytope)
+        self.equations = [row[1:] for row in polytope.equalities]
+
+    def edges(self, key: IntegerKey, stabiliser: SubgroupForms) -> tuple[list[IntegerKey], int]:
+        """Neighbours of the vertex `key`, one or more per orbit of `stabiliser` on its edges, and
+        the number of its edges."""
+        tight = self.rows.tight(key)
+        if not self.rule.recurses(len(tight), self.dimension, stabiliser.order, self.depth):
+            rays = cone_rays(self.equations, [self.polytope.inequalities[k][1:] for k in tight], self.cone_method)
+            return self.rows.steps(key, rays), len(rays)
+        section = _Level(_cross_section(self.polytope, tight, stabiliser), self.dimension - 1, stabiliser, self.rule,
+                         self.cone_method, self.depth + 1)
+        vertices = section.orbits()  # the cone's rays, scaled to c·d = 1
+        edges = sum(stabiliser.orbit_size(ray) for ray in vertices)
+        return self.rows.steps(key, [ray[1] for ray in vertices]), edges
+
+    def orbits(self) -> list[IntegerKey]:
+        """One vertex per orbit of this level's symmetry, by the adjacency walk (complete by the
+        connectedness of a polytope's graph, as in :func:`polytopes.orbitwise.enumerate_orbits`)."""
+        start = exact_minimum(self.polytope, [Fraction(1, 2**k) for k in range(self.polytope.dimension_of_space)])
+        first = self.symmetry.canonical(tuple(start.point))
+        found, queue = {first: None}, [first]
+        while queue:
+            form = queue.pop()
+            around, _ = self.edges(form, self.symmetry.stabiliser(form))
+            for other in around:
+                key = self.symmetry.canonical_key(other)
+                if key not in found:
+                    found[key] = None
+                    queue.append(key)
+        return list(found)
