@@ -88,8 +88,24 @@ class SubgroupForms:
         return self.canonical_key(integer_key(point))
 
     def canonical_key(self, key: IntegerKey) -> IntegerKey:
-        """The canonical form of the point an integer key stands for."""
-        return key[0], min(map(tuple, self._images(key).tolist()))
+        """The canonical form of the point an integer key stands for: the least image, found by
+        keeping, block of positions by block, the images whose block is least (each block read as
+        one number in base max − min + 1, so the order of the numbers is that of the blocks)."""
+        images = self._images(key)
+        if images.dtype == object:
+            return key[0], min(map(tuple, images.tolist()))
+        low = int(images.min())
+        base = int(images.max()) - low + 1
+        width = max(1, int(62 / math.log2(base + 1)))
+        candidates = np.arange(self.order)
+        for start in range(0, images.shape[1], width):
+            if len(candidates) == 1:
+                break
+            block = images[candidates, start:start + width] - low
+            weights = base ** np.arange(block.shape[1] - 1, -1, -1, dtype=np.int64)
+            codes = block @ weights
+            candidates = candidates[codes == codes.min()]
+        return key[0], tuple(int(v) for v in images[candidates[0]])
 
     def stabiliser(self, key: IntegerKey) -> SubgroupForms:
         """The subgroup fixing the point `key`."""

@@ -83,15 +83,18 @@ def test_row_column_stabilisers_are_those_found_by_trying_every_permutation():
         assert found.order == len(found.elements)
 
 
-def test_subgroup_forms_are_constant_on_orbits_and_separate_them():
-    """Under the stabiliser K of a matrix: the canonical form of every image g·x (g in K) is that of
-    x; two points get one form exactly when an element of K maps one to the other (by listing)."""
+@pytest.mark.parametrize("values", [[0, 1, 2, 3], [-5, 0, 7], [0, 2**40, 2**40 + 1, -(2**39)]],
+                         ids=["small", "signed", "wide"])
+def test_subgroup_forms_are_constant_on_orbits_and_separate_them(values):
+    """Under the stabiliser K of a matrix and under all of S_3 × S_3: the canonical form of every
+    image g·x (g in the group) is that of x; two points get one form exactly when an element maps
+    one to the other (by listing). Entries of both signs and wide ranges (one position per block)."""
     rng = random.Random(8)
     group = row_column_stabiliser((1, (0, 0, 1, 0, 0, 1, 2, 2, 0)), 3, 3)  # rows 0, 1 swapped, columns 0, 1 swapped
     assert group.order == 4
     big = SubgroupForms(np.array(group_elements(ldp_polytope(3, "2").symmetries, 9), dtype=np.intp))
     for forms in (group, big):
-        points = [tuple(F(rng.choice([0, 1, 2, 3]), rng.choice([1, 2])) for _ in range(9)) for _ in range(30)]
+        points = [tuple(F(rng.choice(values), rng.choice([1, 2])) for _ in range(9)) for _ in range(30)]
         for point in points:
             key = forms.canonical(point)
             for g in forms.elements:
