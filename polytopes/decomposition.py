@@ -49,11 +49,17 @@ class Recursion:
     A vertex's tangent cone is decomposed again when it has at least `excess` more tight
     inequalities than the polytope's dimension, its stabiliser has at least `stabiliser` elements
     and fewer than `depth` levels lie above it; otherwise its rays are listed directly.
+
+    The defaults are the fastest measured on D at n = 5, e^ε = 2 (one process, Normaliz for the
+    direct cones, CPU seconds): 9.2 s, against 10.9 s with no recursion, 30 s with depth 3 (the
+    deeper cones cost more as walks than as one listing) and 18 s with excess 50, stabiliser 8,
+    depth 2. Only the two tangent cones with 83 and 87 of 100 inequalities tight (3,996 and
+    6,577 rays) are decomposed.
     """
 
-    excess: int = 40
+    excess: int = 60
     stabiliser: int = 2
-    depth: int = 3
+    depth: int = 1
 
     def __post_init__(self) -> None:
         for name in ("excess", "stabiliser", "depth"):

@@ -145,3 +145,23 @@ def test_a_point_that_is_not_a_vertex_is_refused():
     middle = tuple(F(1, 3) for _ in range(9))
     with pytest.raises(PolytopeError, match="not a vertex"):
         edges_up_to_symmetry(polytope, middle, forms.stabiliser(forms.canonical(middle)), EVERYWHERE)
+
+
+def test_the_command_line_decomposes_on_request(capsys):
+    from proofs_checks.cli import main
+
+    assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--recurse", "0,2,1"]) == 0
+    assert "904 vertices in 10 orbits" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("arguments, says", [
+    (["--method", "orbits", "--recurse", "60,2"], "three whole numbers"),
+    (["--method", "orbits", "--recurse", "60,2,1e3"], "three whole numbers"),
+    (["--method", "orbits", "--recurse", "__import__('os'),2,1"], "three whole numbers"),
+    (["--method", "cdd", "--recurse", "60,2,1"], "has none"),
+])
+def test_the_command_line_refuses_a_bad_rule(arguments, says, capsys):
+    from proofs_checks.cli import main
+
+    assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", *arguments]) == 2
+    assert says in capsys.readouterr().err

@@ -105,6 +105,10 @@ def _parser() -> argparse.ArgumentParser:
         help="keep finished units (LDP's support blocks, the orbit walk's "
         "neighbourhoods) in DIR and reuse them: a killed run goes on",
     )
+    enumerate_.add_argument("--recurse", nargs="?", const="", metavar="EXCESS,STABILISER,DEPTH",
+                            help="orbits: decompose a degenerate vertex's tangent cone again under its stabiliser "
+                            "when it has EXCESS more tight rows than the dimension, a stabiliser of at least "
+                            "STABILISER elements and fewer than DEPTH levels above it (default 60,2,1)")
     _add_cluster_options(enumerate_, "orbits: run the representatives' neighbourhoods",
                          " (default: one per core for n >= 5; 1 = in this process)")
     enumerate_.set_defaults(module="enumerate")

@@ -5,6 +5,7 @@ runs so that the other commands do not load the polytope layer."""
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from pathlib import Path
@@ -79,6 +80,8 @@ def run(arguments: argparse.Namespace) -> int:
         return _enumerate_orbits(arguments, polytope)
     if arguments.workers is not None or arguments.scheduler is not None:
         raise UsageError("--workers and --scheduler spread the work of --method orbits; this enumeration is not split")
+    if arguments.recurse is not None:
+        raise UsageError("--recurse decomposes the tangent cones of --method orbits; this enumeration has none")
     if arguments.polytope == "LDP" and (arguments.n >= 5 or arguments.resume):
         return _enumerate_ldp_by_support(arguments, polytope)
     if arguments.resume:
@@ -115,6 +118,19 @@ def _tight_ine_rows(polytope: Any, vertex: Any) -> list[int]:
     return [len(polytope.equalities) + k + 1 for k in sorted(polytope.tight(vertex))]
 
 
+def _recursion_rule(text: str) -> Any:
+    """``--recurse``'s EXCESS,STABILISER,DEPTH (each a whole number; an empty text: the defaults)."""
+    from polytopes.decomposition import Recursion
+
+    if not text:
+        return Recursion()
+    parts = text.split(",")
+    if len(parts) != 3 or not all(re.fullmatch(r"\d{1,6}", part.strip()) for part in parts):
+        raise UsageError(f"--recurse {text!r}: give three whole numbers EXCESS,STABILISER,DEPTH, e.g. 60,2,1")
+    excess, stabiliser, depth = (int(part) for part in parts)
+    return Recursion(excess=excess, stabiliser=stabiliser, depth=depth)
+
+
 def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     """``--method orbits``: one vertex per orbit (polytopes.orbitwise), with orbit sizes."""
     from polytopes.normaliz import normaliz_available
@@ -127,14 +143,16 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     if arguments.ine:
         write_document(arguments.ine, polytope.to_ine(), "H-representation")
     cone_method = "normaliz" if normaliz_available() else "cdd"
+    recursion = None if arguments.recurse is None else _recursion_rule(arguments.recurse)
     progress = progress_printer(arguments, sys.stderr)
     workers = arguments.workers if arguments.workers is not None else (None if arguments.n >= 5 else 1)
     if workers == 1 and arguments.scheduler is None:
-        result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, folder=arguments.resume)
+        result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, folder=arguments.resume,
+                                  recursion=recursion)
     else:
         with dask_session(arguments, workers) as client:
             result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, client=client,
-                                      folder=arguments.resume)
+                                      folder=arguments.resume, recursion=recursion)
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
           f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
           f"decomposition: complete, {result.neighbours} neighbours checked)")
