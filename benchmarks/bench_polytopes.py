@@ -10,19 +10,27 @@ cones), which gives the orbits without listing every vertex. Plain cdd on R_F at
 minutes) runs only with ``--full``. D at n = 5 runs by column support (polytopes.ldp_support) and
 orbit-wise: plain cdd did not finish it in 50 minutes when measured, so its baseline is not rerun.
 
+Then, up to symmetry, in CPU seconds: the orbit walk flat and with the recursive decomposition
+(polytopes.decomposition, its default rule) against SymPol (polytopes.sympol: Rehn and
+Schürmann's adjacency decomposition with cdd inside, in polymake). polymake is not a dependency:
+where it is not installed (Debian: ``apt-get install polymake``), that column says so.
+
 Run: ``.venv/bin/python benchmarks/bench_polytopes.py [--full]``
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import time
 
+from polytopes.decomposition import Recursion
 from polytopes.enumerate import enumerate_vertices, orbits
 from polytopes.lrs import lrs_available, lrs_vertices
 from polytopes.normaliz import normaliz_available, normaliz_vertices
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
+from polytopes.sympol import sympol_available, sympol_representatives
 
 
 def timed(function):
@@ -86,6 +94,39 @@ def main() -> None:
         assert (walk.count, len(walk.orbits)) == (len(vertices), 47)
         print(f"{'D':<9} {5:>2} {walk.count:>9} {len(walk.orbits):>7} {'':>12} {walk_seconds:>8.2f}   orbit-wise "
               f"(tangent cones by {way}; ratio to by support {seconds / walk_seconds:.1f}x)")
+    up_to_symmetry(cones)
+
+
+def cpu_timed(function):
+    """The value and the CPU seconds of this process and its children (polymake) it took."""
+    def cpu() -> float:
+        own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+    start = cpu()
+    value = function()
+    return value, cpu() - start
+
+
+def up_to_symmetry(cones: str) -> None:
+    """The second table: the orbit walk, flat and decomposed, against SymPol, in CPU seconds."""
+    have_sympol = sympol_available()
+    print(f"\n{'up to symmetry':<14} {'n':>2} {'orbits':>7} {'walk cpu s':>11} {'decomposed cpu s':>17} "
+          f"{'SymPol cpu s':>13} {'SymPol/decomposed':>18}")
+    cases = [("D", 4, ldp_polytope(4, "2")), ("U", 4, count_polytope(4, "2")),
+             ("F", 4, count_polytope(4, "2", fixed=True)), ("RU", 4, representation_polytope(4, "2")),
+             ("D", 5, ldp_polytope(5, "2"))]
+    for name, n, polytope in cases:
+        flat, flat_seconds = cpu_timed(lambda: enumerate_orbits(polytope, cone_method=cones))
+        decomposed, seconds = cpu_timed(lambda: enumerate_orbits(polytope, cone_method=cones, recursion=Recursion()))
+        assert (decomposed.count, len(decomposed.orbits)) == (flat.count, len(flat.orbits))
+        sympol_text, ratio = "(no polymake)", "-"
+        if have_sympol:
+            found, sympol_seconds = cpu_timed(lambda: sympol_representatives(polytope))
+            assert len(found) == len(flat.orbits), f"{name} {n}: SymPol finds {len(found)} orbits"
+            sympol_text, ratio = f"{sympol_seconds:.2f}", f"{sympol_seconds / seconds:.2f}x"
+        print(f"{name:<14} {n:>2} {len(flat.orbits):>7} {flat_seconds:>11.2f} {seconds:>17.2f} {sympol_text:>13} "
+              f"{ratio:>18}")
 
 
 def build(name: str, n: int):

@@ -165,3 +165,34 @@ def test_the_command_line_refuses_a_bad_rule(arguments, says, capsys):
 
     assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", *arguments]) == 2
     assert says in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ SymPol, an independent enumerator up to symmetry
+needs_sympol = pytest.mark.skipif(not __import__("polytopes.sympol").sympol.sympol_available(),
+                                  reason="polymake (with SymPol) is not installed: apt-get install polymake")
+
+
+@needs_sympol
+@pytest.mark.parametrize("polytope", [ldp_polytope(4, "2"), ldp_polytope(4, "3/2"), count_polytope(4, "2")],
+                         ids=["D4 e=2", "D4 e=3/2", "U4"])
+def test_sympols_representatives_are_the_decomposed_walks_orbits(polytope):
+    """SymPol (Rehn and Schürmann, in polymake) and the decomposed walk name the same orbits: each
+    SymPol representative is a vertex, and their canonical forms are the walk's."""
+    from polytopes.sympol import sympol_representatives
+
+    forms = orbit_forms(polytope)
+    theirs = sympol_representatives(polytope)
+    assert all(polytope.is_vertex(point) for point in theirs)
+    ours = enumerate_orbits(polytope, recursion=Recursion()).orbits
+    assert sorted(forms.canonical(point) for point in theirs) == sorted(forms.canonical(o.representative) for o in ours)
+
+
+def test_a_symmetry_that_does_not_permute_the_facets_is_refused_before_sympol_runs():
+    from polytopes.sympol import _script
+
+    square = ldp_polytope(2, "2")
+    bogus = Polytope(name=square.name, shape=square.shape, eps_exp=square.eps_exp, equalities=square.equalities,
+                     inequalities=square.inequalities, symmetries=((1, 0, 2, 3),))  # swaps two entries of one row
+    with pytest.raises(PolytopeError, match="does not map its facets"):
+        _script(bogus)
+    assert "FACETS_ACTION" in _script(square)
