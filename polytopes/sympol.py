@@ -31,7 +31,7 @@ def sympol_available() -> bool:
     return shutil.which("polymake") is not None
 
 
-def _primitive(row: Sequence[Fraction]) -> tuple[int, ...]:
+def _primitive(row: Sequence[Fraction | int]) -> tuple[int, ...]:
     """A row scaled to its primitive integer vector: the same hyperplane whatever its scale."""
     denominator = math.lcm(*(Fraction(v).denominator for v in row))
     integers = [int(Fraction(v) * denominator) for v in row]
