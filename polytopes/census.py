@@ -3,16 +3,21 @@
 Holohan et al. characterise ex(D) for n ≤ 3 and conjecture n = 4; no published source counts the
 vertices or orbits at n = 5. The orbit walk (:func:`polytopes.orbitwise.enumerate_orbits`) finds
 them; :func:`census_document` writes one representative per orbit, its orbit size, its stabiliser's
-order and its (|γ|, |λ|) (Holohan et al.'s column support and loose entries), and the command
+order, its (|γ|, |λ|) (Holohan et al.'s column support and loose entries), its number of tight
+inequalities and the orbits adjacent to it (the polytope's graph up to symmetry), and the command
 that made it. :func:`check_census` re-verifies such a file from its numbers alone:
 
 1. every representative is a vertex of D (in D, tight constraints of rank d, exactly);
 2. every representative is its own canonical form under the row × column permutations, and no
    two are equal (the orbits are distinct);
 3. every orbit size is |G| / |Stab(v)|, recomputed, and the count is their sum;
-4. with ``closure=True``, every neighbour of every representative (the tangent cone's extreme rays
+4. (version 2) each orbit's number of tight inequalities is the representative's, and its list of
+   adjacent orbits names listed orbits, symmetrically, and joins them all (a polytope's graph is
+   connected);
+5. with ``closure=True``, every neighbour of every representative (the tangent cone's extreme rays
    and an exact ratio test) is in one of the listed orbits: the graph of a polytope is connected,
-   so no orbit is missing. This is the long step (one tangent cone per orbit).
+   so no orbit is missing; and (version 2) the orbits its neighbours lie in are the listed
+   adjacent orbits. This is the long step (one tangent cone per orbit).
 """
 
 from __future__ import annotations
@@ -32,8 +37,10 @@ from qifkit.validation import whole_number
 
 __all__ = ["CENSUS_FORMAT", "CensusCheck", "census_document", "check_census"]
 
-#: The format tag of a census file (a reader refuses any other).
-CENSUS_FORMAT = "qifkit census of the local-DP polytope, version 1"
+#: The format tag of the census files written now: version 2 adds each orbit's number of tight
+#: inequalities and the orbits adjacent to it. Version 1 files (without them) are still read.
+CENSUS_FORMAT = "qifkit census of the local-DP polytope, version 2"
+_READ_FORMATS = (CENSUS_FORMAT, "qifkit census of the local-DP polytope, version 1")
 
 
 @dataclass(frozen=True)
@@ -52,8 +59,11 @@ def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str)
     """The census file of an orbit walk of ``ldp_polytope(n, eps_exp)`` (JSON data, exact strings),
     the orbits ordered by size, then representative."""
     e = parse_eps_exp(eps_exp)
+    order = sorted(range(len(found.orbits)), key=lambda k: (-found.orbits[k].size, found.orbits[k].representative))
+    number = {k: place + 1 for place, k in enumerate(order)}
     orbits = []
-    for orbit in sorted(found.orbits, key=lambda o: (-o.size, o.representative)):
+    for k in order:
+        orbit = found.orbits[k]
         matrix = [list(orbit.representative[i * n:(i + 1) * n]) for i in range(n)]
         orbits.append({
             "representative": [[exact_str(v) for v in row] for row in matrix],
@@ -61,6 +71,8 @@ def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str)
             "stabiliser": found.group_order // orbit.size,
             "gamma": len(gamma(matrix)),
             "lambda": len(loose_entries(matrix, e)),
+            "tight": len(found.polytope.tight(orbit.representative)),
+            "adjacent": sorted(number[other] for other in found.adjacency[k]),
         })
     return {"format": CENSUS_FORMAT, "polytope": "LDP", "n": n, "eps_exp": exact_str(e),
             "group_order": found.group_order, "count": found.count, "orbit_count": len(orbits),
@@ -76,8 +88,9 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
         Naming the first defect: a representative that is not a vertex or not in canonical form,
         two equal orbits, a wrong size, stabiliser or count, or a neighbour in no listed orbit.
     """
-    if not isinstance(document, Mapping) or document.get("format") != CENSUS_FORMAT:
+    if not isinstance(document, Mapping) or document.get("format") not in _READ_FORMATS:
         raise CertificateError(f"not a census file (format must be {CENSUS_FORMAT!r})")
+    with_adjacency = document["format"] == CENSUS_FORMAT
     n = whole_number(document.get("n"), 2, "the census's n", maximum=8, error=CertificateError)
     eps_exp = parse_eps_exp(str(document.get("eps_exp")))
     polytope = ldp_polytope(n, eps_exp)
@@ -106,10 +119,14 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
         if entry.get("size") != size or entry.get("stabiliser") != forms.order // size:
             raise CertificateError(f"{where}: size {entry.get('size')} and stabiliser {entry.get('stabiliser')}, "
                                    f"but |G| / |Stab| = {forms.order} / {forms.order // size} = {size}")
+        if with_adjacency and entry.get("tight") != len(polytope.tight(point)):
+            raise CertificateError(f"{where}: {entry.get('tight')} tight inequalities listed, "
+                                   f"{len(polytope.tight(point))} at the representative")
     total = sum(forms.orbit_size(form) for form in seen)
     if document.get("count") != total or document.get("orbit_count") != len(seen):
         raise CertificateError(f"count {document.get('count')} in {document.get('orbit_count')} orbits, but the "
                                f"orbits hold {total} vertices in {len(seen)} orbits")
+    adjacent = _adjacency(entries) if with_adjacency else None
     found = 0
     if closure:
         for form, index in seen.items():
@@ -119,4 +136,35 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
             if outside is not None:
                 raise CertificateError(f"orbit {index + 1} has a neighbour in no listed orbit: "
                                        f"{[exact_str(v) for v in outside]}")
+            reached = {seen[forms.canonical(point)] + 1 for point in around}
+            if adjacent is not None and reached != adjacent[index]:
+                raise CertificateError(f"orbit {index + 1} lists the adjacent orbits {sorted(adjacent[index])}; its "
+                                       f"representative's neighbours lie in {sorted(reached)}")
     return CensusCheck(total, len(seen), forms.order, closure, found)
+
+
+def _adjacency(entries: list[Any]) -> list[set[int]]:
+    """Each orbit's listed adjacent orbits (numbers from 1), checked to name listed orbits, to be
+    symmetric (an edge joins two orbits both ways) and to join all orbits (a polytope's graph is
+    connected)."""
+    count = len(entries)
+    adjacent = []
+    for index, entry in enumerate(entries):
+        listed = entry.get("adjacent")
+        if (not isinstance(listed, list) or not listed
+                or not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= count for k in listed)):
+            raise CertificateError(f"orbit {index + 1}: its adjacent orbits must be orbit numbers 1..{count}")
+        adjacent.append(set(listed))
+    for index, listed in enumerate(adjacent):
+        one_way = next((k for k in sorted(listed) if index + 1 not in adjacent[k - 1]), None)
+        if one_way is not None:
+            raise CertificateError(f"orbit {index + 1} lists orbit {one_way} as adjacent, but not the other way round")
+    reached, frontier = {1}, [1]
+    while frontier:
+        for k in adjacent[frontier.pop() - 1] - reached:
+            reached.add(k)
+            frontier.append(k)
+    if len(reached) != count:
+        raise CertificateError(f"the adjacent orbits do not join orbit {min(set(range(1, count + 1)) - reached)} to "
+                               "orbit 1: a polytope's graph is connected")
+    return adjacent

@@ -70,6 +70,9 @@ class OrbitEnumeration:
     neighbours : int
         Neighbours computed (one tangent cone per orbit).
     seconds : float
+    adjacency : tuple of frozenset of int
+        For each orbit (by position in `orbits`), the orbits that hold a neighbour of its
+        representative: the graph of the polytope, quotiented by the group.
     """
 
     polytope: Polytope
@@ -77,6 +80,7 @@ class OrbitEnumeration:
     group_order: int
     neighbours: int
     seconds: float
+    adjacency: tuple[frozenset[int], ...] = ()
 
     @property
     def count(self) -> int:
@@ -304,11 +308,13 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     store = _Store(polytope, forms, folder, progress or (lambda text: None))
     first = forms.canonical(start if start is not None else _first_vertex(polytope))
     found = {first: forms.orbit_size(first)}
+    around: dict[Key, frozenset[Key]] = {}
     computed = 0
 
     def merge(result: Neighbourhood) -> list[Key]:
         nonlocal computed
         computed += result[1]
+        around[result[0]] = result[2]
         new = [form for form in sorted(result[2]) if form not in found]
         for form in new:
             found[form] = forms.orbit_size(form)
@@ -331,7 +337,9 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     else:
         _walk_on_dask(client, polytope, first, cone_method, recursion, store, merge, say)
     orbits = tuple(Orbit(key_point(form), size) for form, size in found.items())
-    return OrbitEnumeration(polytope, orbits, forms.order, computed, time.perf_counter() - begin)
+    position = {form: k for k, form in enumerate(found)}
+    adjacency = tuple(frozenset(position[other] for other in around[form]) for form in found)
+    return OrbitEnumeration(polytope, orbits, forms.order, computed, time.perf_counter() - begin, adjacency)
 
 
 def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str, recursion: Recursion | None,

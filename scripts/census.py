@@ -1,5 +1,7 @@
 """Write the census of the local-DP polytope's vertices (issue 33): one JSON file per (n, e^ε) in
-results/, made by the orbit walk and re-verified from the file before it is kept.
+results/, made by the orbit walk (its most degenerate tangent cones decomposed again under their
+stabilisers, polytopes.decomposition's default rule) and re-verified from the file before it is
+kept, with the closure computed the other way (every cone's rays listed at once).
 
 Run: ``.venv/bin/python scripts/census.py --n 5 --eps-exp 5/4 3/2 2 3 5`` (about a minute each on
 two cores). ``qifkit check --only beyond.ldp-census`` re-checks the files (``--full``: with the
@@ -14,6 +16,7 @@ import time
 from pathlib import Path
 
 from polytopes.census import census_document, check_census
+from polytopes.decomposition import Recursion
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
@@ -36,7 +39,7 @@ def main() -> None:
     cones = "normaliz" if normaliz_available() else "cdd"
     for eps_exp in arguments.eps_exp:
         started = time.perf_counter()
-        found = enumerate_orbits(ldp_polytope(arguments.n, eps_exp), cone_method=cones)
+        found = enumerate_orbits(ldp_polytope(arguments.n, eps_exp), cone_method=cones, recursion=Recursion())
         walked = time.perf_counter() - started
         command = f"python scripts/census.py --n {arguments.n} --eps-exp {eps_exp}"
         document = census_document(found, arguments.n, eps_exp, command)

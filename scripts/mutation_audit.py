@@ -199,6 +199,13 @@ MUTATIONS = (
              "        for choice in itertools.product(*(itertools.permutations(target) for _, target in groups)):",
              "        for choice in [tuple(target for _, target in groups)]:",
              ("tests/test_decomposition.py",), "a row × column stabiliser misses the maps that swap equal rows"),
+    Mutation("census-adjacency-one-way", "polytopes/census.py",
+             "        if one_way is not None:", "        if False:",
+             ("tests/test_census.py",), "a census orbit may list an adjacent orbit that does not list it back"),
+    Mutation("census-adjacency-unclosed", "polytopes/census.py",
+             "            if adjacent is not None and reached != adjacent[index]:",
+             "            if adjacent is None and reached != adjacent[index]:",
+             ("tests/test_census.py",), "the closure does not compare the listed adjacent orbits with the neighbours'"),
 )
 
 

@@ -33,12 +33,51 @@ def test_a_true_census_passes_and_agrees_with_cdd(census):
     assert len(enumerate_vertices(ldp_polytope(4, "2")).vertices) == 904
 
 
+def _one_way(document):
+    """Orbit 1 claims an orbit it is not adjacent to, which does not claim it back."""
+    broken = copy.deepcopy(document)
+    first = broken["orbits"][0]["adjacent"]
+    stranger = next(k for k in range(2, len(broken["orbits"]) + 1)
+                    if k not in first)
+    first.append(stranger)
+    return broken
+
+
+def _wrongly_joined(document):
+    """Two orbits not adjacent listed as adjacent both ways: consistent, so only the closure sees it."""
+    broken = copy.deepcopy(document)
+    orbits = broken["orbits"]
+    a, b = next((a, b) for a in range(1, len(orbits) + 1) for b in range(a + 1, len(orbits) + 1)
+                if b not in orbits[a - 1]["adjacent"])
+    orbits[a - 1]["adjacent"].append(b)
+    orbits[b - 1]["adjacent"].append(a)
+    return broken
+
+
+def _cut_off(document):
+    """The last orbit's edges dropped both ways: the listed graph is no longer connected."""
+    broken = copy.deepcopy(document)
+    last = len(broken["orbits"])
+    for k, entry in enumerate(broken["orbits"], start=1):
+        entry["adjacent"] = [j for j in entry["adjacent"] if j != last] if k != last else [last]
+    return broken
+
+
+def _retightened(document):
+    broken = copy.deepcopy(document)
+    broken["orbits"][2]["tight"] += 1
+    return broken
+
+
 def _removed(document):
-    """One orbit left out, the totals made consistent with what is left: only the closure sees it."""
+    """One orbit left out, the totals and the adjacency lists made consistent with what is left (the
+    orbits renumbered): only the closure sees it."""
     broken = copy.deepcopy(document)
     gone = broken["orbits"].pop(3)
     broken["count"] -= gone["size"]
     broken["orbit_count"] -= 1
+    for entry in broken["orbits"]:
+        entry["adjacent"] = [k - (k > 4) for k in entry["adjacent"] if k != 4]
     return broken
 
 
@@ -77,6 +116,10 @@ def _permuted(document):
     (_not_a_vertex, "not a vertex"),
     (_repeated, "again"),
     (_permuted, "not the canonical form"),
+    (_one_way, "not the other way round"),
+    (_wrongly_joined, "lists the adjacent orbits"),
+    (_cut_off, "do not join"),
+    (_retightened, "tight inequalities"),
     (lambda d: {**d, "count": d["count"] + 1}, "count"),
     (lambda d: {**d, "format": "something else"}, "not a census file"),
     (lambda d: {**d, "group_order": 24}, "group order"),
