@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -40,6 +40,10 @@ from qifkit.numbers import over_common_denominator
 __all__ = ["Recursion", "SubgroupForms", "edges_up_to_symmetry", "row_column_stabiliser"]
 
 Point = tuple[Fraction, ...]
+
+
+PROGRESS_EVERY = 25
+"""How many ray orbits of a decomposed top-level cone are visited between two progress lines."""
 
 
 @dataclass(frozen=True)
@@ -172,7 +176,8 @@ def _dimension(polytope: Polytope) -> int:
 
 
 def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetry: SubgroupForms,
-                         rule: Recursion, cone_method: str = "cdd") -> tuple[list[Point], int]:
+                         rule: Recursion, cone_method: str = "cdd",
+                         progress: Callable[[str], None] | None = None) -> tuple[list[Point], int]:
     """Neighbours of `vertex`, at least one in each orbit of its stabiliser on the edges, and the
     number of edges at `vertex`.
 
@@ -187,6 +192,9 @@ def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetr
         When to decompose a tangent cone again rather than list its rays at once.
     cone_method : {"cdd", "normaliz"}
         Who lists the rays of a cone that is not decomposed (:func:`polytopes.adjacency.cone_rays`).
+    progress : callable, optional
+        Told every :data:`PROGRESS_EVERY` ray orbits visited in a decomposed cone at `vertex` how
+        many are found and waiting.
 
     Returns
     -------
@@ -201,7 +209,7 @@ def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetr
     """
     if not polytope.is_vertex(vertex):
         raise PolytopeError("the point is not a vertex: outside the polytope, or its tight rows have rank below d")
-    level = _Level(polytope, _dimension(polytope), symmetry, rule, cone_method, 0)
+    level = _Level(polytope, _dimension(polytope), symmetry, rule, cone_method, 0, progress)
     around, edges = level.edges(integer_key(vertex), symmetry)
     return [key_point(key) for key in around], edges
 
@@ -211,9 +219,9 @@ class _Level:
     the level above) with its integer rows, dimension and symmetry group."""
 
     def __init__(self, polytope: Polytope, dimension: int, symmetry: SubgroupForms, rule: Recursion,
-                 cone_method: str, depth: int) -> None:
+                 cone_method: str, depth: int, progress: Callable[[str], None] | None = None) -> None:
         self.polytope, self.dimension, self.symmetry = polytope, dimension, symmetry
-        self.rule, self.cone_method, self.depth = rule, cone_method, depth
+        self.rule, self.cone_method, self.depth, self.progress = rule, cone_method, depth, progress
         self.rows = IntegerRows(polytope)
         self.equations = [row[1:] for row in polytope.equalities]
 
@@ -225,7 +233,7 @@ class _Level:
             rays = cone_rays(self.equations, [self.polytope.inequalities[k][1:] for k in tight], self.cone_method)
             return self.rows.steps(key, rays), len(rays)
         section = _Level(_cross_section(self.polytope, tight, stabiliser), self.dimension - 1, stabiliser, self.rule,
-                         self.cone_method, self.depth + 1)
+                         self.cone_method, self.depth + 1, self.progress if self.depth == 0 else None)
         vertices = section.orbits()  # the cone's rays, scaled to c·d = 1
         edges = sum(stabiliser.orbit_size(ray) for ray in vertices)
         return self.rows.steps(key, [ray[1] for ray in vertices]), edges
@@ -236,8 +244,13 @@ class _Level:
         start = exact_minimum(self.polytope, [Fraction(1, 2**k) for k in range(self.polytope.dimension_of_space)])
         first = self.symmetry.canonical(tuple(start.point))
         found, queue = {first: None}, [first]
+        visited = 0
         while queue:
             form = queue.pop()
+            visited += 1
+            if self.progress and visited % PROGRESS_EVERY == 0:
+                self.progress(f"a tangent cone with {len(self.polytope.inequalities)} tight rows, decomposed under "
+                              f"{self.symmetry.order} symmetries: {len(found)} ray orbits found, {len(queue)} to visit")
             around, _ = self.edges(form, self.symmetry.stabiliser(form))
             for other in around:
                 key = self.symmetry.canonical_key(other)

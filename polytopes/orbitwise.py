@@ -173,7 +173,8 @@ Neighbourhood = tuple[Key, int, frozenset[Key]]  # a representative, its neighbo
 
 
 def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str,
-                     recursion: Recursion | None = None) -> Neighbourhood:
+                     recursion: Recursion | None = None,
+                     progress: Callable[[str], None] | None = None) -> Neighbourhood:
     """The number of neighbours of an orbit representative and their canonical forms: one
     independent unit of work (a task on a Dask worker, or a step of the serial walk). With a
     `recursion` rule, one neighbour per orbit of the representative's stabiliser on its edges
@@ -183,7 +184,8 @@ def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str,
     if recursion is None:
         around = neighbours(polytope, point, cone_method)  # raises unless it is a vertex
         return representative, len(around), frozenset(forms.canonical(other) for other in around)
-    some, edges = edges_up_to_symmetry(polytope, point, forms.stabiliser(representative), recursion, cone_method)
+    some, edges = edges_up_to_symmetry(polytope, point, forms.stabiliser(representative), recursion, cone_method,
+                                       progress)
     return representative, edges, frozenset(forms.canonical(other) for other in some)
 
 
@@ -330,7 +332,7 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
             form = queue.pop()
             result = store.recall(form)
             if result is None:
-                result = _neighbour_forms(polytope, form, cone_method, recursion)
+                result = _neighbour_forms(polytope, form, cone_method, recursion, progress)
                 store.keep(result)
             queue.extend(merge(result))
             say(len(queue))

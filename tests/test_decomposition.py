@@ -196,3 +196,14 @@ def test_a_symmetry_that_does_not_permute_the_facets_is_refused_before_sympol_ru
     with pytest.raises(PolytopeError, match="does not map its facets"):
         _script(bogus)
     assert "FACETS_ACTION" in _script(square)
+
+
+def test_a_decomposed_cone_reports_its_progress(monkeypatch):
+    """The walk's progress callback hears from inside a decomposed cone (here after every ray orbit)."""
+    import polytopes.decomposition
+
+    monkeypatch.setattr(polytopes.decomposition, "PROGRESS_EVERY", 1)
+    lines: list[str] = []
+    enumerate_orbits(ldp_polytope(4, "2"), recursion=Recursion(0, 2, 1), progress=lines.append)
+    inside = [line for line in lines if "ray orbits found" in line]
+    assert inside and all("decomposed under" in line for line in inside)
