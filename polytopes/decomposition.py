@@ -27,6 +27,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Protocol
 
 import numpy as np
 
@@ -37,13 +38,26 @@ from polytopes.lp import exact_minimum
 from qifkit.errors import PolytopeError
 from qifkit.numbers import over_common_denominator
 
-__all__ = ["Recursion", "SubgroupForms", "edges_up_to_symmetry", "row_column_stabiliser"]
+__all__ = ["Checkpoint", "Recursion", "SubgroupForms", "edges_up_to_symmetry", "row_column_stabiliser"]
 
 Point = tuple[Fraction, ...]
 
 
 PROGRESS_EVERY = 25
-"""How many ray orbits of a decomposed top-level cone are visited between two progress lines."""
+"""How many ray orbits of a decomposed top-level cone are visited between two progress lines (and
+two checkpoints, :class:`Checkpoint`)."""
+
+
+class Checkpoint(Protocol):
+    """Where a decomposed top-level cone's walk keeps its state (the ray orbits found, those still
+    to visit), so that a killed run goes on inside the cone (:mod:`polytopes.orbitwise` keeps it in
+    the resume folder)."""
+
+    def recall(self) -> tuple[list[IntegerKey], list[IntegerKey]] | None:
+        """The state kept by an earlier run, or None."""
+
+    def keep(self, found: list[IntegerKey], waiting: list[IntegerKey]) -> None:
+        """Keep the state (atomically)."""
 
 
 @dataclass(frozen=True)
@@ -177,7 +191,8 @@ def _dimension(polytope: Polytope) -> int:
 
 def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetry: SubgroupForms,
                          rule: Recursion, cone_method: str = "cdd",
-                         progress: Callable[[str], None] | None = None) -> tuple[list[Point], int]:
+                         progress: Callable[[str], None] | None = None,
+                         checkpoint: Checkpoint | None = None) -> tuple[list[Point], int]:
     """Neighbours of `vertex`, at least one in each orbit of its stabiliser on the edges, and the
     number of edges at `vertex`.
 
@@ -195,6 +210,10 @@ def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetr
     progress : callable, optional
         Told every :data:`PROGRESS_EVERY` ray orbits visited in a decomposed cone at `vertex` how
         many are found and waiting.
+    checkpoint : Checkpoint, optional
+        Where the walk in a decomposed cone at `vertex` keeps its state as often, and finds it
+        again; a state read back is re-verified (each ray orbit a vertex of the cross-section in
+        canonical form), not trusted.
 
     Returns
     -------
@@ -209,7 +228,7 @@ def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetr
     """
     if not polytope.is_vertex(vertex):
         raise PolytopeError("the point is not a vertex: outside the polytope, or its tight rows have rank below d")
-    level = _Level(polytope, _dimension(polytope), symmetry, rule, cone_method, 0, progress)
+    level = _Level(polytope, _dimension(polytope), symmetry, rule, cone_method, 0, progress, checkpoint)
     around, edges = level.edges(integer_key(vertex), symmetry)
     return [key_point(key) for key in around], edges
 
@@ -219,9 +238,11 @@ class _Level:
     the level above) with its integer rows, dimension and symmetry group."""
 
     def __init__(self, polytope: Polytope, dimension: int, symmetry: SubgroupForms, rule: Recursion,
-                 cone_method: str, depth: int, progress: Callable[[str], None] | None = None) -> None:
+                 cone_method: str, depth: int, progress: Callable[[str], None] | None = None,
+                 checkpoint: Checkpoint | None = None) -> None:
         self.polytope, self.dimension, self.symmetry = polytope, dimension, symmetry
         self.rule, self.cone_method, self.depth, self.progress = rule, cone_method, depth, progress
+        self.checkpoint = checkpoint
         self.rows = IntegerRows(polytope)
         self.equations = [row[1:] for row in polytope.equalities]
 
@@ -232,8 +253,9 @@ class _Level:
         if not self.rule.recurses(len(tight), self.dimension, stabiliser.order, self.depth):
             rays = cone_rays(self.equations, [self.polytope.inequalities[k][1:] for k in tight], self.cone_method)
             return self.rows.steps(key, rays), len(rays)
+        told = (self.progress, self.checkpoint) if self.depth == 0 else (None, None)  # the top-level cone's walk only
         section = _Level(_cross_section(self.polytope, tight, stabiliser), self.dimension - 1, stabiliser, self.rule,
-                         self.cone_method, self.depth + 1, self.progress if self.depth == 0 else None)
+                         self.cone_method, self.depth + 1, *told)
         vertices = section.orbits()  # the cone's rays, scaled to c·d = 1
         edges = sum(stabiliser.orbit_size(ray) for ray in vertices)
         return self.rows.steps(key, [ray[1] for ray in vertices]), edges
@@ -241,16 +263,26 @@ class _Level:
     def orbits(self) -> list[IntegerKey]:
         """One vertex per orbit of this level's symmetry, by the adjacency walk (complete by the
         connectedness of a polytope's graph, as in :func:`polytopes.orbitwise.enumerate_orbits`)."""
-        start = exact_minimum(self.polytope, [Fraction(1, 2**k) for k in range(self.polytope.dimension_of_space)])
-        first = self.symmetry.canonical(tuple(start.point))
-        found, queue = {first: None}, [first]
+        state = self.checkpoint.recall() if self.checkpoint else None
+        if state is None:
+            start = exact_minimum(self.polytope, [Fraction(1, 2**k) for k in range(self.polytope.dimension_of_space)])
+            first = self.symmetry.canonical(tuple(start.point))
+            found, queue = {first: None}, [first]
+        else:
+            found, queue = dict.fromkeys(self._verified(state[0])), self._verified(state[1])
+            if not set(queue) <= found.keys():
+                raise PolytopeError("a kept cone state waits on a ray orbit it has not found: remove it to recompute")
         visited = 0
         while queue:
-            form = queue.pop()
             visited += 1
-            if self.progress and visited % PROGRESS_EVERY == 0:
-                self.progress(f"a tangent cone with {len(self.polytope.inequalities)} tight rows, decomposed under "
-                              f"{self.symmetry.order} symmetries: {len(found)} ray orbits found, {len(queue)} to visit")
+            if visited % PROGRESS_EVERY == 0:
+                if self.checkpoint:
+                    self.checkpoint.keep(list(found), list(queue))
+                if self.progress:
+                    self.progress(f"a tangent cone with {len(self.polytope.inequalities)} tight rows, decomposed under "
+                                  f"{self.symmetry.order} symmetries: {len(found)} ray orbits found, "
+                                  f"{len(queue)} to visit")
+            form = queue.pop()
             around, _ = self.edges(form, self.symmetry.stabiliser(form))
             for other in around:
                 key = self.symmetry.canonical_key(other)
@@ -258,3 +290,11 @@ class _Level:
                     found[key] = None
                     queue.append(key)
         return list(found)
+
+    def _verified(self, keys: list[IntegerKey]) -> list[IntegerKey]:
+        """Kept ray orbits, each checked to be a vertex of this cross-section in canonical form."""
+        for key in keys:
+            if self.symmetry.canonical_key(key) != key or not self.polytope.is_vertex(key_point(key)):
+                raise PolytopeError(f"a kept cone state lists {key}, not the canonical form of a ray of this cone: "
+                                    "remove it to recompute")
+        return keys

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from polytopes.adjacency import group_elements, neighbours
-from polytopes.decomposition import Recursion, SubgroupForms, edges_up_to_symmetry, row_column_stabiliser
+from polytopes.decomposition import Checkpoint, Recursion, SubgroupForms, edges_up_to_symmetry, row_column_stabiliser
 from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permuted
 from polytopes.lp import exact_minimum
 from polytopes.resume import ResumeFolder, ResumeMismatchError
@@ -173,8 +173,8 @@ Neighbourhood = tuple[Key, int, frozenset[Key]]  # a representative, its neighbo
 
 
 def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str,
-                     recursion: Recursion | None = None,
-                     progress: Callable[[str], None] | None = None) -> Neighbourhood:
+                     recursion: Recursion | None = None, progress: Callable[[str], None] | None = None,
+                     checkpoint: Checkpoint | None = None) -> Neighbourhood:
     """The number of neighbours of an orbit representative and their canonical forms: one
     independent unit of work (a task on a Dask worker, or a step of the serial walk). With a
     `recursion` rule, one neighbour per orbit of the representative's stabiliser on its edges
@@ -185,7 +185,7 @@ def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str,
         around = neighbours(polytope, point, cone_method)  # raises unless it is a vertex
         return representative, len(around), frozenset(forms.canonical(other) for other in around)
     some, edges = edges_up_to_symmetry(polytope, point, forms.stabiliser(representative), recursion, cone_method,
-                                       progress)
+                                       progress, checkpoint)
     return representative, edges, frozenset(forms.canonical(other) for other in some)
 
 
@@ -264,12 +264,43 @@ class _Store:
                                           "the folder or the file to recompute")
             self.verified.add(key)
 
+    def cone_state(self, form: Key) -> _ConeState | None:
+        """Where the decomposed tangent cone of representative `form` keeps its walk, if there is a folder."""
+        return None if self.folder is None else _ConeState(self, form)
+
     def keep(self, result: Neighbourhood) -> None:
         if self.folder is not None:
             form, count, around = result
             document = {"representative": [form[0], list(form[1])], "neighbours": count,
                         "forms": [[d, list(v)] for d, v in sorted(around)]}
             self.folder.write(self._name(form), json.dumps(document))
+
+
+class _ConeState:
+    """The walk inside one representative's decomposed tangent cone, kept in the resume folder
+    (:class:`polytopes.decomposition.Checkpoint`): the cross-section's vertices found and those
+    still to visit, as integer keys. The decomposition re-verifies what is read back."""
+
+    def __init__(self, store: _Store, form: Key) -> None:
+        assert store.folder is not None
+        self.store, self.folder = store, store.folder
+        self.name = f"{task_key('cone', form)}.json"
+
+    def recall(self) -> tuple[list[Key], list[Key]] | None:
+        data = self.folder.read(self.name)
+        if data is None:
+            return None
+        try:
+            document = read_json(data)
+            return ([self.store._key(value) for value in document["found"]],
+                    [self.store._key(value) for value in document["waiting"]])
+        except (ValueError, KeyError, TypeError) as error:
+            self.store.say(f"{self.folder.path / self.name}: does not parse ({error}); the cone is walked afresh")
+            return None
+
+    def keep(self, found: list[Key], waiting: list[Key]) -> None:
+        self.folder.write(self.name, json.dumps({"found": [[d, list(v)] for d, v in found],
+                                                 "waiting": [[d, list(v)] for d, v in waiting]}))
 
 
 def enumerate_orbits(polytope: Polytope, start: Point | None = None,
@@ -295,7 +326,9 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     folder : str, optional
         A resume folder: each representative's neighbourhood (its canonical forms) is written there
         atomically as it is found, and read back instead of recomputed by a later run of the same
-        polytope, so a killed walk goes on where it stopped (:class:`polytopes.resume.ResumeFolder`).
+        polytope, so a killed walk goes on where it stopped (:class:`polytopes.resume.ResumeFolder`);
+        in this process, a decomposed cone's own walk is kept there too, every
+        :data:`polytopes.decomposition.PROGRESS_EVERY` ray orbits.
     recursion : Recursion, optional
         Decompose the tangent cones this rule selects again, under the representative's stabiliser
         (:mod:`polytopes.decomposition`); by default every cone's rays are listed at once.
@@ -332,7 +365,7 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
             form = queue.pop()
             result = store.recall(form)
             if result is None:
-                result = _neighbour_forms(polytope, form, cone_method, recursion, progress)
+                result = _neighbour_forms(polytope, form, cone_method, recursion, progress, store.cone_state(form))
                 store.keep(result)
             queue.extend(merge(result))
             say(len(queue))

@@ -207,3 +207,56 @@ def test_a_decomposed_cone_reports_its_progress(monkeypatch):
     enumerate_orbits(ldp_polytope(4, "2"), recursion=Recursion(0, 2, 1), progress=lines.append)
     inside = [line for line in lines if "ray orbits found" in line]
     assert inside and all("decomposed under" in line for line in inside)
+
+
+# ------------------------------------------------------------------ a killed run goes on inside a decomposed cone
+def _counting_cone_steps(monkeypatch, stop_after=None):
+    """Count the vertices visited inside decomposed cones (depth 1); raise KeyboardInterrupt at
+    the visit after `stop_after`, as a Ctrl-C would."""
+    import polytopes.decomposition as decomposition
+
+    monkeypatch.setattr(decomposition, "PROGRESS_EVERY", 1)
+    visits = []
+    original = decomposition._Level.edges
+
+    def edges(self, key, stabiliser):
+        if self.depth == 1:
+            if stop_after is not None and len(visits) == stop_after:
+                raise KeyboardInterrupt
+            visits.append(key)
+        return original(self, key, stabiliser)
+
+    monkeypatch.setattr(decomposition._Level, "edges", edges)
+    return visits
+
+
+def test_a_run_killed_inside_a_decomposed_cone_goes_on_from_its_kept_state(tmp_path, monkeypatch):
+    polytope = ldp_polytope(4, "2")
+    rule = Recursion(0, 2, 1)
+    with monkeypatch.context() as patch:
+        fresh = _counting_cone_steps(patch)
+        expected = enumerate_orbits(polytope, recursion=rule, folder=str(tmp_path / "fresh"))
+    with monkeypatch.context() as patch:
+        _counting_cone_steps(patch, stop_after=len(fresh) // 2)
+        with pytest.raises(KeyboardInterrupt):
+            enumerate_orbits(polytope, recursion=rule, folder=str(tmp_path / "killed"))
+    assert any(path.name.startswith("cone") for path in (tmp_path / "killed").iterdir())
+    with monkeypatch.context() as patch:
+        again = _counting_cone_steps(patch)
+        resumed = enumerate_orbits(polytope, recursion=rule, folder=str(tmp_path / "killed"))
+    assert (resumed.count, len(resumed.orbits)) == (expected.count, len(expected.orbits)) == (904, 10)
+    assert len(again) < len(fresh) - len(fresh) // 2 + 1  # the visits before the kill are not made again
+
+
+def test_a_forged_cone_state_is_refused(tmp_path):
+    """A state listing a point that is no ray of the cone (here the representative itself) is
+    refused, naming what is wrong, not walked from."""
+    from polytopes.orbitwise import _first_vertex, _Store
+
+    polytope = ldp_polytope(4, "2")
+    forms = orbit_forms(polytope)
+    first = forms.canonical(_first_vertex(polytope))
+    store = _Store(polytope, forms, str(tmp_path), lambda text: None)
+    store.cone_state(first).keep([first], [first])
+    with pytest.raises(PolytopeError, match="kept cone state"):
+        enumerate_orbits(polytope, recursion=Recursion(0, 2, 1), folder=str(tmp_path))
