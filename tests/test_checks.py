@@ -644,7 +644,7 @@ def test_ldp_n5_orbits_fails_when_the_methods_disagree(monkeypatch):
 
 def test_the_census_check_fails_on_a_damaged_file_and_on_a_wrong_count(tmp_path):
     """beyond.ldp-census re-verifies results/: a copy with one n = 4 file's orbit removed (totals
-    made consistent) fails by its closure, and a wrong golden count at n = 5 fails too."""
+    and adjacency lists made consistent) fails by its closure, and a wrong golden count at n = 5 fails too."""
     import json
     import shutil
 
@@ -655,9 +655,11 @@ def test_the_census_check_fails_on_a_damaged_file_and_on_a_wrong_count(tmp_path)
     assert beyond.ldp_census(folder=tmp_path).status is Status.CONFIRMED
     assert beyond.ldp_census(folder=tmp_path, at_two=(164_824, 47)).status is Status.FAILED
     damaged = json.loads((tmp_path / "ldp-n4-e2.json").read_text())
-    gone = damaged["orbits"].pop(2)
+    gone = damaged["orbits"].pop(3)
     damaged["count"] -= gone["size"]
     damaged["orbit_count"] -= 1
+    for entry in damaged["orbits"]:  # the adjacency lists renumbered without orbit 4: consistent, but incomplete
+        entry["adjacent"] = [k - (k > 4) for k in entry["adjacent"] if k != 4]
     (tmp_path / "ldp-n4-e2.json").write_text(json.dumps(damaged))
     outcome = run_check(type(registry()["beyond.ldp-census"])(
         "beyond.ldp-census", lambda: beyond.ldp_census(folder=tmp_path), "", "", "", "")).outcome
