@@ -46,6 +46,23 @@ def test_orbits_on_two_worker_processes_are_those_of_the_serial_walk(client, nam
     assert len(client.scheduler_info()["workers"]) == 2
 
 
+def test_decomposed_cones_on_workers_give_the_serial_walks_orbits_and_graph(client):
+    """The recursion rule travels with each task: D n = 4 with every symmetric cone decomposed, on
+    two workers, gives the flat serial walk's orbits, neighbour count and orbit graph."""
+    from polytopes.decomposition import Recursion
+
+    polytope = ldp_polytope(4, "2")
+    serial = enumerate_orbits(polytope)
+    spread = enumerate_orbits(polytope, client=client, recursion=Recursion(0, 2, 1))
+    assert _orbits(spread) == _orbits(serial) and spread.neighbours == serial.neighbours
+
+    def graph(result):
+        names = [orbit.representative for orbit in result.orbits]
+        return {(names[k], frozenset(names[j] for j in adjacent)) for k, adjacent in enumerate(result.adjacency)}
+
+    assert graph(spread) == graph(serial)
+
+
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(client):
     """The first progress line kills one worker process (Dask's restart: the nanny kills it and
     starts another); Dask re-runs its tasks elsewhere (same keys), and the orbits, their sizes and
