@@ -136,12 +136,15 @@ class IntegerRows:
         denominator, numerators = key
         slacks = self.slacks(key)
         changes = self.products(directions)  # row k, direction j: a_k·d_j
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratios = np.where(changes < 0, slacks.astype(float)[:, None] / -changes.astype(float), np.inf)
-        least = ratios.min(axis=0)
-        if np.isinf(least).any():
+        limiting = changes < 0
+        if not limiting.any(axis=0).all():
             raise PolytopeError("an edge is unbounded: the set is not a polytope")
-        near = ratios <= least * (1 + 1e-9)
+        try:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratios = np.where(limiting, slacks.astype(float)[:, None] / -changes.astype(float), np.inf)
+            near = ratios <= ratios.min(axis=0) * (1 + 1e-9)
+        except OverflowError:  # numbers past floats: every limiting row is compared exactly
+            near = limiting
         found = []
         for j, direction in enumerate(directions):
             top, bottom = 1, 0  # the least slack / -change among the near rows, compared exactly

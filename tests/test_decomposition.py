@@ -131,6 +131,10 @@ def test_steps_past_int64_are_exact():
     assert set(neighbours(polytope, (side, side))) == {(side, zero), (zero, side)}
     far = rows.steps(integer_key((F(0), F(0))), [(3**50, 0)])  # a direction past int64
     assert far == [(1, (2**70, 0))]
+    huge = F(2**1100)  # past floats: the ratios are compared exactly
+    box = Polytope(name="square", shape=(1, 2), eps_exp=F(2), equalities=(),
+                   inequalities=((zero, F(1), zero), (zero, zero, F(1)), (huge, F(-1), zero), (huge + 1, zero, F(-1))))
+    assert set(neighbours(box, (zero, zero))) == {(huge, zero), (zero, huge + 1)}
 
 
 @pytest.mark.parametrize("field, value", [("excess", -1), ("stabiliser", 1.5), ("depth", True)])
