@@ -30,7 +30,7 @@ import numpy as np
 from polytopes.classify import rank
 from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permuted
 from qifkit.errors import PolytopeError
-from qifkit.numbers import over_common_denominator
+from qifkit.numbers import over_common_denominator, primitive_integers
 
 __all__ = ["Closure", "IntegerRows", "adjacency_closure", "cone_rays", "edge_directions", "group_elements",
            "neighbours"]
@@ -57,13 +57,7 @@ def cone_rays(equalities: Sequence[Sequence[Fraction]], inequalities: Sequence[S
     generators = cdd.gmp.copy_generators(cdd.gmp.polyhedron_from_matrix(matrix))
     if generators.lin_set:
         raise PolytopeError("the tangent cone has a line: the point is not a vertex")
-    rays = []
-    for row in generators.array:
-        if row[0] == 0:
-            numerators, _ = over_common_denominator(row[1:])
-            divisor = math.gcd(*numerators)
-            rays.append(tuple(v // divisor for v in numerators))
-    return rays
+    return [primitive_integers(row[1:]) for row in generators.array if row[0] == 0]
 
 
 def edge_directions(polytope: Polytope, vertex: Sequence[Fraction], cone_method: str = "cdd") -> list[tuple[int, ...]]:

@@ -132,11 +132,12 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
         for form, index in seen.items():
             around = neighbours(polytope, key_point(form))
             found += len(around)
-            outside = next((point for point in around if forms.canonical(point) not in seen), None)
+            placed = {point: forms.canonical(point) for point in around}
+            outside = next((point for point, other in placed.items() if other not in seen), None)
             if outside is not None:
                 raise CertificateError(f"orbit {index + 1} has a neighbour in no listed orbit: "
                                        f"{[exact_str(v) for v in outside]}")
-            reached = {seen[forms.canonical(point)] + 1 for point in around}
+            reached = {seen[other] + 1 for other in placed.values()}
             if adjacent is not None and reached != adjacent[index]:
                 raise CertificateError(f"orbit {index + 1} lists the adjacent orbits {sorted(adjacent[index])}; its "
                                        f"representative's neighbours lie in {sorted(reached)}")

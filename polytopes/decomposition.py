@@ -36,7 +36,7 @@ from polytopes.classify import rank
 from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point
 from polytopes.lp import exact_minimum
 from qifkit.errors import PolytopeError
-from qifkit.numbers import over_common_denominator
+from qifkit.numbers import over_common_denominator, primitive_integers
 
 __all__ = ["Checkpoint", "Recursion", "SubgroupForms", "edges_up_to_symmetry", "row_column_stabiliser"]
 
@@ -173,8 +173,7 @@ def _cross_section(polytope: Polytope, tight: Sequence[int], symmetry: SubgroupF
     scaled = [over_common_denominator(row)[0] for row in normals]
     total = [sum(column) for column in zip(*scaled, strict=True)]
     invariant = np.array(total, dtype=object)[symmetry.elements].sum(axis=0)
-    divisor = math.gcd(*(int(v) for v in invariant))
-    cut = [Fraction(int(v), divisor) for v in invariant]
+    cut = [Fraction(v) for v in primitive_integers(int(v) for v in invariant)]
     zero = Fraction(0)
     return Polytope(name=f"cross-section of a tangent cone of {polytope.name}", shape=polytope.shape,
                     eps_exp=polytope.eps_exp,

@@ -142,7 +142,7 @@ class _ElementForms:
         return denominator, min(permuted(entries, g) for g in self.elements)
 
     def orbit_size(self, key: Key) -> int:
-        return self.order // sum(1 for g in self.elements if permuted(key[1], g) == key[1])
+        return self.order // self.stabiliser(key).order
 
     def stabiliser(self, key: Key) -> SubgroupForms:
         """The elements fixing the point `key` (closed under inverses: the same set in either

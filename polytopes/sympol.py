@@ -10,7 +10,6 @@ rationals. polymake is large and optional: nothing of the toolkit's own needs it
 
 from __future__ import annotations
 
-import math
 import shutil
 import subprocess
 import tempfile
@@ -21,7 +20,7 @@ import cdd.gmp
 
 from polytopes.hrep import Polytope, permuted
 from qifkit.errors import PolytopeError
-from qifkit.numbers import parse_number
+from qifkit.numbers import parse_number, primitive_integers
 
 __all__ = ["sympol_available", "sympol_representatives"]
 
@@ -31,24 +30,16 @@ def sympol_available() -> bool:
     return shutil.which("polymake") is not None
 
 
-def _primitive(row: Sequence[Fraction | int]) -> tuple[int, ...]:
-    """A row scaled to its primitive integer vector: the same hyperplane whatever its scale."""
-    denominator = math.lcm(*(Fraction(v).denominator for v in row))
-    integers = [int(Fraction(v) * denominator) for v in row]
-    divisor = math.gcd(*integers) or 1
-    return tuple(v // divisor for v in integers)
-
-
 def _script(polytope: Polytope) -> str:
     """The polymake script: facets, equations, the group's action on the facets, SymPol's answer."""
     matrix = polytope.cdd_matrix()
     cdd.gmp.matrix_canonicalize(matrix)
-    rows = [_primitive(row) for row in matrix.array]
+    rows = [primitive_integers(row) for row in matrix.array]
     facets = [row for k, row in enumerate(rows) if k not in matrix.lin_set]
     equations = [row for k, row in enumerate(rows) if k in matrix.lin_set]
     position = {row: k for k, row in enumerate(facets)}
     try:
-        actions = [[position[_primitive((row[0], *permuted(row[1:], g)))] for row in facets]
+        actions = [[position[primitive_integers((row[0], *permuted(row[1:], g)))] for row in facets]
                    for g in polytope.symmetries]
     except KeyError:
         raise PolytopeError(f"a symmetry of {polytope.name} does not map its facets onto facets") from None

@@ -49,6 +49,7 @@ __all__ = [
     "to_fmpq",
     "exact_dot",
     "over_common_denominator",
+    "primitive_integers",
 ]
 
 #: What an exact entry may be given as: an int, a Fraction, a Decimal, a number string, or an
@@ -326,6 +327,21 @@ def over_common_denominator(values: Iterable[Any]) -> tuple[list[int], int]:
     pairs = [(int(v.numerator), int(v.denominator)) for v in values]
     denominator = math.lcm(1, *(d for _, d in pairs))
     return [n * (denominator // d) for n, d in pairs], denominator
+
+
+def primitive_integers(values: Iterable[Any]) -> tuple[int, ...]:
+    """A rational vector scaled by a positive number to the integer vector whose entries have no
+    common divisor: the one representative of its ray (a direction, or a row b + a·x ≥ 0 whatever
+    its scale). The zero vector stays zero.
+
+    Examples
+    --------
+    >>> primitive_integers([Fraction(1, 2), Fraction(-3, 4), 0])
+    (2, -3, 0)
+    """
+    numerators, _ = over_common_denominator(values)
+    divisor = math.gcd(*numerators) or 1
+    return tuple(v // divisor for v in numerators)
 
 
 def reduced_fraction(value: Any) -> Fraction:
