@@ -63,10 +63,14 @@ MUTATIONS = (
              "                        u[p] -= a * t", "                        u[p] += a * t",
              ("tests/test_lp.py",), "the exact dual simplex applies an eta vector (product form) with the wrong sign"),
     Mutation("lp-block-not-dual-feasible", "qifkit/lp/simplex.py",
-             "                and exact_dot(zip(program.cost, found[0], strict=True)) > objective \\\n"
-             "                and dual_feasible(program, found[0], found[1]):",
-             "                and exact_dot(zip(program.cost, found[0], strict=True)) > objective:",
+             "            and exact_dot(zip(program.cost, found[0], strict=True)) > objective \\\n"
+             "            and dual_feasible(program, found[0], found[1]):",
+             "            and exact_dot(zip(program.cost, found[0], strict=True)) > objective:",
              ("tests/test_lp.py",), "a block of dual simplex pivots is kept without the exact dual feasibility check"),
+    Mutation("lp-float-proposal-sign", "qifkit/lp/simplex.py",
+             "        upward = (alpha > 0) if direction > 0 else (alpha < 0)",
+             "        upward = (alpha < 0) if direction > 0 else (alpha > 0)",
+             ("tests/test_lp.py",), "the float guess of a block's swaps reads the pivot row's signs the wrong way"),
     Mutation("lp-block-objective-falls", "qifkit/lp/simplex.py",
              "strict=True)) > objective \\", "strict=True)) > objective - 1000 \\",
              ("tests/test_lp.py",), "a block of dual simplex pivots is kept though the objective does not rise"),

@@ -428,6 +428,64 @@ def test_blocks_of_dual_simplex_pivots_are_kept_only_when_exactly_dual_feasible_
     assert outcomes["kept"] >= 10 and outcomes["rejected"] >= 10, outcomes
 
 
+def test_float_proposals_of_a_block_are_the_exact_ratio_tests_choices(monkeypatch):
+    """Issue 34: a block's swaps are first guessed by ratio tests in floats (a SuperLU factor of
+    the basis, log₂ ratios with the exact reduced costs). On random programs from the all-slack
+    basis (bounded and free columns, row upper bounds, column groups) the guess is, at every
+    block step, exactly what the exact BTRANs and ratio tests choose, swap for swap."""
+    tally = {"same": 0, "different": 0}
+    real = simplex._block_step
+
+    def compared(state, violated):
+        exact, taken = [], set()
+        for _, _, r, direction in violated:
+            entering = state.ratio_test(state.pivot_row(r), direction)
+            if entering is None:
+                break  # infeasible: the exact route says so, whatever floats propose
+            if entering not in taken:
+                taken.add(entering)
+                exact.append((r, direction, entering))
+        else:
+            tally["same" if simplex._float_proposals(state, violated) == exact else "different"] += 1
+        return real(state, violated)
+
+    monkeypatch.setattr(simplex, "_block_step", compared)
+    rng = random.Random(41)
+    for trial in range(120):
+        program = _slack_feasible_program(rng, (4, 14), (3, 12), 0.5, lowest=0, upper_share=0.3, bounded_share=0.3,
+                                          blocks=bool(trial % 2))
+        _agrees_with_cdd_from_the_slack_basis(program, trial)
+    assert tally["different"] == 0 and tally["same"] >= 100, tally
+
+
+@pytest.mark.parametrize("guess", ["none", "wrong entering", "one wrong"])
+def test_a_wrong_float_proposal_costs_time_never_the_answer(monkeypatch, guess):
+    """The float guess of a block is only a guess: with no guess, with every entering variable
+    wrong (the next non-basic variable), or one of them wrong, the block is tried and refused
+    by the exact test, the exact ratio tests decide, and the optimum is cddlib's."""
+    real = simplex._float_proposals
+    exact_blocks = []
+
+    def spoiled(state, violated):
+        proposals = real(state, violated)
+        if guess == "none":
+            return []
+        others = sorted(state.reduced)
+        wrong = [(r, d, others[(others.index(e) + 1) % len(others)]) for r, d, e in proposals]
+        return wrong if guess == "wrong entering" else wrong[:1] + proposals[1:]
+
+    monkeypatch.setattr(simplex, "_float_proposals", spoiled)
+    real_pivot_row = simplex._DualSimplex.pivot_row
+    monkeypatch.setattr(simplex._DualSimplex, "pivot_row",
+                        lambda state, r: exact_blocks.append(r) or real_pivot_row(state, r))
+    rng = random.Random(37)
+    optima = 0
+    for trial in range(60):
+        optima += _agrees_with_cdd_from_the_slack_basis(
+            _slack_feasible_program(rng, (4, 12), (3, 10), 0.4, (-1, 4), lowest=1), trial)
+    assert optima >= 20 and len(exact_blocks) >= 20
+
+
 # ---------------------------------------------------------------------------------- iterative refinement
 def _fixed_point_program(n: int, eps_exp: str, shape: str) -> LinearProgram:
     """min E|i − j| over Kohli and Laskowski's F at n, with a uniform or binomial z."""

@@ -25,7 +25,7 @@ import scipy.sparse.linalg
 
 from qifkit.errors import InternalError
 from qifkit.lp.basis import basis_factor, basis_solution
-from qifkit.lp.certificate import checked_optimum
+from qifkit.lp.certificate import checked_optimum, row_activity
 from qifkit.lp.highs import float_rows, time_left
 from qifkit.lp.program import Flags, LinearProgram, LPSolution
 from qifkit.lp.refine import dual_feasible
@@ -181,7 +181,7 @@ def _swapped(state: _DualSimplex, swaps: Sequence[tuple[int, int, int]], objecti
     if found is not None and found[0] is not None and found[1] is not None \
             and exact_dot(zip(program.cost, found[0], strict=True)) > objective \
             and dual_feasible(program, found[0], found[1]):
-        new = _DualSimplex(program, basic, upper, found[0], found[1])
+        new = _DualSimplex(program, basic, upper, found[0], found[1], like=state)
         new.refactor(factor)  # the factor the basis was solved with, not a second one
         return new
     return None
@@ -211,7 +211,10 @@ def _float_proposals(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, 
     B is singular in floats."""
     program = state.program
     m = len(program.rows)
-    full = scipy.sparse.hstack([float_rows(program).tocsc(), -scipy.sparse.identity(m, format="csc")], format="csc")
+    if state.float_matrix is None:
+        state.float_matrix = scipy.sparse.hstack([float_rows(program).tocsc(), -scipy.sparse.identity(m, format="csc")],
+                                                 format="csc")
+    full = state.float_matrix
     try:
         factor = scipy.sparse.linalg.splu(full[:, state.head].tocsc())
     except RuntimeError:  # singular in floats
@@ -263,19 +266,24 @@ class _DualSimplex:
     and reduced costs, and the basis's factor with its eta vectors."""
 
     def __init__(self, program: LinearProgram, basic: list[bool], upper: list[bool], x: Sequence[flint.fmpq],
-                 y: Sequence[flint.fmpq]) -> None:
+                 y: Sequence[flint.fmpq], like: _DualSimplex | None = None) -> None:
         m, n = program.shape
         self.program, self.n = program, n
         self.low: list[Any] = list(program.lower) + list(program.row_lower)
         self.high: list[Any] = list(program.upper) + list(program.row_upper)
-        self.columns: list[list[tuple[int, flint.fmpq]]] = [[] for _ in range(n)]  # A by columns: (row, a)
-        for i, row in enumerate(program.rows):
-            for k, a in row:
-                self.columns[k].append((i, a))
+        self.columns: list[list[tuple[int, flint.fmpq]]]  # A by columns: (row, a)
+        self.float_matrix: scipy.sparse.csc_matrix | None  # [A | −I] in floats, made when first needed
+        if like is not None:  # the same program: its columns and floats are shared
+            self.columns, self.float_matrix = like.columns, like.float_matrix
+        else:
+            self.columns, self.float_matrix = [[] for _ in range(n)], None
+            for i, row in enumerate(program.rows):
+                for k, a in row:
+                    self.columns[k].append((i, a))
         self.head = [v for v in range(n + m) if basic[v]]
         self.position = {v: p for p, v in enumerate(self.head)}
         self.upper = upper  # for non-basic variables: at the upper bound (or at it as the only finite one)
-        activities = [exact_dot((a, x[k]) for k, a in row) for row in program.rows]
+        activities = [row_activity(row, x) for row in program.rows]
         self.values: list[flint.fmpq] = [x[v] if v < n else activities[v - n] for v in self.head]
         # reduced costs of the non-basic variables: c_j − yᵀA_j for columns, y_i for row activities
         self.reduced: dict[int, flint.fmpq] = {}
