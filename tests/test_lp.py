@@ -550,11 +550,37 @@ def test_a_round_gone_astray_hands_over_to_the_dual_simplex_from_the_earlier_bas
 
 
 @pytest.mark.slow
+def test_kohlis_f_at_n_90_is_certified_by_blocks_the_floats_guess(monkeypatch):
+    """Issue 34's cliff: min E|i − j| over F at n = 90 (uniform z, e^ε = 2) was refused after 332
+    s, then certified by 30 blocks of exact pivots in 268–305 s, each block costing one exact BTRAN
+    per violated bound (990 in all). The float ratio tests guess every block (62, 60, …, 4 swaps)
+    and the exact test keeps each guess: about a minute, and the certificate checked once more."""
+    kept, exact_rows = [], []
+    real_swapped, real_pivot_row = simplex._swapped, simplex._DualSimplex.pivot_row
+
+    def swapped(state, swaps, objective):
+        new = real_swapped(state, swaps, objective)
+        if new is not None:
+            kept.append(len(swaps))
+        return new
+
+    monkeypatch.setattr(simplex, "_swapped", swapped)
+    monkeypatch.setattr(simplex._DualSimplex, "pivot_row",
+                        lambda state, r: exact_rows.append(r) or real_pivot_row(state, r))
+    program = _fixed_point_program(90, "2", "uniform")
+    answer = solve(program, fallback=False)
+    assert answer.status == "optimal" and "exact dual simplex" in answer.method
+    assert certificate_defect(program, answer) is None
+    assert len(kept) >= 25 and max(kept) >= 60, kept
+    assert len(exact_rows) < 62, len(exact_rows)  # 990 exact BTRANs when the blocks were not guessed
+
+
+@pytest.mark.slow
 def test_kohlis_u_at_n_100_is_certified_and_is_algorithm_2s_optimum():
     """Issue 34's cliff: min E|i − j| over U at n = 100 (uniform z, e^ε = 2) was refused after 200
     exact pivots (its refined bases miss 60 or more bounds, one chain entry each); blocks of
-    pivots certify it (about 2.5 minutes), and the optimum is the one Algorithm 2 of Kohli and
-    Laskowski constructs combinatorially (Thm. 8), an independent route."""
+    pivots certify it (about a minute, each block guessed in floats), and the optimum is the one
+    Algorithm 2 of Kohli and Laskowski constructs combinatorially (Thm. 8), an independent route."""
     from polytopes.fixed_point.algorithm2 import count_error, count_error_weights, unfixed_optimum
     from polytopes.spaces import count_program
 

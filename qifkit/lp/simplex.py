@@ -9,7 +9,9 @@ product form of the inverse, B⁻¹ = E_k⁻¹ ⋯ E₁⁻¹·B₀⁻¹, Dantzig
 the etas hold :data:`REFACTOR_FILL` non-zeros per row. The point and the reduced costs are updated
 by each pivot's step, exactly, so nothing drifts; the final basis's point and duals are checked as
 any certificate (:func:`checked_optimum`). Each pivot also checks that its BTRAN row and its FTRAN
-column meet at the same pivot element.
+column meet at the same pivot element. Where several bounds are violated, a block of pivots is
+guessed by ratio tests in floats (:func:`_float_proposals`) and kept only when exact algebra
+accepts its basis: floats propose, rationals decide.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
     objective (else half the swaps, and so on, then the single pivot). Kohli's F (uniform z,
     e^ε = 2) needs this: its float bases put the last entries of a column, below 2^-60, at 0, and
     the dual simplex makes them positive one entry (one pivot) at a time; at n = 90 that is about
-    1,900 pivots, against 30 blocks.
+    1,900 pivots, against 30 blocks. Each block is first guessed in floats, which at n = 90 spares
+    990 exact BTRANs (0.2 s each): every guess there is kept.
 
     None when the start is not dual feasible, when no variable can enter (the program would be
     infeasible: the elastic route decides that), or after `pivots` bases (a block counts as one);
