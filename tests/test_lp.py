@@ -458,6 +458,31 @@ def test_float_proposals_of_a_block_are_the_exact_ratio_tests_choices(monkeypatc
     assert tally["different"] == 0 and tally["same"] >= 100, tally
 
 
+def test_the_float_ratio_test_follows_the_exact_rules():
+    """The float ratio test of a block's guess, on a pivot row by hand: only entries that move the
+    leaving variable the right way (per variable: `moves`), rounding-sized entries are no
+    candidates, the smallest log-ratio wins, the smallest index among ties, and a row of zeros
+    or NaN proposes nothing."""
+    import numpy as np
+
+    up = np.array([True, False, True, True, True])  # who may enter where α·direction > 0
+    down = np.array([False, True, False, False, False])  # and where α·direction < 0
+    both = [down, up]
+    log_d = np.array([3.0, 0.5, 0.0, -100.0, 1.0])
+    alpha = np.array([2.0, 1.0, -1.0, 1e-14, 2.0])
+    # direction +1: 0 and 4 (1 may not enter upward, 2 not downward, 3 is rounding: 1e-14 of the
+    # largest, though its ratio would be the least); log-ratios 3 − 1 = 2 and 1 − 1 = 0: variable 4
+    assert simplex._float_ratio_test(alpha, +1, log_d, both) == 4
+    # direction −1: 2 (α·direction > 0) and 1 (< 0, allowed by `down`); ratios 0 and 0.5: variable 2
+    assert simplex._float_ratio_test(alpha, -1, log_d, both) == 2
+    # ties: the smallest eligible index
+    assert simplex._float_ratio_test(np.array([1.0, 0.0, 0.0, 1.0, 1.0]), +1, np.zeros(5), both) == 0
+    assert simplex._float_ratio_test(np.array([0.0, 1.0, 1.0, 1.0, 1.0]), +1, np.array([5.0, 9.0, 2.0, 2.0, 2.0]),
+                                     both) == 2
+    assert simplex._float_ratio_test(np.zeros(5), +1, log_d, both) is None
+    assert simplex._float_ratio_test(np.full(5, np.nan), +1, log_d, both) is None
+
+
 @pytest.mark.parametrize("guess", ["none", "wrong entering", "one wrong"])
 def test_a_wrong_float_proposal_costs_time_never_the_answer(monkeypatch, guess):
     """The float guess of a block is only a guess: with no guess, with every entering variable

@@ -198,20 +198,23 @@ _FLOAT_ZERO = 1e-12
 #: enters, as in the exact ratio test.
 _FLOAT_TIE = 1e-9
 
+#: Pivot rows computed together in floats: a bound on the dense right-hand sides (rows × this).
+_FLOAT_BATCH = 64
+
 
 def _float_proposals(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, int, int]]
                      ) -> list[tuple[int, int, int]]:
     """The block's swaps as floats see them: (position, direction, entering) for each violated
     variable, largest violation first, distinct entering variables.
 
-    The basis B (the columns of [A | −I] at the basic variables) is factored by SuperLU, all the
-    pivot rows e_rᵀ·B⁻¹·[A | −I] come from one solve with as many right-hand sides, and each
-    ratio test compares log₂|d_q| (exact reduced costs) − log₂|α_rq| with the exact test's
-    eligibility (:meth:`_DualSimplex.may_enter`) and its tie rule. A guess, never a verdict: the
+    The basis B (the columns of [A | −I] at the basic variables) is factored once by SuperLU, the
+    pivot rows e_rᵀ·B⁻¹·[A | −I] come from solves with :data:`_FLOAT_BATCH` right-hand sides at a
+    time, and each ratio test (:func:`_float_ratio_test`) compares log₂|d_q| (exact reduced costs)
+    − log₂|α_rq| with the exact test's eligibility and tie rule. A guess, never a verdict: the
     block is kept only if its basis passes the exact test of :func:`_swapped`, so a wrong guess
-    costs one exact solve. Floats cost microseconds where an exact BTRAN of Kohli's F at n = 90
-    (entries down to 2^-90 on ~500-bit denominators) costs 0.2 s, and there are 990 of them. [] when
-    B is singular in floats."""
+    costs one exact solve. At n = 90 of Kohli's F a block's guess costs about 0.35 s where its
+    exact BTRANs cost 0.2 s each (rationals of thousands of bits), up to 62 of them. [] when B is
+    singular in floats."""
     program = state.program
     m = len(program.rows)
     if state.float_matrix is None:
@@ -222,34 +225,43 @@ def _float_proposals(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, 
         factor = scipy.sparse.linalg.splu(full[:, state.head].tocsc())
     except RuntimeError:  # singular in floats
         return []
-    units = np.zeros((m, len(violated)))
-    for j, (_, _, r, _) in enumerate(violated):
-        units[r, j] = 1.0
     nonbasic = sorted(state.reduced)
-    rows = full[:, nonbasic].T @ factor.solve(units, trans="T")  # α_rq by nonbasic q, one column per r
+    columns = full[:, nonbasic].T.tocsr()
     log_d = np.array([_log2(state.reduced[q]) for q in nonbasic])
-    moves = [[state.may_enter(q, positive, +1) for q in nonbasic] for positive in (False, True)]
+    moves = [np.array([state.may_enter(q, positive, +1) for q in nonbasic], dtype=bool) for positive in (False, True)]
     proposals: list[tuple[int, int, int]] = []
     taken: set[int] = set()
-    for j, (_, _, r, direction) in enumerate(violated):
-        alpha = rows[:, j]
-        size = np.abs(alpha)
-        largest = size.max(initial=0.0)
-        if largest == 0:
-            continue
-        # may_enter(q, α > 0, direction) = may_enter(q, α·direction > 0, +1)
-        upward = (alpha > 0) if direction > 0 else (alpha < 0)
-        eligible = (size > _FLOAT_ZERO * largest) & np.where(upward, moves[1], moves[0])
-        if not eligible.any():
-            continue
-        with np.errstate(divide="ignore"):
-            ratio = np.where(eligible, log_d - np.log2(np.where(eligible, size, 1.0)), np.inf)
-        best = ratio.min()
-        entering = nonbasic[int(np.argmax(ratio <= best + _FLOAT_TIE))]  # the first: smallest index
-        if entering not in taken:
-            taken.add(entering)
-            proposals.append((r, direction, entering))
+    for start in range(0, len(violated), _FLOAT_BATCH):
+        batch = violated[start:start + _FLOAT_BATCH]
+        units = np.zeros((m, len(batch)))
+        for j, (_, _, r, _) in enumerate(batch):
+            units[r, j] = 1.0
+        rows = columns @ factor.solve(units, trans="T")  # α_rq by non-basic q, one column per r
+        for j, (_, _, r, direction) in enumerate(batch):
+            entering = _float_ratio_test(rows[:, j], direction, log_d, moves)
+            if entering is not None and nonbasic[entering] not in taken:
+                taken.add(nonbasic[entering])
+                proposals.append((r, direction, nonbasic[entering]))
     return proposals
+
+
+def _float_ratio_test(alpha: np.ndarray, direction: int, log_d: np.ndarray, moves: list[np.ndarray]) -> int | None:
+    """The position (among the non-basic variables) that floats let enter a pivot row `alpha`
+    whose basic variable must move by `direction`, as :meth:`_DualSimplex.ratio_test` chooses
+    exactly; None when no entry is eligible. `moves[s]` says who may enter where α·direction has
+    sign s (:meth:`_DualSimplex.may_enter`), `log_d` is log₂ of each reduced cost."""
+    size = np.abs(alpha)
+    largest = size.max(initial=0.0)
+    if not largest > 0:  # all zero, or not a number
+        return None
+    # may_enter(q, α > 0, direction) = may_enter(q, α·direction > 0, +1)
+    upward = (alpha > 0) if direction > 0 else (alpha < 0)
+    eligible = (size > _FLOAT_ZERO * largest) & np.where(upward, moves[1], moves[0])
+    if not eligible.any():
+        return None
+    with np.errstate(divide="ignore"):
+        ratio = np.where(eligible, log_d - np.log2(np.where(eligible, size, 1.0)), np.inf)
+    return int(np.argmax(ratio <= ratio.min() + _FLOAT_TIE))  # the first: the smallest index among ties
 
 
 def _log2(value: flint.fmpq) -> float:
