@@ -44,6 +44,10 @@ _POLYTOPES = {
 
 ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked before any work (n = 5 of U: > 2 min)
 
+#: Sizes that only the resumable orbit walk may take, with what was measured there (README: R_F at n = 5).
+RESUMABLE_ONLY = {("RF", 5): "no lister finishes it (Normaliz: no answer in 10 minutes) and a 30-minute orbit walk "
+                             "found 426,123 vertex orbits, 57 new per visit, far from the end"}
+
 
 def run(arguments: argparse.Namespace) -> int:
     outputs = {"--json": arguments.json, "--ine": arguments.ine, "--ext": arguments.ext}
@@ -72,6 +76,10 @@ def run(arguments: argparse.Namespace) -> int:
             f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
             f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
+    why = RESUMABLE_ONLY.get((arguments.polytope, arguments.n))
+    if why is not None and (arguments.method != "orbits" or not arguments.resume):
+        raise UsageError(f"--n {arguments.n}: {arguments.polytope} at n = {arguments.n} runs for days: {why}. "
+                         "Walk it in resumable steps: --method orbits --resume DIR")
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
     detail_printer(arguments)(f"{polytope.name}: {len(polytope.inequalities)} inequalities and "
                               f"{len(polytope.equalities)} equations on {polytope.dimension_of_space} "
