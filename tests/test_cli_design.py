@@ -205,10 +205,6 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
     (["design", "--max-count", "41", "--alpha", "1/2"], "1764 variables"),
     (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
     (["enumerate", "U", "--n", "6", "--eps-exp", "2"], "stops at n = 5"),
-    # R_F at n = 5: 426,123 orbits in a 30-minute walk, far from the end; only the resumable walk
-    (["enumerate", "RF", "--n", "5", "--eps-exp", "2"], "--method orbits --resume DIR"),
-    (["enumerate", "RF", "--n", "5", "--eps-exp", "2", "--method", "normaliz"], "runs for days"),
-    (["enumerate", "RF", "--n", "5", "--eps-exp", "2", "--method", "orbits"], "426,123 vertex orbits"),
 ])
 def test_sizes_beyond_reach_are_refused_before_any_work(command, message, capsys):
     # these used to run until killed (a GM of 10^10 exact entries, an enumeration of D at n = 100);
@@ -218,15 +214,22 @@ def test_sizes_beyond_reach_are_refused_before_any_work(command, message, capsys
 
 
 def test_r_f_at_n_5_goes_on_only_as_the_resumable_orbit_walk(tmp_path, monkeypatch, capsys):
-    """R_F at n = 5 is refused to every lister and to a walk without --resume (above); with
-    --method orbits --resume the command goes on to build the polytope (stopped here by a stand-in
-    that raises: the walk itself runs for days), and so does R_F at n = 4 with any lister."""
+    """R_F at n = 5 (a 30-minute orbit walk found 426,123 orbits, far from the end) is refused to
+    every lister and to a walk without --resume, naming the way through; with --method orbits
+    --resume the command goes on to build the polytope, and so does R_F at n = 4 with any lister.
+    The polytope is a stand-in that raises, so a guard that let a run through fails here instead
+    of running for days."""
     from proofs_checks.cli import enumerate as command
 
     def stand_in(*arguments):
         raise LookupError("the polytope would be built here")
 
     monkeypatch.setitem(command._POLYTOPES, "RF", stand_in)
+    for arguments, message in ((["--n", "5"], "--method orbits --resume DIR"),
+                               (["--n", "5", "--method", "normaliz"], "runs for days"),
+                               (["--n", "5", "--method", "orbits"], "426,123 vertex orbits")):
+        assert main(["enumerate", "RF", "--eps-exp", "2", *arguments]) == 2, arguments
+        assert message in capsys.readouterr().err, arguments
     for arguments in (["--n", "5", "--method", "orbits", "--resume", str(tmp_path / "rf5")],
                       ["--n", "4", "--method", "normaliz"]):
         main(["enumerate", "RF", "--eps-exp", "2", *arguments])
