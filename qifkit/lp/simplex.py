@@ -162,9 +162,11 @@ def _block_step(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, int, 
             chosen.append((r, direction, alpha, entering))
     size = len(chosen)
     while size >= 2:
-        new = _swapped(state, [(r, direction, entering) for r, direction, _, entering in chosen[:size]], objective)
-        if new is not None:
-            return new
+        swaps = [(r, direction, entering) for r, direction, _, entering in chosen[:size]]
+        if swaps != proposed:  # the refused guess is not solved again
+            new = _swapped(state, swaps, objective)
+            if new is not None:
+                return new
         size //= 2
     return len(chosen), chosen[0]
 
