@@ -23,6 +23,7 @@ import numpy as np
 from polytopes.hrep import Polytope
 from qifkit.errors import PolytopeError, ShapeError, UndecidableError
 from qifkit.lp import LinearProgram, LPSolution, certificate_defect, float_solution, solve, solve_by_cdd
+from qifkit.numbers import exact_dot, reduced_fraction, reduced_fractions, to_fmpq
 
 __all__ = ["SparseProgram", "LinearProgramResult", "FloatMinimum", "exact_minimum",
            "float_minimum", "certified_minimum", "check_optimality"]
@@ -30,7 +31,10 @@ __all__ = ["SparseProgram", "LinearProgramResult", "FloatMinimum", "exact_minimu
 
 @dataclass(frozen=True)
 class LinearProgramResult:
-    """An exact optimum.
+    """An exact optimum, in the polytopes' scalar type: the engine's :class:`~qifkit.lp.LPSolution`
+    (flint rationals, as its programs) converted once to Fractions, as the rows of a
+    :class:`~polytopes.hrep.Polytope` (a Fraction never equals a flint rational: the two are not
+    mixed).
 
     Attributes
     ----------
@@ -108,7 +112,8 @@ def _program(program: SparseProgram | Polytope) -> SparseProgram:
 def _result(solution: LPSolution, name: str) -> LinearProgramResult:
     if solution.status != "optimal":
         raise PolytopeError(f"the LP over {name} is {solution.status} ({solution.method})")
-    return LinearProgramResult(solution.value, solution.point, solution.method, solution.duals)  # type: ignore[arg-type]
+    return LinearProgramResult(reduced_fraction(solution.value), reduced_fractions(solution.point),  # type: ignore[arg-type]
+                               solution.method, reduced_fractions(solution.duals))  # type: ignore[arg-type]
 
 
 def exact_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -> LinearProgramResult:
@@ -162,8 +167,9 @@ def check_optimality(program: SparseProgram | Polytope, objective: Sequence[Any]
     linear = program.linear_program(objective)
     if len(point) != program.variables or len(multipliers) != len(linear.rows):
         return False
-    value = sum((Fraction(c) * Fraction(x) for c, x in zip(objective, point, strict=True)), Fraction(0))
-    return certificate_defect(linear, LPSolution("optimal", value, tuple(point), tuple(multipliers))) is None
+    value = exact_dot(zip(linear.cost, map(to_fmpq, point), strict=True))
+    solution = LPSolution("optimal", value, tuple(map(to_fmpq, point)), tuple(map(to_fmpq, multipliers)))
+    return certificate_defect(linear, solution) is None
 
 
 def certified_minimum(program: SparseProgram | Polytope, objective: Sequence[Any],

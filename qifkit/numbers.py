@@ -46,6 +46,7 @@ __all__ = [
     "exact_str",
     "float_fraction",
     "reduced_fraction",
+    "reduced_fractions",
     "to_fmpq",
     "exact_dot",
     "over_common_denominator",
@@ -366,6 +367,23 @@ def reduced_fraction(value: Any) -> Fraction:
     if hasattr(value, "p"):
         return _COPRIME(int(value.p), int(value.q))
     return _COPRIME(int(value.numerator), int(value.denominator))
+
+
+def reduced_fractions(values: Iterable[Any]) -> tuple[Fraction, ...]:
+    """:func:`reduced_fraction` of each value; the zeros (most multipliers of a large LP) share one
+    Fraction. Where exact results in flint rationals meet Fraction arithmetic (a polytope's rows):
+    the two types are not mixed, ``Fraction(1, 3) == flint.fmpq(1, 3)`` is False.
+
+    Examples
+    --------
+    >>> import flint
+    >>> reduced_fractions([flint.fmpq(0), flint.fmpq(-2, 6)])
+    (Fraction(0, 1), Fraction(-1, 3))
+    """
+    return tuple(reduced_fraction(v) if v else _FRACTION_ZERO for v in values)
+
+
+_FRACTION_ZERO = Fraction(0)
 
 
 def _coprime_constructor() -> Any:

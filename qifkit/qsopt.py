@@ -10,13 +10,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import tempfile
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import flint
+
 from qifkit.errors import InternalError, MissingDependencyError
 from qifkit.lp import LinearProgram
-from qifkit.numbers import exact_str, parse_number
+from qifkit.numbers import exact_str, parse_number, to_fmpq
 
 __all__ = ["mps_text", "qsopt_optimum"]
 
@@ -95,9 +96,10 @@ def mps_text(program: LinearProgram) -> str:
     return "\n".join(lines) + "\n"
 
 
-def qsopt_optimum(program: LinearProgram, time_limit: float = 600) -> tuple[str, Fraction | None]:
-    """The status (``"optimal"``, ``"infeasible"``, ``"unbounded"``) and exact optimal value of
-    `program` by QSopt_ex's ``esolver`` (run in a temporary folder, at most `time_limit` seconds).
+def qsopt_optimum(program: LinearProgram, time_limit: float = 600) -> tuple[str, flint.fmpq | None]:
+    """The status (``"optimal"``, ``"infeasible"``, ``"unbounded"``) and exact optimal value (a flint
+    rational, as the engine's :class:`~qifkit.lp.LPSolution`) of `program` by QSopt_ex's ``esolver``
+    (run in a temporary folder, at most `time_limit` seconds).
 
     Raises
     ------
@@ -118,7 +120,7 @@ def qsopt_optimum(program: LinearProgram, time_limit: float = 600) -> tuple[str,
     status = next((line.split("=", 1)[1].strip() for line in text.splitlines() if line.startswith("status =")), None)
     if status == "OPTIMAL":
         value = next(line.split("=", 1)[1].strip() for line in text.splitlines() if line.strip().startswith("Value ="))
-        return "optimal", parse_number(value)
+        return "optimal", to_fmpq(parse_number(value))
     if status in ("INFEASIBLE", "UNBOUNDED"):
         return status.lower(), None
     raise InternalError(f"esolver gave no answer for {program.name} (status {status}): "

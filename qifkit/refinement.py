@@ -45,7 +45,14 @@ from qifkit.lp import LinearProgram, float_solution
 from qifkit.lp import solve as solve_lp
 from qifkit.matrices import NumberKind
 from qifkit.measures import Loss, Prior, posterior_uncertainty, uniform_prior
-from qifkit.numbers import exact_str, over_common_denominator, parse_number, reduced_fraction, to_fmpq
+from qifkit.numbers import (
+    exact_str,
+    over_common_denominator,
+    parse_number,
+    reduced_fraction,
+    reduced_fractions,
+    to_fmpq,
+)
 
 __all__ = [
     "Refinement",
@@ -398,12 +405,11 @@ def _witness_lp_verdict(a: Channel, b: Channel, rows: list[int], prior: Prior | 
     answer = solve_lp(program, time_limit=time_limit)
     method = f"exact LP engine: {answer.method}"
     if answer.status == "optimal":
-        point = answer.point
-        witness = [[point[y * outputs_b + z] for z in range(outputs_b)] for y in range(outputs_a)]  # type: ignore[index]
+        point = reduced_fractions(answer.point)  # type: ignore[arg-type]
+        witness = [[point[y * outputs_b + z] for z in range(outputs_b)] for y in range(outputs_a)]
         result = _witness_result(a, b, witness, method)
     else:
-        duals = flint.fmpq_mat(left.nrows(), outputs_b, [to_fmpq(v)
-                                                         for v in answer.duals[: left.nrows() * outputs_b]])  # type: ignore[index]
+        duals = flint.fmpq_mat(left.nrows(), outputs_b, list(answer.duals[: left.nrows() * outputs_b]))  # type: ignore[index]
         on_rows = duals if scaling is None else scaling.transpose() * duals
         multipliers = [[Fraction(0)] * outputs_b for _ in range(a.shape[0])]
         for index, x in enumerate(rows):

@@ -22,6 +22,9 @@ from qifkit.lp import (
     solve,
     solve_by_cdd,
 )
+from qifkit.numbers import to_fmpq
+
+Q = flint.fmpq
 
 
 @pytest.mark.parametrize("blocks", [False, True])
@@ -66,7 +69,7 @@ def test_a_rank_deficient_program_is_certified_from_its_float_basis():
     right = [1, 0, 0] * 20
     program = LinearProgram.build(3, rows, row_lower=right, row_upper=right, cost=[1, 2, 3])
     answer = solve(program, fallback=False)
-    assert answer.point == (F(1, 4), F(1, 4), F(1, 2)) and answer.method.startswith("HiGHS basis")
+    assert answer.point == (Q(1, 4), Q(1, 4), Q(1, 2)) and answer.method.startswith("HiGHS basis")
 
 
 def test_a_count_mechanism_lp_that_floats_get_wrong():
@@ -616,7 +619,7 @@ def test_kohlis_u_at_n_100_is_certified_and_is_algorithm_2s_optimum():
     answer = solve(program, fallback=False)
     assert answer.status == "optimal" and "exact dual simplex" in answer.method
     assert certificate_defect(program, answer) is None
-    assert answer.value == count_error(unfixed_optimum("2", weights), weights)
+    assert answer.value == to_fmpq(count_error(unfixed_optimum("2", weights), weights))
 
 
 def test_a_refined_basis_is_tried_even_when_highs_does_not_call_it_optimal():
@@ -630,7 +633,7 @@ def test_a_refined_basis_is_tried_even_when_highs_does_not_call_it_optimal():
     program = design_program(n, F(1, 2), [])
     cost = [F(int(j != i), n + 1) for j in range(n + 1) for i in range(n + 1)]
     answer = solve(program.linear_program(cost), fallback=False, pivots=0)
-    assert answer.value * F(n + 1, n) == F(2, 3)
+    assert answer.value * Q(n + 1, n) == Q(2, 3)
 
 
 def test_the_collector_pause_restores_the_state_it_found_even_after_an_error():
@@ -725,3 +728,25 @@ def test_kohlis_f_at_n_100_certifies_by_the_same_route_on_a_busy_machine():
             burner.wait()
     assert answer.status == "optimal" and "refinement" in answer.method
     assert certificate_defect(program, answer) is None
+
+
+def test_programs_and_answers_hold_one_scalar_type():
+    """Issue 34: programs and solutions in one type (flint rationals) on every route, whatever the
+    solution was built from; a Fraction never equals a flint rational, so a field left in Fractions
+    would make ``answer.value == program.cost[0]``-style checks silently false. Floats are refused."""
+    routes = {
+        "HiGHS basis": solve(LinearProgram.build(2, [{0: 1, 1: 1}], row_lower=[1], cost=[2, 3])),
+        "cddlib": solve_by_cdd(LinearProgram.build(2, [{0: 1, 1: 1}], row_lower=[1], cost=[2, 3])),
+        "Farkas": solve(LinearProgram.build(1, [{0: 1}, {0: -1}], row_lower=[2, -1])),
+        "cddlib's Farkas": solve_by_cdd(LinearProgram.build(1, [{0: 1}, {0: -1}], row_lower=[2, -1])),
+        "unbounded": solve(LinearProgram.build(1, [{0: 1}], row_lower=[0], cost=[-1])),
+        "built from Fractions": LPSolution("optimal", F(1, 2), (F(1, 2), 0, "1/3"), (F(-1, 5),)),
+    }
+    for route, answer in routes.items():
+        assert answer is not None, route
+        fields = [answer.value, *(answer.point or ()), *(answer.duals or ()), *(answer.ray or ())]
+        assert fields and all(type(v) is flint.fmpq for v in fields if v is not None), (route, fields)
+    assert routes["built from Fractions"].point == (Q(1, 2), Q(0), Q(1, 3))
+    assert routes["Farkas"].status == routes["cddlib's Farkas"].status == "infeasible"
+    with pytest.raises(NotExactError):
+        LPSolution("optimal", 0.5)

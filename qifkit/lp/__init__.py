@@ -9,7 +9,10 @@ Problem form (HiGHS's own)::
 
     minimise c·x  subject to  row_lower ≤ A·x ≤ row_upper,  lower ≤ x ≤ upper,
 
-with ``None`` for an infinite bound (an equality row has row_lower = row_upper).
+with ``None`` for an infinite bound (an equality row has row_lower = row_upper). Programs and
+answers hold one scalar type, python-flint's rationals (``flint.fmpq``): the engine never converts
+its results, and a caller in Fraction arithmetic converts once
+(:func:`qifkit.numbers.reduced_fractions`), since a Fraction never equals a flint rational.
 
 Method, the route of the exact solvers SoPlex and QSopt_ex [1]_, [2]_:
 
@@ -53,7 +56,9 @@ Examples
 ...                               cost=[2, 3], lower=[0, 0])
 >>> answer = solve(program)
 >>> answer.status, answer.value, answer.point
-('optimal', Fraction(2, 1), (Fraction(1, 1), Fraction(0, 1)))
+('optimal', 2, (1, 0))
+>>> type(answer.value) is type(program.cost[0])  # one scalar type: flint rationals
+True
 >>> certificate_defect(program, answer) is None
 True
 """

@@ -10,8 +10,8 @@ from typing import Any
 
 import flint
 
-from qifkit.lp.program import Bound, LinearProgram, LPSolution, fractions
-from qifkit.numbers import exact_dot, reduced_fraction, to_fmpq
+from qifkit.lp.program import Bound, LinearProgram, LPSolution
+from qifkit.numbers import exact_dot, to_fmpq
 
 __all__ = ["certificate_defect", "dual_defect", "checked_optimum", "exact_dot", "row_activity", "verify_solution",
            "primal_defect"]
@@ -37,13 +37,13 @@ def certificate_defect(program: LinearProgram, solution: LPSolution) -> str | No
     if solution.status in ("optimal", "unbounded"):
         if solution.point is None or len(solution.point) != n:
             return f"the point must have {n} entries"
-        defect = primal_defect(program, [to_fmpq(v) for v in solution.point])
+        defect = primal_defect(program, solution.point)
         if defect:
             return defect
     if solution.status == "unbounded":
         if solution.ray is None or len(solution.ray) != n:
             return f"the ray must have {n} entries"
-        return _ray_defect(program, [to_fmpq(v) for v in solution.ray])
+        return _ray_defect(program, solution.ray)
     return dual_defect(program, solution.status, solution.duals, solution.point, solution.value)
 
 
@@ -92,13 +92,13 @@ def checked_optimum(program: LinearProgram, x: list[flint.fmpq], y: list[flint.f
                      feasible: bool) -> LPSolution | None:
     """The optimal solution (x, y) with its value, if it passes the checks of
     :func:`certificate_defect` (all but x's feasibility when the caller has checked that already:
-    `feasible`). They run on the flint vectors, before these are converted (exactly) to Fractions."""
+    `feasible`)."""
     if not feasible and primal_defect(program, x) is not None:
         return None
     value = exact_dot(zip(program.cost, x, strict=True))
     if dual_defect(program, "optimal", y, x, value) is not None:
         return None
-    return LPSolution("optimal", reduced_fraction(value), fractions(x), fractions(y), method=method)
+    return LPSolution("optimal", value, tuple(x), tuple(y), method=method)
 
 
 def row_activity(row: Sequence[tuple[int, flint.fmpq]], x: Sequence[flint.fmpq]) -> flint.fmpq:

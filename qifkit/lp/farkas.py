@@ -13,7 +13,7 @@ from qifkit.lp.attempts import by_bases
 from qifkit.lp.basis import basis_of, basis_solution, inverse_row, optimum_of
 from qifkit.lp.certificate import certificate_defect
 from qifkit.lp.highs import basis_flags, float_rows, highs_model, highs_status, run_highs
-from qifkit.lp.program import Bound, LinearProgram, LPSolution, fractions
+from qifkit.lp.program import Bound, LinearProgram, LPSolution
 
 __all__ = ["ray_certificate", "elastic_program", "farkas_certificate", "unbounded_certificate"]
 
@@ -64,7 +64,7 @@ def ray_certificate(program: LinearProgram, deadline: float | None, attempts: in
             y[i] = -direction * r
         if leaving >= n:
             y[leaving - n] += direction
-        solution = LPSolution("infeasible", duals=fractions(y),
+        solution = LPSolution("infeasible", duals=tuple(y),
                               method="HiGHS's infeasible basis (dual simplex), exact row of its inverse")
         return solution if certificate_defect(program, solution) is None else None
 
@@ -119,7 +119,7 @@ def farkas_certificate(program: LinearProgram, deadline: float | None) -> LPSolu
         found = basis_of(elastic, highs, need_point=False, memo=memo)
         if found is None or found[1] is None:
             return None
-        solution = LPSolution("infeasible", duals=fractions(found[1]), method=f"elastic {method}")
+        solution = LPSolution("infeasible", duals=tuple(found[1]), method=f"elastic {method}")
         return solution if certificate_defect(program, solution) is None else None
 
     elastic = elastic_program(program)

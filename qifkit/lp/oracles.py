@@ -16,7 +16,7 @@ from qifkit.errors import (
 from qifkit.lp.certificate import certificate_defect
 from qifkit.lp.farkas import elastic_program
 from qifkit.lp.program import LinearProgram, LPSolution
-from qifkit.numbers import over_common_denominator, reduced_fraction
+from qifkit.numbers import exact_dot, over_common_denominator, reduced_fraction, to_fmpq
 
 __all__ = ["solve_by_cdd", "ppl_optimum"]
 
@@ -69,15 +69,15 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
     cdd.gmp.linprog_solve(solver)
     elapsed = time.perf_counter() - started
     if solver.status == cdd.LPStatusType.OPTIMAL:
-        x = tuple(Fraction(v) for v in solver.primal_solution)
-        duals = [Fraction(0)] * m
-        for index, value in solver.dual_solution:
+        x = tuple(to_fmpq(v) for v in solver.primal_solution)
+        duals = [flint.fmpq(0)] * m
+        for index, multiplier in solver.dual_solution:
             origin = source[index] if index < len(source) else None
             if origin is not None:
                 i, sign = origin
-                duals[i] -= sign * Fraction(value)  # cddlib's multipliers of a minimum are ≤ 0
-        value = sum((reduced_fraction(c) * v for c, v in zip(program.cost, x, strict=True)), Fraction(0))
-        solution = LPSolution("optimal", value, x, tuple(duals), method=f"cddlib exact simplex ({elapsed:.1f} s)")
+                duals[i] -= sign * to_fmpq(multiplier)  # cddlib's multipliers of a minimum are ≤ 0
+        optimum = exact_dot(zip(program.cost, x, strict=True))
+        solution = LPSolution("optimal", optimum, x, tuple(duals), method=f"cddlib exact simplex ({elapsed:.1f} s)")
         return solution if certificate_defect(program, solution) is None else None
     if solver.status != cdd.LPStatusType.OPTIMAL and not is_elastic:  # infeasible, or unbounded
         elastic = solve_by_cdd(elastic_program(program), is_elastic=True)
@@ -88,8 +88,9 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
     return None
 
 
-def ppl_optimum(program: LinearProgram) -> tuple[str, Fraction | None]:
-    """The status and optimal value of `program` by the Parma Polyhedra Library's exact simplex
+def ppl_optimum(program: LinearProgram) -> tuple[str, flint.fmpq | None]:
+    """The status and optimal value (a flint rational, as the engine's :class:`LPSolution`) of
+    `program` by the Parma Polyhedra Library's exact simplex
     (``MIP_Problem``, through the optional ``pplpy``): an oracle for tests and benchmarks,
     independent of HiGHS and of cddlib. PPL gives no dual certificate, so the engine never
     returns its answers; the status is ``"optimal"``, ``"infeasible"`` or ``"unbounded"``.
@@ -137,4 +138,4 @@ def ppl_optimum(program: LinearProgram) -> tuple[str, Fraction | None]:
     if status != "optimized":
         return ("infeasible" if status == "unfeasible" else "unbounded"), None
     value = problem.optimal_value()
-    return "optimal", Fraction(int(value.numerator), int(value.denominator)) / common
+    return "optimal", flint.fmpq(int(value.numerator), int(value.denominator) * common)

@@ -7,7 +7,6 @@ import contextlib
 import gc
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import flint
@@ -18,10 +17,10 @@ from qifkit.errors import (
     PolytopeError,
     ShapeError,
 )
-from qifkit.numbers import reduced_fraction, to_fmpq
+from qifkit.numbers import to_fmpq
 from qifkit.validation import whole_number
 
-__all__ = ["CDD_LIMIT", "Bound", "Flags", "LinearProgram", "fractions", "LPSolution", "collector_paused"]
+__all__ = ["CDD_LIMIT", "Bound", "Flags", "LinearProgram", "LPSolution", "collector_paused"]
 
 
 #: Largest number of rows × variables that :func:`solve` hands to cddlib's exact simplex as a last
@@ -158,52 +157,62 @@ def _bounds(values: Any, size: int, what: str) -> tuple[Bound, ...]:
     return tuple(None if v is None else to_fmpq(v) for v in values)
 
 
-_FRACTION_ZERO = Fraction(0)
-
-
-def fractions(values: Sequence[flint.fmpq]) -> tuple[Fraction, ...]:
-    """Flint rationals as Fractions; the zeros (most multipliers of a large program) share one."""
-    return tuple(reduced_fraction(v) if v else _FRACTION_ZERO for v in values)
+def _rationals(values: Sequence[Any] | None) -> tuple[flint.fmpq, ...] | None:
+    return None if values is None else tuple(to_fmpq(v) for v in values)
 
 
 @dataclass(frozen=True)
 class LPSolution:
-    """An exact answer with its certificate (see the module docstring).
+    """An exact answer with its certificate (see the module docstring), in the scalar type of
+    :class:`LinearProgram`: flint rationals (``flint.fmpq``), whatever exact numbers it was built
+    from (Fractions, integers and decimal strings are converted; floats refused). Use
+    :func:`qifkit.numbers.reduced_fractions` where Fractions are needed: a Fraction never compares equal to a flint
+    rational.
 
     Attributes
     ----------
     status : str
         ``"optimal"``, ``"infeasible"`` or ``"unbounded"``.
-    value : Fraction or None
+    value : flint.fmpq or None
         min c·x when optimal.
-    point : tuple of Fraction or None
+    point : tuple of flint.fmpq or None
         An optimal (optimal) or feasible (unbounded) x.
-    duals : tuple of Fraction or None
+    duals : tuple of flint.fmpq or None
         Row multipliers y: optimal duals (optimal) or Farkas multipliers (infeasible).
-    ray : tuple of Fraction or None
+    ray : tuple of flint.fmpq or None
         An improving feasible direction (unbounded).
     method : str
         Which route produced it, e.g. ``"highs basis, exact solve"``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> LPSolution("optimal", Fraction(1, 2), (0, "1/2"), (Fraction(1),)).point
+    (0, 1/2)
     """
 
     status: str
-    value: Fraction | None = None
-    point: tuple[Fraction, ...] | None = None
-    duals: tuple[Fraction, ...] | None = None
-    ray: tuple[Fraction, ...] | None = None
+    value: flint.fmpq | None = None
+    point: tuple[flint.fmpq, ...] | None = None
+    duals: tuple[flint.fmpq, ...] | None = None
+    ray: tuple[flint.fmpq, ...] | None = None
     method: str = ""
 
-    def reduced_costs(self, program: LinearProgram) -> tuple[Fraction, ...]:
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", None if self.value is None else to_fmpq(self.value))
+        for field in ("point", "duals", "ray"):
+            object.__setattr__(self, field, _rationals(getattr(self, field)))
+
+    def reduced_costs(self, program: LinearProgram) -> tuple[flint.fmpq, ...]:
         """d = c − Aᵀy (for an infeasibility certificate, c = 0)."""
         if self.duals is None:
             raise CertificateError("this solution has no dual multipliers")
         d = list(program.cost) if self.status == "optimal" else [flint.fmpq(0)] * program.variables
         for row, y in zip(program.rows, self.duals, strict=True):
             if y:
-                q = to_fmpq(y)
                 for k, a in row:
-                    d[k] -= a * q
-        return fractions(d)
+                    d[k] -= a * y
+        return tuple(d)
 
 
 @contextlib.contextmanager
