@@ -431,6 +431,43 @@ def test_blocks_of_dual_simplex_pivots_are_kept_only_when_exactly_dual_feasible_
     assert outcomes["kept"] >= 10 and outcomes["rejected"] >= 10, outcomes
 
 
+def test_the_simplex_states_dual_feasibility_is_the_certificate_checkers(monkeypatch):
+    """A block's basis is kept only if dual feasible, decided on the simplex state's own reduced
+    costs (the side each non-basic variable sits at); the certificate checker's dual half
+    (:func:`refine.dual_feasible`: multipliers, reduced costs c − Aᵀy and the dual value, from
+    scratch) must agree on every state, feasible or not: from the all-slack start of random
+    programs with bounded, one-sided and free columns, rows with one bound or two."""
+    from qifkit.lp import refine
+
+    real = simplex._DualSimplex.dual_feasible
+    seen = {True: 0, False: 0}
+
+    def compared(state):
+        ours = real(state)
+        assert ours == refine.dual_feasible(state.program, *state.point_and_duals())
+        seen[ours] += 1
+        return ours
+
+    monkeypatch.setattr(simplex._DualSimplex, "dual_feasible", compared)
+    rng = random.Random(43)
+    for trial in range(120):
+        program = _slack_feasible_program(rng, (4, 12), (3, 10), 0.4, (-1, 4), lowest=1, upper_share=0.3,
+                                          bounded_share=0.3)
+        if trial % 2:  # free columns (at no cost: the start stays dual feasible), rows bounded above only
+            free = [rng.random() < 0.3 for _ in range(program.variables)]
+            above = [rng.random() < 0.3 and hi is not None for hi in program.row_upper]
+            program = LinearProgram.build(
+                program.variables, [dict(row) for row in program.rows],
+                row_lower=[None if a else lo for a, lo in zip(above, program.row_lower, strict=True)],
+                row_upper=list(program.row_upper), lower=[None if f else 0 for f in free], upper=list(program.upper),
+                cost=[0 if f else c for f, c in zip(free, program.cost, strict=True)])
+        _agrees_with_cdd_from_the_slack_basis(program, trial)
+        cost = list(program.cost)
+        cost[0] = -1 - cost[0]
+        assert simplex.exact_dual_simplex(program.with_cost(cost), _slack_start(program), None) is None, trial
+    assert seen[True] >= 50 and seen[False] >= 50, seen
+
+
 def test_float_proposals_of_a_block_are_the_exact_ratio_tests_choices(monkeypatch):
     """Issue 34: a block's swaps are first guessed by ratio tests in floats (a SuperLU factor of
     the basis, log₂ ratios with the exact reduced costs). On random programs from the all-slack

@@ -30,7 +30,6 @@ from qifkit.lp.basis import basis_factor, basis_solution
 from qifkit.lp.certificate import checked_optimum, row_activity
 from qifkit.lp.highs import float_rows, time_left
 from qifkit.lp.program import Flags, LinearProgram, LPSolution
-from qifkit.lp.refine import dual_feasible
 from qifkit.numbers import exact_dot
 from qifkit.sparse_exact import SquareFactor, solve_bordered, substituted
 
@@ -89,9 +88,11 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
     if found is None:
         return None
     x, y = found
-    if x is None or y is None or not dual_feasible(program, x, y):
+    if x is None or y is None:
         return None
     state = _DualSimplex(program, list(column_basic) + list(row_basic), list(column_upper) + list(row_upper), x, y)
+    if not state.dual_feasible():
+        return None
     degenerate = 0  # consecutive pivots that left the dual objective unchanged
     no_block_before = 0  # after a rejected block of k swaps, k single pivots come first
     for step in range(pivots + 1):
@@ -183,13 +184,14 @@ def _swapped(state: _DualSimplex, swaps: Sequence[tuple[int, int, int]], objecti
     flags = (basic[:n], upper[:n], basic[n:], upper[n:])
     factor = _factor(program, flags)
     found = basis_solution(program, *flags, factor=factor)
-    if found is not None and found[0] is not None and found[1] is not None \
-            and exact_dot(zip(program.cost, found[0], strict=True)) > objective \
-            and dual_feasible(program, found[0], found[1]):
-        new = _DualSimplex(program, basic, upper, found[0], found[1], like=state)
-        new.refactor(factor)  # the factor the basis was solved with, not a second one
-        return new
-    return None
+    if found is None or found[0] is None or found[1] is None \
+            or not exact_dot(zip(program.cost, found[0], strict=True)) > objective:
+        return None
+    new = _DualSimplex(program, basic, upper, found[0], found[1], like=state)
+    if not new.dual_feasible():
+        return None
+    new.refactor(factor)  # the factor the basis was solved with, not a second one
+    return new
 
 
 #: A float pivot row's entries below this share of its largest are taken for zeros: rounding, not
@@ -511,6 +513,23 @@ class _DualSimplex:
         self.etas.append((r, eta))
         self.eta_fill += len(eta)
         return theta_d
+
+    def dual_feasible(self) -> bool:
+        """Whether every non-basic reduced cost has the sign of the bound its variable sits at
+        (d ≥ 0 at a lower bound, ≤ 0 at an upper, 0 when free; a fixed variable any): the basis's
+        duals are dual feasible. The basic variables' reduced costs are 0 by construction of y.
+        The state's own reduced costs, so no second pass over Aᵀy (the final basis still passes
+        the whole certificate check, :func:`checked_optimum`)."""
+        for q, d in self.reduced.items():
+            if not d:
+                continue
+            low, high = self.low[q], self.high[q]
+            if low is not None and low == high:
+                continue
+            at_upper = low is None or (self.upper[q] and high is not None)
+            if (high is None and at_upper) or (d > 0) == at_upper:
+                return False
+        return True
 
     def basic_and_upper(self) -> tuple[list[bool], list[bool]]:
         """Which of the n + m variables are basic, and which non-basic ones sit at their upper bound
