@@ -227,12 +227,36 @@ def test_r_f_at_n_5_goes_on_only_as_the_resumable_orbit_walk(tmp_path, monkeypat
     monkeypatch.setitem(command._POLYTOPES, "RF", stand_in)
     for arguments, message in ((["--n", "5"], "--method orbits --resume DIR"),
                                (["--n", "5", "--method", "normaliz"], "runs for days"),
-                               (["--n", "5", "--method", "orbits"], "426,123 vertex orbits")):
+                               (["--n", "5", "--method", "orbits"], "426,123 vertex orbits"),
+                               (["--n", "5", "--method", "normaliz", "--resume", str(tmp_path / "lister")],
+                                "--method orbits --resume DIR")):
         assert main(["enumerate", "RF", "--eps-exp", "2", *arguments]) == 2, arguments
         assert message in capsys.readouterr().err, arguments
     for arguments in (["--n", "5", "--method", "orbits", "--resume", str(tmp_path / "rf5")],
                       ["--n", "4", "--method", "normaliz"]):
         main(["enumerate", "RF", "--eps-exp", "2", *arguments])
+        assert "the polytope would be built here" in capsys.readouterr().err, arguments
+
+
+def test_ldp_at_n_6_goes_on_only_as_a_resumable_run(tmp_path, monkeypatch, capsys):
+    """D at n = 6 (tangent cones that neither Normaliz, nor the decomposition, nor SymPol finished
+    in 15 to 25 minutes) is refused without --resume, with every method, naming the way through;
+    with --resume DIR any method goes on to build the polytope (the orbit walk and the
+    decomposition by supports both keep their work there), and so does n = 5 without it. A
+    stand-in polytope that raises: a guard that let a run through fails here, not after days."""
+    from proofs_checks.cli import enumerate as command
+
+    def stand_in(*arguments):
+        raise LookupError("the polytope would be built here")
+
+    monkeypatch.setitem(command._POLYTOPES, "LDP", stand_in)
+    for method in ([], ["--method", "orbits"], ["--method", "normaliz"], ["--method", "cdd"]):
+        assert main(["enumerate", "LDP", "--n", "6", "--eps-exp", "2", *method]) == 2, method
+        message = capsys.readouterr().err
+        assert "runs for days" in message and "SymPol" in message and "--resume DIR" in message, method
+    for arguments in (["--n", "6", "--method", "orbits", "--resume", str(tmp_path / "walk")],
+                      ["--n", "6", "--resume", str(tmp_path / "supports")], ["--n", "5", "--method", "normaliz"]):
+        main(["enumerate", "LDP", "--eps-exp", "2", *arguments])
         assert "the polytope would be built here" in capsys.readouterr().err, arguments
 
 

@@ -44,9 +44,16 @@ _POLYTOPES = {
 
 ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked before any work (n = 5 of U: > 2 min)
 
-#: Sizes that only the resumable orbit walk may take, with what was measured there (README: R_F at n = 5).
-RESUMABLE_ONLY = {("RF", 5): "no lister finishes it (Normaliz: no answer in 10 minutes) and a 30-minute orbit walk "
-                             "found 426,123 vertex orbits, 57 new per visit, far from the end"}
+#: Sizes that only a resumable run may take (one that keeps its work in --resume DIR and goes on after
+#: a kill): what was measured there (README: R_F at n = 5, n = 6 is not done), and the method a
+#: resumable run needs: R_F resumes only as the orbit walk; LDP from n = 5 with any method (the
+#: orbit walk, or the decomposition by supports), None.
+RESUMABLE_ONLY = {
+    ("RF", 5): ("no lister finishes it (Normaliz: no answer in 10 minutes) and a 30-minute orbit walk found "
+                "426,123 vertex orbits, 57 new per visit, far from the end", "orbits"),
+    ("LDP", 6): ("its tangent cones with 154 to 162 of 216 rows tight finished neither listed (Normaliz, 18 minutes) "
+                 "nor decomposed (15 minutes), nor in SymPol (25 CPU minutes)", None),
+}
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -76,10 +83,12 @@ def run(arguments: argparse.Namespace) -> int:
             f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
             f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
-    why = RESUMABLE_ONLY.get((arguments.polytope, arguments.n))
-    if why is not None and (arguments.method != "orbits" or not arguments.resume):
+    guard = RESUMABLE_ONLY.get((arguments.polytope, arguments.n))
+    if guard is not None and (not arguments.resume or guard[1] not in (None, arguments.method)):
+        why, method = guard
+        way = "--resume DIR" if method is None else f"--method {method} --resume DIR"
         raise UsageError(f"--n {arguments.n}: {arguments.polytope} at n = {arguments.n} runs for days: {why}. "
-                         "Walk it in resumable steps: --method orbits --resume DIR")
+                         f"Run it in resumable steps: {way}")
     polytope = _POLYTOPES[arguments.polytope](arguments.n, arguments.eps_exp, z)
     detail_printer(arguments)(f"{polytope.name}: {len(polytope.inequalities)} inequalities and "
                               f"{len(polytope.equalities)} equations on {polytope.dimension_of_space} "
