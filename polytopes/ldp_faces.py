@@ -1,0 +1,350 @@
+"""ex(D) from the faces of the column cone: the vertices of Holohan et al.'s local-DP polytope D as
+sets of faces, up to symmetry, without a tangent cone (issue 33: the census at n = 6).
+
+D = {Q ∈ ℝ^{n×n} : every row sums to 1, every column lies in C_ε}, with the cone
+C_ε = {v : v_i ≤ e^ε·v_j for all i, j} (which implies v ≥ 0). So D is a product of cones cut by an
+affine space, and its vertices follow from the faces of C_ε:
+
+* **The faces of C_ε** are {0}, C_ε itself, and for disjoint non-empty H, L ⊆ {0..n−1} the face
+  F(H, L) = {v ∈ C_ε : v_i = e^ε·t on H, v_j = t on L}: the column's maximum sits on H, its minimum
+  on L, and the other entries M ("loose", strictly between in the relative interior) are free. Its
+  dimension is 1 + |M|, its linear span lin F(H, L) = span(e^ε·1_H + 1_L, e_m for m ∈ M).
+* **The vertex criterion.** A point of a polyhedral cone K cut by an affine space A is a vertex iff
+  the linear span of its minimal face meets A − A only in 0. For D: Q is a vertex iff its non-zero
+  columns lie in the relative interiors of faces F_1, ..., F_m of C_ε whose spans are independent
+  ((d_k) ↦ Σ d_k is injective on ⊕ lin F_k; so the faces are distinct and Σ dim F_k ≤ n). The
+  columns are then the unique solution of Σ c_k = 1 with c_k ∈ lin F_k.
+
+So the vertices are enumerated as **face sets**: for every multiset of dimensions with sum at most
+n, the sets of distinct faces of those dimensions whose spans are independent, whose solution
+exists, and lies in the relative interiors (c_k = a·(e^ε·1_H + 1_L) + Σ b_m·e_m with a > 0 and
+a < b_m < e^ε·a). Each face set gives n!/(n − m)! vertices (its m columns placed among the n
+outputs; distinct faces give distinct columns). The row permutations act on face sets (H, L ↦ σH,
+σL), the column permutations are absorbed by the set: the face sets are generated with the first
+face of largest dimension fixed to one representative of its orbit (every orbit of face sets is
+reached: map one of its largest faces to its representative), and the sets found are reduced to
+canonical forms under all n! row permutations, which also give each orbit's stabiliser.
+
+Exact throughout, and vectorised: with e^ε = p/q the generators are scaled to integers (p·1_H +
+q·1_L, and e_m), each candidate's determinant and Cramer numerators are computed by fraction-free
+Gaussian elimination (Bareiss) in 64-bit integers over a whole batch at once (numpy), and the
+relative-interior conditions are compared as integers. No float decides anything. The minors stay
+below Hadamard's bound, so e^ε's numerator is limited (:func:`largest_numerator`: p ≤ 13 at n = 6)
+and larger ones are refused rather than risk an overflow. The interior of C_ε (dimension n) only
+ever stands alone: the constant mechanisms.
+
+The method is independent of the tangent-cone walk (:mod:`polytopes.orbitwise`): at n = 4 and 5 it
+gives exactly the census files' orbits (``results/``), which the tests check orbit by orbit.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from qifkit.errors import ParameterError, ShapeError
+from qifkit.validation import eps_exp_above_one, whole_number
+
+__all__ = ["Face", "FaceSetOrbit", "cone_faces", "face_set_orbits", "largest_numerator", "FACES_MAX_N"]
+
+
+#: Largest n taken: the face sets of n = 6 are about 36 million candidates (minutes); n = 7 would be
+#: hundreds of times more.
+FACES_MAX_N = 6
+
+#: Candidates decided together.
+_BATCH = 100_000
+
+
+def largest_numerator(n: int) -> int:
+    """The largest numerator p of e^ε = p/q for which every minor of an n × n generator matrix (entries
+    0, 1, q < p and p), and every product of two of them in the elimination, stays within 64-bit
+    integers: 2·H² < 2^62 with Hadamard's bound H = (p·√n)^n.
+
+    Examples
+    --------
+    >>> largest_numerator(5), largest_numerator(6)
+    (30, 13)
+    """
+    p = 1
+    while 2 * ((p + 1) ** 2 * n) ** n < 2**62:
+        p += 1
+    return p
+
+
+@dataclass(frozen=True)
+class Face:
+    """A face F(H, L) of C_ε (bit masks of H and L over the n coordinates); H = L = 0 is C_ε itself."""
+
+    high: int
+    low: int
+    n: int
+
+    @property
+    def loose(self) -> tuple[int, ...]:
+        """The coordinates M, free in the face (strictly between minimum and maximum inside it)."""
+        return tuple(i for i in range(self.n) if not (self.high | self.low) >> i & 1)
+
+    @property
+    def dimension(self) -> int:
+        return self.n if self.high == 0 else 1 + len(self.loose)
+
+    def generators(self, p: int, q: int) -> list[list[int]]:
+        """lin F as n × dimension integer columns, for e^ε = p/q: p·1_H + q·1_L (q times e^ε·1_H + 1_L),
+        then e_m for each loose m (C_ε itself: the unit vectors)."""
+        if self.high == 0:
+            return [[int(i == j) for j in range(self.n)] for i in range(self.n)]
+        first = [p if self.high >> i & 1 else (q if self.low >> i & 1 else 0) for i in range(self.n)]
+        loose = self.loose
+        return [[first[i], *(int(i == m) for m in loose)] for i in range(self.n)]
+
+    def permuted(self, order: tuple[int, ...]) -> Face:
+        """The face under the row permutation i ↦ order[i]."""
+        def image(mask: int) -> int:
+            return sum(1 << order[i] for i in range(self.n) if mask >> i & 1)
+        return Face(image(self.high), image(self.low), self.n)
+
+
+def cone_faces(n: int) -> list[Face]:
+    """The faces of C_ε other than {0}: every F(H, L), by dimension then masks, and C_ε last.
+
+    Examples
+    --------
+    >>> [sum(1 for f in cone_faces(4) if f.dimension == d) for d in range(1, 5)]
+    [14, 24, 12, 1]
+    """
+    faces = [Face(high, low, n) for high in range(1, 1 << n) for low in range(1, 1 << n) if not high & low]
+    return sorted(faces, key=lambda f: (f.dimension, f.high, f.low)) + [Face(0, 0, n)]
+
+
+@dataclass(frozen=True)
+class FaceSetOrbit:
+    """One orbit of vertices of D under row × column permutations, from its face set.
+
+    Attributes
+    ----------
+    faces : tuple of Face
+        The canonical face set (least under the row permutations).
+    key : tuple of int
+        Its faces' positions in :func:`cone_faces`.
+    columns : tuple of tuple of Fraction
+        The vertex's non-zero columns, one per face (exact).
+    stabiliser : int
+        Row permutations that map the face set to itself.
+    size : int
+        Vertices in the orbit: n!/stabiliser face sets, each placed among the outputs in n!/(n − m)! ways.
+    loose : int
+        Loose entries (strictly between their column's minimum and maximum): Holohan et al.'s |λ|;
+        n for the constant mechanisms.
+    """
+
+    faces: tuple[Face, ...]
+    key: tuple[int, ...]
+    columns: tuple[tuple[Fraction, ...], ...]
+    stabiliser: int
+    size: int
+    loose: int
+
+    def matrix(self) -> tuple[tuple[Fraction, ...], ...]:
+        """A vertex of the orbit: the columns in the first outputs, zero columns after."""
+        n = self.faces[0].n
+        zero = Fraction(0)
+        return tuple(tuple(self.columns[k][i] if k < len(self.columns) else zero for k in range(n)) for i in range(n))
+
+
+def face_set_orbits(n: int, eps_exp: Any) -> list[FaceSetOrbit]:
+    """Every orbit of ex(D) (Holohan et al.'s local-DP polytope, n inputs and outputs) at e^ε, from
+    the face sets of C_ε (see the module docstring), ordered by their canonical faces.
+
+    Raises
+    ------
+    ShapeError
+        n outside 2..:data:`FACES_MAX_N`.
+    QifError
+        e^ε not an exact number above 1.
+
+    Examples
+    --------
+    >>> orbits = face_set_orbits(3, 2)
+    >>> len(orbits), sum(o.size for o in orbits)
+    (4, 33)
+    """
+    whole_number(n, 2, "n")
+    if n > FACES_MAX_N:
+        raise ShapeError(f"n = {n}: face sets are enumerated up to n = {FACES_MAX_N} (n = 7 is hundreds of times more)")
+    e = eps_exp_above_one(eps_exp)
+    p, q = e.numerator, e.denominator
+    if p > largest_numerator(n):
+        raise ParameterError(f"e^ε = {e}: face sets at n = {n} take numerators up to {largest_numerator(n)} (64-bit "
+                             "exact elimination); the orbit walk (polytopes.orbitwise) takes any e^ε")
+    faces = cone_faces(n)
+    interior = len(faces) - 1
+    by_dimension: dict[int, list[int]] = {}
+    for index, face in enumerate(faces[:interior]):
+        by_dimension.setdefault(face.dimension, []).append(index)
+    index_of = {face: k for k, face in enumerate(faces)}
+    images = np.array([[index_of[face.permuted(order)] for face in faces]
+                       for order in itertools.permutations(range(n))], dtype=np.int64)
+    blocks = {d: np.array([face.generators(p, q) if face.dimension == d else [[0] * d] * n for face in faces],
+                          dtype=np.int64) for d in range(1, n + 1)}
+    keys: set[int] = set()
+    for dims in _dimension_multisets(n):
+        for candidates in _candidate_sets(dims, by_dimension, images):
+            keys.update(np.unique(_canonical_keys(candidates[_vertex_sets(candidates, dims, blocks, p, q)], images))
+                        .tolist())
+    found = [(interior,), *map(_unpacked, keys)]
+    return sorted((_orbit(key, faces, blocks, images) for key in found), key=lambda orbit: orbit.key)
+
+
+def _vertex_sets(candidates: np.ndarray, dims: tuple[int, ...], blocks: dict[int, np.ndarray], p: int, q: int
+                 ) -> np.ndarray:
+    """Which candidate face sets (rows of face indices, of dimensions `dims`) are vertices: spans
+    independent, Σ c_k = 1 solvable, every column in its face's relative interior; exactly."""
+    g = np.concatenate([blocks[d][candidates[:, s]] for s, d in enumerate(dims)], axis=2)  # (N, n, width)
+    solved, numerators, determinant = _integer_solutions(g)
+    sign = np.sign(determinant)
+    keep = solved
+    offset = 0
+    for d in dims:
+        a = numerators[:, offset] * sign
+        keep &= a > 0
+        for j in range(1, d):
+            b = numerators[:, offset + j] * sign
+            keep &= (b > q * a) & (b < p * a)  # e^ε·t > b > t with t = q·a (the generator is q·(e^ε·1_H + 1_L))
+        offset += d
+    return keep
+
+
+def _integer_solutions(g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a batch of integer n × k matrices G (k ≤ n), whether G has rank k and G·x = 1 has its
+    (then unique) solution, with x = numerators / determinant exactly: Cramer's rule on the first k
+    rows whose minor is not zero, every row then checked in integers."""
+    count, n, k = g.shape
+    determinant = np.zeros(count, dtype=np.int64)
+    rows = np.zeros((count, k), dtype=np.int64)
+    for subset in itertools.combinations(range(n), k):
+        minor = _determinants(g[:, subset, :])
+        fresh = (determinant == 0) & (minor != 0)
+        determinant[fresh] = minor[fresh]
+        rows[fresh] = subset
+    square = np.take_along_axis(g, rows[:, :, None], axis=1)  # (N, k, k)
+    numerators = np.zeros((count, k), dtype=np.int64)
+    for j in range(k):
+        replaced = square.copy()
+        replaced[:, :, j] = 1
+        numerators[:, j] = _determinants(replaced)
+    solved = (determinant != 0) & np.all(np.einsum("nik,nk->ni", g, numerators) == determinant[:, None], axis=1)
+    return solved, numerators, determinant
+
+
+def _determinants(m: np.ndarray) -> np.ndarray:
+    """Exact determinants of a batch of small integer matrices, by fraction-free elimination (Bareiss:
+    every entry after step c is a minor, every division exact) with row exchanges, in int64."""
+    a = m.astype(np.int64, copy=True)
+    count, k, _ = a.shape
+    everyone = np.arange(count)
+    sign = np.ones(count, dtype=np.int64)
+    previous = np.ones(count, dtype=np.int64)
+    singular = np.zeros(count, dtype=bool)
+    for c in range(k):
+        nonzero = a[:, c:, c] != 0
+        singular |= ~nonzero.any(axis=1)
+        r = c + nonzero.argmax(axis=1)
+        swap = everyone[~singular & (r != c)]
+        if len(swap):
+            top = a[swap, c].copy()
+            a[swap, c] = a[swap, r[swap]]
+            a[swap, r[swap]] = top
+            sign[swap] = -sign[swap]
+        pivot = np.where(singular, 1, a[:, c, c])
+        if c + 1 < k:
+            a[:, c + 1:, c + 1:] = (a[:, c + 1:, c + 1:] * pivot[:, None, None]
+                                    - a[:, c + 1:, c:c + 1] * a[:, c:c + 1, c + 1:]) // previous[:, None, None]
+        previous = pivot
+    return np.where(singular, 0, sign * a[:, k - 1, k - 1])
+
+
+def _orbit(key: tuple[int, ...], faces: list[Face], blocks: dict[int, np.ndarray], images: np.ndarray
+           ) -> FaceSetOrbit:
+    """The orbit of a canonical face set that is a vertex: its exact columns, stabiliser and size."""
+    n = faces[0].n
+    dims = [faces[k].dimension for k in key]
+    g = np.concatenate([blocks[d][[k]] for k, d in zip(key, dims, strict=True)], axis=2)
+    solved, numerators, determinant = _integer_solutions(g)
+    assert solved[0]  # decided before
+    columns, offset = [], 0
+    for d in dims:
+        block = g[0, :, offset:offset + d]
+        column = block @ numerators[0, offset:offset + d]
+        columns.append(tuple(Fraction(int(v), int(determinant[0])) for v in column))
+        offset += d
+    stabiliser = int(np.all(np.sort(images[:, list(key)], axis=1) == np.array(key), axis=1).sum())
+    size = math.factorial(n) // stabiliser * (math.factorial(n) // math.factorial(n - len(key)))
+    loose = sum(n if faces[k].high == 0 else len(faces[k].loose) for k in key)
+    return FaceSetOrbit(tuple(faces[k] for k in key), key, tuple(columns), stabiliser, size, loose)
+
+
+#: Bits of a face index in a packed key (n = 6 has 603 faces); a key holds up to 6 of them.
+_BITS = 10
+
+
+def _canonical_keys(face_sets: np.ndarray, images: np.ndarray) -> np.ndarray:
+    """For each face set (a row of face indices), its canonical form packed in one integer: the
+    least, over the row permutations, of its sorted image read as base-2^10 digits (sets of one
+    size compare as their sorted tuples); the set's size is the number of digits."""
+    if len(face_sets) == 0:
+        return np.zeros(0, dtype=np.int64)
+    mapped = np.sort(images[:, face_sets], axis=2)  # (orders, sets, m)
+    packed = np.zeros(mapped.shape[:2], dtype=np.int64)
+    for s in range(mapped.shape[2]):
+        packed = (packed << _BITS) | mapped[:, :, s]
+    size = np.int64(face_sets.shape[1]) << np.int64(6 * _BITS)
+    return packed.min(axis=0) | size
+
+
+def _unpacked(key: int) -> tuple[int, ...]:
+    """The sorted face indices of a packed canonical key."""
+    size = key >> (6 * _BITS)
+    digits = key & ((1 << (6 * _BITS)) - 1)
+    return tuple((digits >> (_BITS * (size - 1 - s))) & ((1 << _BITS) - 1) for s in range(size))
+
+
+def _dimension_multisets(n: int) -> Iterator[tuple[int, ...]]:
+    """The dimensions of a face set, non-increasing, each below n, summing to at most n (the interior
+    C_ε, of dimension n, stands alone and is added separately)."""
+    def below(limit: int, left: int) -> Iterator[tuple[int, ...]]:
+        for d in range(min(limit, left), 0, -1):
+            yield (d,)
+            for rest in below(d, left - d):
+                yield (d, *rest)
+    return (dims for dims in below(n - 1, n) if len(dims) <= n)
+
+
+def _candidate_sets(dims: tuple[int, ...], by_dimension: dict[int, list[int]], images: np.ndarray
+                    ) -> Iterator[np.ndarray]:
+    """Arrays of face sets (one row each, face indices in the order of `dims`) whose first face is
+    the representative (least index) of its orbit under the row permutations, in batches."""
+    first_dimension = dims[0]
+    leaders = sorted({int(images[:, k].min()) for k in by_dimension[first_dimension]})
+    groups = [(d, sum(1 for x in dims[1:] if x == d)) for d in sorted(set(dims[1:]), reverse=True)]
+    for leader in leaders:
+        pools = [[k for k in by_dimension[d] if k != leader] for d, _ in groups]
+        parts = [np.array(list(itertools.combinations(pool, count)), dtype=np.int64).reshape(-1, count)
+                 for pool, (_, count) in zip(pools, groups, strict=True)]
+        if any(len(part) == 0 for part in parts):
+            continue
+        sizes = [len(part) for part in parts]
+        total = math.prod(sizes)
+        for start in range(0, total, _BATCH):
+            flat = np.arange(start, min(start + _BATCH, total), dtype=np.int64)
+            columns = [np.full((len(flat), 1), leader, dtype=np.int64)]
+            for part, size, later in zip(parts, sizes, [math.prod(sizes[j + 1:]) for j in range(len(sizes))],
+                                         strict=True):
+                columns.append(part[(flat // later) % size])
+            yield np.concatenate(columns, axis=1)
