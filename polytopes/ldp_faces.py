@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -48,10 +49,14 @@ from typing import Any
 
 import numpy as np
 
-from qifkit.errors import ParameterError, ShapeError
+from polytopes.hrep import key_point
+from polytopes.orbitwise import Orbit, OrbitEnumeration, orbit_forms
+from polytopes.spaces import ldp_polytope
+from qifkit.errors import InternalError, ParameterError, ShapeError
 from qifkit.validation import eps_exp_above_one, whole_number
 
-__all__ = ["Face", "FaceSetOrbit", "cone_faces", "face_set_orbits", "largest_numerator", "FACES_MAX_N"]
+__all__ = ["Face", "FaceSetOrbit", "cone_faces", "face_set_orbits", "ldp_orbits_by_faces", "largest_numerator",
+           "FACES_MAX_N"]
 
 
 #: Largest n taken: the face sets of n = 6 are about 36 million candidates (minutes); n = 7 would be
@@ -200,6 +205,33 @@ def face_set_orbits(n: int, eps_exp: Any) -> list[FaceSetOrbit]:
                         .tolist())
     found = [(interior,), *map(_unpacked, keys)]
     return sorted((_orbit(key, faces, blocks, images) for key in found), key=lambda orbit: orbit.key)
+
+
+def ldp_orbits_by_faces(n: int, eps_exp: Any) -> OrbitEnumeration:
+    """The orbits of ex(D) from the face sets (:func:`face_set_orbits`), in the form of the orbit
+    walk's answer (:func:`polytopes.orbitwise.enumerate_orbits`): each representative is the
+    canonical form of its vertex under the row × column permutations, and each orbit's size is
+    counted twice, from the face set (n!/stabiliser · n!/(n − m)!) and from the matrix's own
+    stabiliser, which must agree. No adjacency (no tangent cone is computed); no neighbours.
+
+    Raises
+    ------
+    InternalError
+        If the two orbit sizes, or two orbits' canonical forms, ever disagree.
+    """
+    begin = time.perf_counter()
+    polytope = ldp_polytope(n, eps_exp)
+    forms = orbit_forms(polytope)
+    orbits = []
+    for orbit in face_set_orbits(n, eps_exp):
+        form = forms.canonical(tuple(v for row in orbit.matrix() for v in row))
+        if forms.orbit_size(form) != orbit.size:
+            raise InternalError(f"the face set {orbit.key} counts {orbit.size} vertices, its matrix's stabiliser "
+                                f"{forms.orbit_size(form)}")
+        orbits.append(Orbit(key_point(form), orbit.size))
+    if len({orbit.representative for orbit in orbits}) != len(orbits):
+        raise InternalError("two face-set orbits have one canonical matrix")  # pragma: no cover
+    return OrbitEnumeration(polytope, tuple(orbits), forms.order, 0, time.perf_counter() - begin)
 
 
 def _vertex_sets(candidates: np.ndarray, dims: tuple[int, ...], blocks: dict[int, np.ndarray], p: int, q: int

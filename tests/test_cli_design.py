@@ -254,10 +254,32 @@ def test_ldp_at_n_6_goes_on_only_as_a_resumable_run(tmp_path, monkeypatch, capsy
         assert main(["enumerate", "LDP", "--n", "6", "--eps-exp", "2", *method]) == 2, method
         message = capsys.readouterr().err
         assert "runs for days" in message and "SymPol" in message and "--resume DIR" in message, method
+        assert "--method faces finishes in minutes" in message, method
     for arguments in (["--n", "6", "--method", "orbits", "--resume", str(tmp_path / "walk")],
                       ["--n", "6", "--resume", str(tmp_path / "supports")], ["--n", "5", "--method", "normaliz"]):
         main(["enumerate", "LDP", "--eps-exp", "2", *arguments])
         assert "the polytope would be built here" in capsys.readouterr().err, arguments
+
+
+def test_enumerate_by_face_sets_gives_the_walks_orbits(tmp_path, capsys):
+    """--method faces (D only): the same orbit representatives and sizes as the orbit walk at n = 4
+    (904 vertices in 10 orbits, Holohan et al.), in the same JSON; refused for other polytopes and
+    with the options of the long runs."""
+    documents = {}
+    for method in ("faces", "orbits"):
+        path = tmp_path / f"{method}.json"
+        assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "3/2", "--method", method, "--json", str(path)]) == 0
+        documents[method] = json.loads(path.read_text())
+    assert "904 vertices in 10 orbits" in capsys.readouterr().out
+    faces, walk = documents["faces"], documents["orbits"]
+    assert (faces["count"], faces["orbits"]) == (walk["count"], walk["orbits"]) == (904, 10)
+    assert ({(tuple(r["vertex"]), r["size"]) for r in faces["representatives"]}
+            == {(tuple(r["vertex"]), r["size"]) for r in walk["representatives"]})
+    for arguments, message in ((["RF", "--n", "3", "--method", "faces"], "not a product of cones"),
+                               (["LDP", "--n", "4", "--method", "faces", "--resume", str(tmp_path / "r")], "--resume"),
+                               (["LDP", "--n", "4", "--method", "faces", "--workers", "2"], "--workers")):
+        assert main(["enumerate", *arguments, "--eps-exp", "2"]) == 2, arguments
+        assert message in capsys.readouterr().err, arguments
 
 
 def test_design_n_counts_values_as_everywhere_and_max_count_is_cormodes_n(tmp_path, capsys):

@@ -52,7 +52,8 @@ RESUMABLE_ONLY = {
     ("RF", 5): ("no lister finishes it (Normaliz: no answer in 10 minutes) and a 30-minute orbit walk found "
                 "426,123 vertex orbits, 57 new per visit, far from the end", "orbits"),
     ("LDP", 6): ("its tangent cones with 154 to 162 of 216 rows tight finished neither listed (Normaliz, 18 minutes) "
-                 "nor decomposed (15 minutes), nor in SymPol (25 CPU minutes)", None),
+                 "nor decomposed (15 minutes), nor in SymPol (25 CPU minutes); --method faces finishes in minutes",
+                 None),
 }
 
 
@@ -83,6 +84,8 @@ def run(arguments: argparse.Namespace) -> int:
             f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
             f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
+    if arguments.method == "faces":
+        return _enumerate_faces(arguments)
     guard = RESUMABLE_ONLY.get((arguments.polytope, arguments.n))
     if guard is not None and (not arguments.resume or guard[1] not in (None, arguments.method)):
         why, method = guard
@@ -170,9 +173,36 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
         with dask_session(arguments, workers) as client:
             result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, client=client,
                                       folder=arguments.resume, recursion=recursion)
+    _report_orbits(arguments, result, f"adjacency decomposition: complete, {result.neighbours} neighbours checked")
+    return EXIT_OK
+
+
+def _enumerate_faces(arguments: argparse.Namespace) -> int:
+    """``--method faces``: D's orbits from the face sets of its column cone (polytopes.ldp_faces)."""
+    from polytopes.ldp_faces import FACES_MAX_N, ldp_orbits_by_faces
+
+    if arguments.polytope != "LDP":
+        raise UsageError(f"--method faces enumerates D (LDP) from the faces of its column cone; {arguments.polytope} "
+                         "is not a product of cones cut by its row sums: use --method orbits, cdd, lrs or normaliz")
+    if arguments.n > FACES_MAX_N:
+        raise UsageError(f"--n {arguments.n}: --method faces stops at n = {FACES_MAX_N}")
+    for given, option in ((arguments.resume, "--resume"), (arguments.ext, "--ext"), (arguments.recurse, "--recurse"),
+                          (arguments.workers, "--workers"), (arguments.scheduler, "--scheduler")):
+        if given is not None:
+            raise UsageError(f"{option} is not an option of --method faces (one call, one process, one vertex per "
+                             "orbit; n = 6 in minutes)")
+    result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp)
+    if arguments.ine:
+        write_document(arguments.ine, result.polytope.to_ine(), "H-representation")
+    _report_orbits(arguments, result, "face sets of the column cone: complete by the vertex criterion")
+    return EXIT_OK
+
+
+def _report_orbits(arguments: argparse.Namespace, result: Any, how: str) -> None:
+    """The summary line, one detail line per orbit, and the --json document of an orbit enumeration."""
+    polytope = result.polytope
     print(f"{polytope.name} n={arguments.n} e^ε={polytope.eps_exp}: {result.count} vertices in {len(result.orbits)} "
-          f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, adjacency "
-          f"decomposition: complete, {result.neighbours} neighbours checked)")
+          f"orbits under a group of order {result.group_order} ({result.seconds:.2f} s, exact, {how})")
     detail = detail_printer(arguments)
     for number, orbit in enumerate(result.orbits, start=1):
         detail(f"orbit {number}: {orbit.size} vertices, e.g. ({', '.join(str(v) for v in orbit.representative)})")
@@ -187,7 +217,6 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
                                         for number, orbit in enumerate(result.orbits, start=1)],
                     "neighbours_checked": result.neighbours, "seconds": round(result.seconds, 4)}
         write_json(arguments.json, document, "orbit representatives")
-    return EXIT_OK
 
 
 def _enumerate_ldp_by_support(arguments: argparse.Namespace, polytope: Any) -> int:
