@@ -255,37 +255,62 @@ def _vertex_sets(candidates: np.ndarray, dims: tuple[int, ...], blocks: dict[int
 
 def _integer_solutions(g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For a batch of integer n × k matrices G (k ≤ n), whether G has rank k and G·x = 1 has its
-    (then unique) solution, with x = numerators / determinant exactly: Cramer's rule on the first k
-    rows whose minor is not zero, every row then checked in integers."""
+    (then unique) solution, with x = numerators / determinant exactly: on the first k rows whose
+    minor is not zero (all n rows when k = n), by :func:`_cramer`; every row then checked in
+    integers."""
     count, n, k = g.shape
-    determinant = np.zeros(count, dtype=np.int64)
-    rows = np.zeros((count, k), dtype=np.int64)
-    for subset in itertools.combinations(range(n), k):
-        minor = _determinants(g[:, subset, :])
-        fresh = (determinant == 0) & (minor != 0)
-        determinant[fresh] = minor[fresh]
-        rows[fresh] = subset
-    square = np.take_along_axis(g, rows[:, :, None], axis=1)  # (N, k, k)
-    numerators = np.zeros((count, k), dtype=np.int64)
-    for j in range(k):
-        replaced = square.copy()
-        replaced[:, :, j] = 1
-        numerators[:, j] = _determinants(replaced)
+    if k == n:
+        square = g
+    else:
+        chosen = np.zeros(count, dtype=bool)
+        rows = np.zeros((count, k), dtype=np.int64)
+        for subset in itertools.combinations(range(n), k):
+            fresh = ~chosen & (_determinants(g[:, subset, :]) != 0)
+            rows[fresh] = subset
+            chosen |= fresh
+        square = np.take_along_axis(g, rows[:, :, None], axis=1)  # (N, k, k)
+    determinant, numerators = _cramer(square)
     solved = (determinant != 0) & np.all(np.einsum("nik,nk->ni", g, numerators) == determinant[:, None], axis=1)
     return solved, numerators, determinant
 
 
+def _cramer(square: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For a batch of regular or singular integer k × k matrices M: d and integers X with M·X = d·1
+    (d = ± det M, 0 when singular), by one fraction-free elimination of [M | 1] (Bareiss) and
+    fraction-free back substitution (d·x_i are integers, each division exact)."""
+    count, k, _ = square.shape
+    augmented = np.concatenate([square, np.ones((count, k, 1), dtype=np.int64)], axis=2)
+    upper, singular, _ = _eliminated(augmented, k)
+    d = np.where(singular, 0, upper[:, k - 1, k - 1])
+    safe = np.where(singular, 1, d)
+    numerators = np.zeros((count, k), dtype=np.int64)
+    for i in range(k - 1, -1, -1):
+        total = safe * upper[:, i, k] - np.einsum("nj,nj->n", upper[:, i, i + 1:k], numerators[:, i + 1:])
+        numerators[:, i] = total // np.where(singular, 1, upper[:, i, i])
+    numerators[singular] = 0
+    return d, numerators
+
+
 def _determinants(m: np.ndarray) -> np.ndarray:
-    """Exact determinants of a batch of small integer matrices, by fraction-free elimination (Bareiss:
-    every entry after step c is a minor, every division exact) with row exchanges, in int64."""
+    """Exact determinants of a batch of small integer square matrices (:func:`_eliminated`)."""
+    k = m.shape[1]
+    upper, singular, sign = _eliminated(m, k)
+    return np.where(singular, 0, sign * upper[:, k - 1, k - 1])
+
+
+def _eliminated(m: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fraction-free elimination (Bareiss) of a batch of integer k × w matrices (w ≥ k) on their first
+    k columns, with row exchanges, in int64: the upper triangular result (its entry (k−1, k−1) is
+    ± the determinant of the first k columns; every entry a minor, every division exact), which
+    matrices are singular there, and the exchanges' signs."""
     a = m.astype(np.int64, copy=True)
-    count, k, _ = a.shape
+    count = a.shape[0]
     everyone = np.arange(count)
     sign = np.ones(count, dtype=np.int64)
     previous = np.ones(count, dtype=np.int64)
     singular = np.zeros(count, dtype=bool)
     for c in range(k):
-        nonzero = a[:, c:, c] != 0
+        nonzero = a[:, c:k, c] != 0
         singular |= ~nonzero.any(axis=1)
         r = c + nonzero.argmax(axis=1)
         swap = everyone[~singular & (r != c)]
@@ -296,10 +321,10 @@ def _determinants(m: np.ndarray) -> np.ndarray:
             sign[swap] = -sign[swap]
         pivot = np.where(singular, 1, a[:, c, c])
         if c + 1 < k:
-            a[:, c + 1:, c + 1:] = (a[:, c + 1:, c + 1:] * pivot[:, None, None]
-                                    - a[:, c + 1:, c:c + 1] * a[:, c:c + 1, c + 1:]) // previous[:, None, None]
+            a[:, c + 1:k, c + 1:] = (a[:, c + 1:k, c + 1:] * pivot[:, None, None]
+                                     - a[:, c + 1:k, c:c + 1] * a[:, c:c + 1, c + 1:]) // previous[:, None, None]
         previous = pivot
-    return np.where(singular, 0, sign * a[:, k - 1, k - 1])
+    return a, singular, sign
 
 
 def _orbit(key: tuple[int, ...], faces: list[Face], blocks: dict[int, np.ndarray], images: np.ndarray
