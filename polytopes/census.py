@@ -18,6 +18,11 @@ that made it. :func:`check_census` re-verifies such a file from its numbers alon
    and an exact ratio test) is in one of the listed orbits: the graph of a polytope is connected,
    so no orbit is missing; and (version 2) the orbits its neighbours lie in are the listed
    adjacent orbits. This is the long step (one tangent cone per orbit).
+
+Version 3 files come from the face sets of D's column cone (:mod:`polytopes.ldp_faces`, which
+reaches n = 6, where no tangent cone of the hard orbits finishes): no adjacency, and their
+completeness rests on the vertex criterion, so with ``closure=True`` the face-set enumeration is
+run again and must give exactly the listed orbits and sizes.
 """
 
 from __future__ import annotations
@@ -35,12 +40,16 @@ from qifkit.errors import CertificateError
 from qifkit.numbers import exact_str, parse_eps_exp, parse_number
 from qifkit.validation import whole_number
 
-__all__ = ["CENSUS_FORMAT", "CensusCheck", "census_document", "check_census"]
+__all__ = ["CENSUS_FORMAT", "FACES_CENSUS_FORMAT", "CensusCheck", "census_document", "check_census"]
 
 #: The format tag of the census files written now: version 2 adds each orbit's number of tight
 #: inequalities and the orbits adjacent to it. Version 1 files (without them) are still read.
 CENSUS_FORMAT = "qifkit census of the local-DP polytope, version 2"
-_READ_FORMATS = (CENSUS_FORMAT, "qifkit census of the local-DP polytope, version 1")
+
+#: The format tag of a census made from the face sets (:mod:`polytopes.ldp_faces`): version 2
+#: without the adjacency, which no tangent cone computed.
+FACES_CENSUS_FORMAT = "qifkit census of the local-DP polytope, version 3 (face sets)"
+_READ_FORMATS = (CENSUS_FORMAT, FACES_CENSUS_FORMAT, "qifkit census of the local-DP polytope, version 1")
 
 
 @dataclass(frozen=True)
@@ -57,7 +66,8 @@ class CensusCheck:
 
 def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str) -> dict[str, Any]:
     """The census file of an orbit walk of ``ldp_polytope(n, eps_exp)`` (JSON data, exact strings),
-    the orbits ordered by size, then representative."""
+    the orbits ordered by size, then representative; of version 3 (no adjacency) when `found`
+    has none (:func:`polytopes.ldp_faces.ldp_orbits_by_faces`)."""
     e = parse_eps_exp(eps_exp)
     order = sorted(range(len(found.orbits)), key=lambda k: (-found.orbits[k].size, found.orbits[k].representative))
     number = {k: place + 1 for place, k in enumerate(order)}
@@ -72,9 +82,11 @@ def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str)
             "gamma": len(gamma(matrix)),
             "lambda": len(loose_entries(matrix, e)),
             "tight": len(found.polytope.tight(orbit.representative)),
-            "adjacent": sorted(number[other] for other in found.adjacency[k]),
         })
-    return {"format": CENSUS_FORMAT, "polytope": "LDP", "n": n, "eps_exp": exact_str(e),
+        if found.adjacency:
+            orbits[-1]["adjacent"] = sorted(number[other] for other in found.adjacency[k])
+    return {"format": CENSUS_FORMAT if found.adjacency else FACES_CENSUS_FORMAT, "polytope": "LDP", "n": n,
+            "eps_exp": exact_str(e),
             "group_order": found.group_order, "count": found.count, "orbit_count": len(orbits),
             "orbits": orbits, "command": command}
 
@@ -91,6 +103,7 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
     if not isinstance(document, Mapping) or document.get("format") not in _READ_FORMATS:
         raise CertificateError(f"not a census file (format must be {CENSUS_FORMAT!r})")
     with_adjacency = document["format"] == CENSUS_FORMAT
+    with_tight = document["format"] in (CENSUS_FORMAT, FACES_CENSUS_FORMAT)
     n = whole_number(document.get("n"), 2, "the census's n", maximum=8, error=CertificateError)
     eps_exp = parse_eps_exp(str(document.get("eps_exp")))
     polytope = ldp_polytope(n, eps_exp)
@@ -119,7 +132,7 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
         if entry.get("size") != size or entry.get("stabiliser") != forms.order // size:
             raise CertificateError(f"{where}: size {entry.get('size')} and stabiliser {entry.get('stabiliser')}, "
                                    f"but |G| / |Stab| = {forms.order} / {forms.order // size} = {size}")
-        if with_adjacency and entry.get("tight") != len(polytope.tight(point)):
+        if with_tight and entry.get("tight") != len(polytope.tight(point)):
             raise CertificateError(f"{where}: {entry.get('tight')} tight inequalities listed, "
                                    f"{len(polytope.tight(point))} at the representative")
     total = sum(forms.orbit_size(form) for form in seen)
@@ -128,7 +141,15 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
                                f"orbits hold {total} vertices in {len(seen)} orbits")
     adjacent = _adjacency(entries) if with_adjacency else None
     found = 0
-    if closure:
+    if closure and document["format"] == FACES_CENSUS_FORMAT:
+        from polytopes.ldp_faces import ldp_orbits_by_faces
+
+        again = {forms.canonical(orbit.representative): orbit.size for orbit in ldp_orbits_by_faces(n, eps_exp).orbits}
+        if again != {form: forms.orbit_size(form) for form in seen}:
+            missing = sorted(seen[form] + 1 for form in set(seen) - set(again))
+            raise CertificateError(f"the face sets, enumerated again, give {len(again)} orbits; the file lists "
+                                   f"{len(seen)} (orbits not found again: {missing[:10]})")
+    elif closure:
         for form, index in seen.items():
             around = neighbours(polytope, key_point(form))
             found += len(around)

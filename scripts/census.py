@@ -5,7 +5,9 @@ kept, with the closure computed the other way (every cone's rays listed at once)
 
 Run: ``.venv/bin/python scripts/census.py --n 5 --eps-exp 5/4 3/2 2 3 5`` (about a minute each on
 two cores). ``qifkit check --only beyond.ldp-census`` re-checks the files (``--full``: with the
-adjacency closure).
+adjacency closure). ``--method faces`` makes the census from the face sets of D's column cone
+instead (polytopes.ldp_faces; version 3 files, no adjacency; n = 6), re-checked by enumerating
+them again.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 from polytopes.census import census_document, check_census
 from polytopes.decomposition import Recursion
+from polytopes.ldp_faces import ldp_orbits_by_faces
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
@@ -35,19 +38,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, required=True)
     parser.add_argument("--eps-exp", nargs="+", required=True)
+    parser.add_argument("--method", choices=("walk", "faces"), default="walk")
     arguments = parser.parse_args()
     cones = "normaliz" if normaliz_available() else "cdd"
     for eps_exp in arguments.eps_exp:
         started = time.perf_counter()
-        found = enumerate_orbits(ldp_polytope(arguments.n, eps_exp), cone_method=cones, recursion=Recursion())
+        if arguments.method == "faces":
+            found = ldp_orbits_by_faces(arguments.n, eps_exp)
+        else:
+            found = enumerate_orbits(ldp_polytope(arguments.n, eps_exp), cone_method=cones, recursion=Recursion())
         walked = time.perf_counter() - started
-        command = f"python scripts/census.py --n {arguments.n} --eps-exp {eps_exp}"
+        command = f"python scripts/census.py --n {arguments.n} --eps-exp {eps_exp}" + (
+            " --method faces" if arguments.method == "faces" else "")
         document = census_document(found, arguments.n, eps_exp, command)
-        document["walk_seconds"] = round(walked, 1)
+        document["walk_seconds" if arguments.method == "walk" else "faces_seconds"] = round(walked, 1)
         checked = check_census(document, closure=True)
         write_json(str(census_path(arguments.n, eps_exp)), document)
         print(f"n = {arguments.n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
-              f"(walk {walked:.1f} s, cones by {cones}; re-checked with the closure in "
+              f"({arguments.method} {walked:.1f} s; re-checked with the closure in "
               f"{time.perf_counter() - started - walked:.1f} s) -> {census_path(arguments.n, eps_exp)}", flush=True)
 
 

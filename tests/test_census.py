@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from polytopes.census import CENSUS_FORMAT, census_document, check_census
+from polytopes.census import CENSUS_FORMAT, FACES_CENSUS_FORMAT, census_document, check_census
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
 from qifkit.errors import CertificateError
@@ -136,6 +136,31 @@ def test_the_census_files_in_the_repository_pass_their_check_without_the_closure
     assert len(files) >= 5
     for path in files:
         document = json.loads(path.read_text())
-        assert document["format"] == CENSUS_FORMAT
+        assert document["format"] in (CENSUS_FORMAT, FACES_CENSUS_FORMAT)
         checked = check_census(document, closure=document["n"] <= 4)
         assert checked.count == document["count"]
+
+
+def test_a_census_from_the_face_sets_is_checked_by_enumerating_them_again():
+    """Version 3 (polytopes.ldp_faces, no adjacency): the walk's orbits at n = 4; its closure is the
+    face-set enumeration run again, so an orbit left out (totals made consistent) is refused
+    there, and without the closure the other checks still see a changed size or a non-vertex."""
+    from polytopes.ldp_faces import ldp_orbits_by_faces
+
+    document = census_document(ldp_orbits_by_faces(4, "3/2"), 4, "3/2", "a test")
+    assert document["format"] == FACES_CENSUS_FORMAT and all("adjacent" not in o for o in document["orbits"])
+    walk = census_document(enumerate_orbits(ldp_polytope(4, "3/2")), 4, "3/2", "a test")
+    assert ([(o["representative"], o["size"], o["tight"]) for o in document["orbits"]]
+            == [(o["representative"], o["size"], o["tight"]) for o in walk["orbits"]])
+    checked = check_census(document)
+    assert (checked.count, checked.orbits, checked.closure) == (904, 10, True)
+    removed = copy.deepcopy(document)
+    gone = removed["orbits"].pop(3)
+    removed["count"] -= gone["size"]
+    removed["orbit_count"] -= 1
+    check_census(removed, closure=False)
+    with pytest.raises(CertificateError, match="enumerated again, give 10 orbits; the file lists 9"):
+        check_census(removed)
+    for damage, says in ((_resized, "size"), (_not_a_vertex, "not a vertex"), (_retightened, "tight")):
+        with pytest.raises(CertificateError, match=says):
+            check_census(damage(document), closure=False)
