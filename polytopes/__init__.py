@@ -5,8 +5,9 @@ Built on :mod:`qifkit`. The modules, by what they hold:
 * :mod:`polytopes.hrep`, :mod:`polytopes.spaces`: the polytopes of the papers (Holohan et al.'s D,
   Kohli and Laskowski's U, F, R_U, R_F) as exact H-representations with their symmetry groups;
 * :mod:`polytopes.enumerate` (cddlib), :mod:`polytopes.lrs`, :mod:`polytopes.normaliz`,
-  :mod:`polytopes.orbitwise`, :mod:`polytopes.adjacency`, :mod:`polytopes.ldp_support`: exact
-  vertex enumeration, independent cross-checks, enumeration up to symmetry and its completeness;
+  :mod:`polytopes.orbitwise`, :mod:`polytopes.adjacency`, :mod:`polytopes.ldp_support`,
+  :mod:`polytopes.ldp_faces`: exact vertex enumeration, independent cross-checks, enumeration up to
+  symmetry and its completeness;
 * :mod:`polytopes.classify`, :mod:`polytopes.ldp_parametric`: Holohan et al.'s classification of
   points of D, and its vertices for every e^ε at once;
 * :mod:`polytopes.scales`, :mod:`polytopes.representation`, :mod:`polytopes.fixed_point`,

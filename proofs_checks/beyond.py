@@ -298,16 +298,18 @@ def ldp_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] = (164_825,
 
     Source: beyond the papers (issue 33: Holohan et al. characterise n ≤ 3 and conjecture n = 4; no
     source counts the vertices of D at n = 5).
-    Statement: results/ holds, for n = 4 and 5 and e^ε ∈ {5/4, 3/2, 2, 3, 5}, one representative
+    Statement: results/ holds, for n = 4, 5 and 6 and e^ε ∈ {5/4, 3/2, 2, 3, 5}, one representative
     per orbit of ex(D) under row × column permutations, with its orbit size and (|γ|, |λ|); every
     file is a true census, and at n = 5, e^ε = 2 it counts 164,825 vertices in 47 orbits, as the
-    support method (beyond.ldp-n5) does.
+    support method (beyond.ldp-n5) does. The n = 6 files come from the face sets of the column
+    cone (polytopes.ldp_faces, format version 3).
     Method: polytopes.census.check_census on each file, from its numbers alone: every
     representative a vertex (exact rank test) and its own canonical form, the orbits distinct,
     sizes by orbit–stabiliser, the count their sum; and the adjacency closure (every neighbour of
     every representative, by cddlib's tangent cones and an exact ratio test, in a listed orbit),
     for n = 4 always and for n = 5 with --full (one tangent cone per orbit; the files were written
-    by a walk whose cones came from Normaliz).
+    by a walk whose cones came from Normaliz); for the face-set files (n = 6) the closure is the
+    face-set enumeration run again, with --full (about two minutes a file).
     Assumptions: the files in results/ (written by scripts/census.py); the n = 5 closure in the
     full tier only.
     """
