@@ -114,13 +114,15 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
     if not isinstance(entries, list) or not entries:
         raise CertificateError("a census lists its orbits")
     seen: dict[Any, int] = {}
+    sizes: dict[Any, int] = {}
     for index, entry in enumerate(entries):
         where = f"orbit {index + 1}"
         rows = entry.get("representative") if isinstance(entry, Mapping) else None
         if not isinstance(rows, list) or len(rows) != n or any(not isinstance(r, list) or len(r) != n for r in rows):
             raise CertificateError(f"{where}: the representative is not an {n}×{n} matrix")
         point = tuple(parse_number(str(v)) for row in rows for v in row)
-        if not polytope.is_vertex(point):
+        tight = polytope.tight(point)
+        if not polytope.is_vertex(point, tight):
             raise CertificateError(f"{where}: the representative is not a vertex of D (n = {n}, e^ε = {eps_exp})")
         form = forms.canonical(point)
         if form != integer_key(point):
@@ -128,14 +130,14 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
         if form in seen:
             raise CertificateError(f"{where} is orbit {seen[form] + 1} again")
         seen[form] = index
-        size = forms.orbit_size(form)
+        size = sizes[form] = forms.orbit_size(form)
         if entry.get("size") != size or entry.get("stabiliser") != forms.order // size:
             raise CertificateError(f"{where}: size {entry.get('size')} and stabiliser {entry.get('stabiliser')}, "
                                    f"but |G| / |Stab| = {forms.order} / {forms.order // size} = {size}")
-        if with_tight and entry.get("tight") != len(polytope.tight(point)):
+        if with_tight and entry.get("tight") != len(tight):
             raise CertificateError(f"{where}: {entry.get('tight')} tight inequalities listed, "
-                                   f"{len(polytope.tight(point))} at the representative")
-    total = sum(forms.orbit_size(form) for form in seen)
+                                   f"{len(tight)} at the representative")
+    total = sum(sizes.values())
     if document.get("count") != total or document.get("orbit_count") != len(seen):
         raise CertificateError(f"count {document.get('count')} in {document.get('orbit_count')} orbits, but the "
                                f"orbits hold {total} vertices in {len(seen)} orbits")
@@ -145,7 +147,7 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
         from polytopes.ldp_faces import ldp_orbits_by_faces
 
         again = {forms.canonical(orbit.representative): orbit.size for orbit in ldp_orbits_by_faces(n, eps_exp).orbits}
-        if again != {form: forms.orbit_size(form) for form in seen}:
+        if again != sizes:
             missing = sorted(seen[form] + 1 for form in set(seen) - set(again))
             raise CertificateError(f"the face sets, enumerated again, give {len(again)} orbits; the file lists "
                                    f"{len(seen)} (orbits not found again: {missing[:10]})")

@@ -124,12 +124,14 @@ class Polytope:
         return frozenset(k for k, row in enumerate(self.inequalities)
                          if row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a) == 0)
 
-    def is_vertex(self, point: Sequence[Fraction]) -> bool:
+    def is_vertex(self, point: Sequence[Fraction], tight: frozenset[int] | None = None) -> bool:
         """Exactly: `point` lies in the polytope and its equations and tight inequalities have rank d
-        (it is the only point satisfying them with equality), the definition of a vertex."""
+        (it is the only point satisfying them with equality), the definition of a vertex. `tight`:
+        :meth:`tight` of the point, when the caller has it already."""
         if not self.contains(point):
             return False
-        rows = [row[1:] for row in self.equalities] + [self.inequalities[k][1:] for k in sorted(self.tight(point))]
+        tight = self.tight(point) if tight is None else tight
+        rows = [row[1:] for row in self.equalities] + [self.inequalities[k][1:] for k in sorted(tight)]
         return len(rows) >= self.dimension_of_space and flint.fmpq_mat(
             [[to_fmpq(v) for v in row] for row in rows]).rank() == self.dimension_of_space
 
