@@ -39,6 +39,7 @@ gives exactly the census files' orbits (``results/``), which the tests check orb
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -163,16 +164,22 @@ class FaceSetOrbit:
         return tuple(tuple(self.columns[k][i] if k < len(self.columns) else zero for k in range(n)) for i in range(n))
 
 
-def face_set_orbits(n: int, eps_exp: Any) -> list[FaceSetOrbit]:
+def face_set_orbits(n: int, eps_exp: Any, client: Any = None) -> list[FaceSetOrbit]:
     """Every orbit of ex(D) (Holohan et al.'s local-DP polytope, n inputs and outputs) at e^ε, from
     the face sets of C_ε (see the module docstring), ordered by their canonical faces.
+
+    The work is split into tasks, one per multiset of dimensions and representative of its
+    largest face (:func:`_task_keys`; 97 at n = 6, the five of six rays each about a sixth of the
+    whole); with a Dask
+    `client` they run on its workers (keyed by the task, so a task Dask runs twice is merged once),
+    else here, one after the other.
 
     Raises
     ------
     ShapeError
         n outside 2..:data:`FACES_MAX_N`.
     QifError
-        e^ε not an exact number above 1.
+        e^ε not an exact number above 1, or its numerator above :func:`largest_numerator`.
 
     Examples
     --------
@@ -188,31 +195,69 @@ def face_set_orbits(n: int, eps_exp: Any) -> list[FaceSetOrbit]:
     if p > largest_numerator(n):
         raise ParameterError(f"e^ε = {e}: face sets at n = {n} take numerators up to {largest_numerator(n)} (64-bit "
                              "exact elimination); the orbit walk (polytopes.orbitwise) takes any e^ε")
+    faces, images = _faces_and_images(n)
+    tasks = [(n, p, q, dims, leader) for dims in _dimension_multisets(n) for leader in _leaders(n, dims[0])]
+    if client is None:
+        found = [_task_keys(*task) for task in tasks]
+    else:
+        from qifkit.cluster import task_key
+
+        futures = [client.submit(_task_keys, *task, key=task_key("face-sets", *task), pure=False) for task in tasks]
+        found = client.gather(futures)
+    keys = set().union(*found)
+    blocks = _blocks(n, p, q)
+    return sorted((_orbit(key, faces, blocks, images) for key in [(len(faces) - 1,), *map(_unpacked, keys)]),
+                  key=lambda orbit: orbit.key)
+
+
+@functools.lru_cache(maxsize=8)
+def _faces_and_images(n: int) -> tuple[list[Face], np.ndarray]:
+    """The faces of C_ε and, for each row permutation, the index of each face's image (cached: a
+    worker process computes them once)."""
     faces = cone_faces(n)
-    interior = len(faces) - 1
-    by_dimension: dict[int, list[int]] = {}
-    for index, face in enumerate(faces[:interior]):
-        by_dimension.setdefault(face.dimension, []).append(index)
     index_of = {face: k for k, face in enumerate(faces)}
     images = np.array([[index_of[face.permuted(order)] for face in faces]
                        for order in itertools.permutations(range(n))], dtype=np.int64)
-    blocks = {d: np.array([face.generators(p, q) if face.dimension == d else [[0] * d] * n for face in faces],
-                          dtype=np.int64) for d in range(1, n + 1)}
+    return faces, images
+
+
+@functools.lru_cache(maxsize=8)
+def _blocks(n: int, p: int, q: int) -> dict[int, np.ndarray]:
+    """For each dimension d, every face's integer generators (n × d; zeros for faces of another
+    dimension), so that a batch of face sets indexes them at once."""
+    faces, _ = _faces_and_images(n)
+    return {d: np.array([face.generators(p, q) if face.dimension == d else [[0] * d] * n for face in faces],
+                        dtype=np.int64) for d in range(1, n + 1)}
+
+
+def _leaders(n: int, dimension: int) -> list[int]:
+    """The representative (least index) of each orbit of faces of this dimension."""
+    faces, images = _faces_and_images(n)
+    return sorted({int(images[:, k].min()) for k, face in enumerate(faces[:-1]) if face.dimension == dimension})
+
+
+def _task_keys(n: int, p: int, q: int, dims: tuple[int, ...], leader: int) -> set[int]:
+    """One task: the packed canonical keys of the vertex face sets of dimensions `dims` whose first
+    face is `leader`."""
+    faces, images = _faces_and_images(n)
+    blocks = _blocks(n, p, q)
+    by_dimension: dict[int, list[int]] = {}
+    for index, face in enumerate(faces[:-1]):
+        by_dimension.setdefault(face.dimension, []).append(index)
     keys: set[int] = set()
-    for dims in _dimension_multisets(n):
-        for candidates in _candidate_sets(dims, by_dimension, images):
-            keys.update(np.unique(_canonical_keys(candidates[_vertex_sets(candidates, dims, blocks, p, q)], images))
-                        .tolist())
-    found = [(interior,), *map(_unpacked, keys)]
-    return sorted((_orbit(key, faces, blocks, images) for key in found), key=lambda orbit: orbit.key)
+    for candidates in _candidate_sets(dims, leader, by_dimension):
+        keys.update(np.unique(_canonical_keys(candidates[_vertex_sets(candidates, dims, blocks, p, q)], images))
+                    .tolist())
+    return keys
 
 
-def ldp_orbits_by_faces(n: int, eps_exp: Any) -> OrbitEnumeration:
+def ldp_orbits_by_faces(n: int, eps_exp: Any, client: Any = None) -> OrbitEnumeration:
     """The orbits of ex(D) from the face sets (:func:`face_set_orbits`), in the form of the orbit
     walk's answer (:func:`polytopes.orbitwise.enumerate_orbits`): each representative is the
     canonical form of its vertex under the row × column permutations, and each orbit's size is
     counted twice, from the face set (n!/stabiliser · n!/(n − m)!) and from the matrix's own
-    stabiliser, which must agree. No adjacency (no tangent cone is computed); no neighbours.
+    stabiliser, which must agree. No adjacency (no tangent cone is computed); no neighbours. With
+    a Dask `client`, the face sets' tasks run on its workers.
 
     Raises
     ------
@@ -223,7 +268,7 @@ def ldp_orbits_by_faces(n: int, eps_exp: Any) -> OrbitEnumeration:
     polytope = ldp_polytope(n, eps_exp)
     forms = orbit_forms(polytope)
     orbits = []
-    for orbit in face_set_orbits(n, eps_exp):
+    for orbit in face_set_orbits(n, eps_exp, client):
         form = forms.canonical(tuple(v for row in orbit.matrix() for v in row))
         if forms.orbit_size(form) != orbit.size:
             raise InternalError(f"the face set {orbit.key} counts {orbit.size} vertices, its matrix's stabiliser "
@@ -383,25 +428,22 @@ def _dimension_multisets(n: int) -> Iterator[tuple[int, ...]]:
     return (dims for dims in below(n - 1, n) if len(dims) <= n)
 
 
-def _candidate_sets(dims: tuple[int, ...], by_dimension: dict[int, list[int]], images: np.ndarray
-                    ) -> Iterator[np.ndarray]:
+def _candidate_sets(dims: tuple[int, ...], leader: int, by_dimension: dict[int, list[int]]) -> Iterator[np.ndarray]:
     """Arrays of face sets (one row each, face indices in the order of `dims`) whose first face is
-    the representative (least index) of its orbit under the row permutations, in batches."""
-    first_dimension = dims[0]
-    leaders = sorted({int(images[:, k].min()) for k in by_dimension[first_dimension]})
+    `leader` (the representative of its orbit) and whose other faces are any distinct others of
+    their dimensions, in batches of :data:`_BATCH`."""
     groups = [(d, sum(1 for x in dims[1:] if x == d)) for d in sorted(set(dims[1:]), reverse=True)]
-    for leader in leaders:
-        pools = [[k for k in by_dimension[d] if k != leader] for d, _ in groups]
-        parts = [np.array(list(itertools.combinations(pool, count)), dtype=np.int64).reshape(-1, count)
-                 for pool, (_, count) in zip(pools, groups, strict=True)]
-        if any(len(part) == 0 for part in parts):
-            continue
-        sizes = [len(part) for part in parts]
-        total = math.prod(sizes)
-        for start in range(0, total, _BATCH):
-            flat = np.arange(start, min(start + _BATCH, total), dtype=np.int64)
-            columns = [np.full((len(flat), 1), leader, dtype=np.int64)]
-            for part, size, later in zip(parts, sizes, [math.prod(sizes[j + 1:]) for j in range(len(sizes))],
-                                         strict=True):
-                columns.append(part[(flat // later) % size])
-            yield np.concatenate(columns, axis=1)
+    pools = [[k for k in by_dimension[d] if k != leader] for d, _ in groups]
+    parts = [np.array(list(itertools.combinations(pool, count)), dtype=np.int64).reshape(-1, count)
+             for pool, (_, count) in zip(pools, groups, strict=True)]
+    if any(len(part) == 0 for part in parts):
+        return
+    sizes = [len(part) for part in parts]
+    total = math.prod(sizes)
+    for start in range(0, total, _BATCH):
+        flat = np.arange(start, min(start + _BATCH, total), dtype=np.int64)
+        columns = [np.full((len(flat), 1), leader, dtype=np.int64)]
+        for part, size, later in zip(parts, sizes, [math.prod(sizes[j + 1:]) for j in range(len(sizes))],
+                                     strict=True):
+            columns.append(part[(flat // later) % size])
+        yield np.concatenate(columns, axis=1)

@@ -263,8 +263,8 @@ def test_ldp_at_n_6_goes_on_only_as_a_resumable_run(tmp_path, monkeypatch, capsy
 
 def test_enumerate_by_face_sets_gives_the_walks_orbits(tmp_path, capsys):
     """--method faces (D only): the same orbit representatives and sizes as the orbit walk at n = 4
-    (904 vertices in 10 orbits, Holohan et al.), in the same JSON; refused for other polytopes and
-    with the options of the long runs."""
+    (904 vertices in 10 orbits, Holohan et al.), in the same JSON; refused for other polytopes, with
+    the options of the walk's long runs, and with no worker."""
     documents = {}
     for method in ("faces", "orbits"):
         path = tmp_path / f"{method}.json"
@@ -277,7 +277,7 @@ def test_enumerate_by_face_sets_gives_the_walks_orbits(tmp_path, capsys):
             == {(tuple(r["vertex"]), r["size"]) for r in walk["representatives"]})
     for arguments, message in ((["RF", "--n", "3", "--method", "faces"], "not a product of cones"),
                                (["LDP", "--n", "4", "--method", "faces", "--resume", str(tmp_path / "r")], "--resume"),
-                               (["LDP", "--n", "4", "--method", "faces", "--workers", "2"], "--workers")):
+                               (["LDP", "--n", "4", "--method", "faces", "--workers", "0"], "--workers 0")):
         assert main(["enumerate", *arguments, "--eps-exp", "2"]) == 2, arguments
         assert message in capsys.readouterr().err, arguments
 

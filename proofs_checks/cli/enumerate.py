@@ -186,12 +186,17 @@ def _enumerate_faces(arguments: argparse.Namespace) -> int:
                          "is not a product of cones cut by its row sums: use --method orbits, cdd, lrs or normaliz")
     if arguments.n > FACES_MAX_N:
         raise UsageError(f"--n {arguments.n}: --method faces stops at n = {FACES_MAX_N}")
-    for given, option in ((arguments.resume, "--resume"), (arguments.ext, "--ext"), (arguments.recurse, "--recurse"),
-                          (arguments.workers, "--workers"), (arguments.scheduler, "--scheduler")):
+    for given, option in ((arguments.resume, "--resume"), (arguments.ext, "--ext"), (arguments.recurse, "--recurse")):
         if given is not None:
-            raise UsageError(f"{option} is not an option of --method faces (one call, one process, one vertex per "
-                             "orbit; n = 6 in minutes)")
-    result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp)
+            raise UsageError(f"{option} is not an option of --method faces (one call, one vertex per orbit; n = 6 in "
+                             "minutes)")
+    check_cluster_options(arguments)
+    workers = arguments.workers if arguments.workers is not None else (None if arguments.n >= 6 else 1)
+    if workers == 1 and arguments.scheduler is None:
+        result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp)
+    else:
+        with dask_session(arguments, workers) as client:
+            result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp, client)
     if arguments.ine:
         write_document(arguments.ine, result.polytope.to_ine(), "H-representation")
     _report_orbits(arguments, result, "face sets of the column cone: complete by the vertex criterion")
