@@ -1,0 +1,71 @@
+"""Benchmark: ex(D) from the face sets of the column cone (polytopes.ldp_faces), against the orbit walk
+at n = 5 and on Dask at n = 6 (2 local workers against 1).
+
+n = 5: the walk in this process (tangent cones by Normaliz where installed) and the face sets in
+this process, same e^ε; both must give 164,825 vertices in 47 orbits. n = 6: the face sets in this
+process, then on local clusters of 1 and 2 single-threaded worker processes (started before the
+clock: their start-up is its own column); every run must give 164,806,776 vertices in 655 orbits,
+or the benchmark stops. The speedup is 1 worker's time over 2 workers'.
+
+Run: ``.venv/bin/python benchmarks/bench_faces.py [--eps-exp 2] [--skip-6]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from polytopes.ldp_faces import face_set_orbits
+from polytopes.normaliz import normaliz_available
+from polytopes.orbitwise import enumerate_orbits
+from polytopes.spaces import ldp_polytope
+from qifkit.cluster import dask_client
+
+EXPECTED = {5: (164_825, 47), 6: (164_806_776, 655)}
+
+
+def _warm() -> None:
+    import polytopes.ldp_faces  # noqa: F401  (workers import the polytope layer before the clock runs)
+
+
+def timed_faces(n: int, eps_exp: str, client=None) -> float:
+    start = time.perf_counter()
+    orbits = face_set_orbits(n, eps_exp, client)
+    seconds = time.perf_counter() - start
+    if (sum(o.size for o in orbits), len(orbits)) != EXPECTED[n]:
+        raise SystemExit(f"wrong answer at n = {n}: {sum(o.size for o in orbits)} vertices in {len(orbits)} orbits")
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--eps-exp", default="2")
+    parser.add_argument("--skip-6", action="store_true", help="n = 5 only")
+    arguments = parser.parse_args()
+    cones = "normaliz" if normaliz_available() else "cdd"
+    start = time.perf_counter()
+    walk = enumerate_orbits(ldp_polytope(5, arguments.eps_exp), cone_method=cones)
+    walked = time.perf_counter() - start
+    if (walk.count, len(walk.orbits)) != EXPECTED[5]:
+        raise SystemExit(f"wrong answer from the walk: {walk.count} in {len(walk.orbits)} orbits")
+    faces = timed_faces(5, arguments.eps_exp)
+    print(f"ex(D), n = 5, e^ε = {arguments.eps_exp}: walk {walked:.2f} s (cones by {cones}), face sets {faces:.2f} s, "
+          f"{walked / faces:.1f}x", flush=True)
+    if arguments.skip_6:
+        return
+    here = timed_faces(6, arguments.eps_exp)
+    row = []
+    for workers in (1, 2):
+        begin = time.perf_counter()
+        with dask_client(workers=workers) as client:
+            client.run(_warm)
+            started = time.perf_counter() - begin
+            row.append((started, timed_faces(6, arguments.eps_exp, client)))
+    print(f"{'ex(D), n = 6':>14} {'in-process s':>13} {'start 1 s':>10} {'1 worker s':>11} {'start 2 s':>10} "
+          f"{'2 workers s':>12} {'speedup':>8}")
+    print(f"{'e^ε = ' + arguments.eps_exp:>14} {here:>13.1f} {row[0][0]:>10.2f} {row[0][1]:>11.1f} {row[1][0]:>10.2f} "
+          f"{row[1][1]:>12.1f} {row[0][1] / row[1][1]:>7.2f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()
