@@ -15,11 +15,12 @@ from __future__ import annotations
 import argparse
 import time
 
+from bench_scaleout import on_local_clusters  # shared with the walk's scale-out benchmark
+
 from polytopes.ldp_faces import face_set_orbits
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
-from qifkit.cluster import dask_client
 
 EXPECTED = {5: (164_825, 47), 6: (164_806_776, 655)}
 
@@ -54,13 +55,7 @@ def main() -> None:
     if arguments.skip_6:
         return
     here = timed_faces(6, arguments.eps_exp)
-    row = []
-    for workers in (1, 2):
-        begin = time.perf_counter()
-        with dask_client(workers=workers) as client:
-            client.run(_warm)
-            started = time.perf_counter() - begin
-            row.append((started, timed_faces(6, arguments.eps_exp, client)))
+    row = on_local_clusters(lambda client: timed_faces(6, arguments.eps_exp, client), _warm)
     print(f"{'ex(D), n = 6':>14} {'in-process s':>13} {'start 1 s':>10} {'1 worker s':>11} {'start 2 s':>10} "
           f"{'2 workers s':>12} {'speedup':>8}")
     print(f"{'e^ε = ' + arguments.eps_exp:>14} {here:>13.1f} {row[0][0]:>10.2f} {row[0][1]:>11.1f} {row[1][0]:>10.2f} "

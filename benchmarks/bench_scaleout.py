@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
+from typing import Any
 
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
@@ -22,6 +24,20 @@ from qifkit.cluster import dask_client
 
 def _warm() -> None:
     import polytopes.orbitwise  # noqa: F401  (workers import the polytope layer before the clock runs)
+
+
+def on_local_clusters(run: Callable[[Any], float], warm: Callable[[], None], counts: tuple[int, ...] = (1, 2)
+                      ) -> list[tuple[float, float]]:
+    """For each worker count, a local Dask cluster started (and its workers warmed) before the clock:
+    (its start-up seconds, what `run(client)` measured)."""
+    row = []
+    for workers in counts:
+        start = time.perf_counter()
+        with dask_client(workers=workers) as client:
+            client.run(warm)
+            started = time.perf_counter() - start
+            row.append((started, run(client)))
+    return row
 
 
 def timed_walk(polytope, cone_method: str, client=None) -> float:
@@ -45,14 +61,8 @@ def main() -> None:
     for value in arguments.values.split(","):
         polytope = ldp_polytope(5, value)
         serial = min(timed_walk(polytope, cones) for _ in range(arguments.repeat))
-        row = []
-        for workers in (1, 2):
-            start = time.perf_counter()
-            with dask_client(workers=workers) as client:
-                client.run(_warm)
-                started = time.perf_counter() - start
-                best = min(timed_walk(polytope, cones, client) for _ in range(arguments.repeat))
-            row.append((started, best))
+        row = on_local_clusters(lambda client: min(timed_walk(polytope, cones, client)
+                                                   for _ in range(arguments.repeat)), _warm)
         print(f"{value:>5} {serial:>13.2f} {row[0][0]:>10.2f} {row[0][1]:>11.2f} {row[1][0]:>10.2f} {row[1][1]:>12.2f} "
               f"{row[0][1] / row[1][1]:>7.2f}x", flush=True)
 
