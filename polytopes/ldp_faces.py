@@ -67,6 +67,10 @@ FACES_MAX_N = 6
 #: Candidates decided together.
 _BATCH = 100_000
 
+#: Candidates of one task at most: the all-ray face sets of n = 6 (about 30 million) become 10
+#: tasks, so that two workers share the work evenly.
+_TASK = 3_000_000
+
 
 def largest_numerator(n: int) -> int:
     """The largest numerator p of e^ε = p/q for which every minor of an n × n generator matrix (entries
@@ -168,9 +172,8 @@ def face_set_orbits(n: int, eps_exp: Any, client: Any = None) -> list[FaceSetOrb
     """Every orbit of ex(D) (Holohan et al.'s local-DP polytope, n inputs and outputs) at e^ε, from
     the face sets of C_ε (see the module docstring), ordered by their canonical faces.
 
-    The work is split into tasks, one per multiset of dimensions and representative of its
-    largest face (:func:`_task_keys`; 97 at n = 6, the five of six rays each about a sixth of the
-    whole); with a Dask
+    The work is split into tasks, by multiset of dimensions, representative of its largest face,
+    and ranges of at most :data:`_TASK` candidates (:func:`_task_keys`; 102 at n = 6); with a Dask
     `client` they run on its workers (keyed by the task, so a task Dask runs twice is merged once),
     else here, one after the other.
 
@@ -196,7 +199,9 @@ def face_set_orbits(n: int, eps_exp: Any, client: Any = None) -> list[FaceSetOrb
         raise ParameterError(f"e^ε = {e}: face sets at n = {n} take numerators up to {largest_numerator(n)} (64-bit "
                              "exact elimination); the orbit walk (polytopes.orbitwise) takes any e^ε")
     faces, images = _faces_and_images(n)
-    tasks = [(n, p, q, dims, leader) for dims in _dimension_multisets(n) for leader in _leaders(n, dims[0])]
+    tasks = [(n, p, q, dims, leader, start, min(start + _TASK, total))
+             for dims in _dimension_multisets(n) for leader in _leaders(n, dims[0])
+             for total in [_candidate_count(n, dims, leader)] for start in range(0, total, _TASK)]
     if client is None:
         found = [_task_keys(*task) for task in tasks]
     else:
@@ -236,16 +241,13 @@ def _leaders(n: int, dimension: int) -> list[int]:
     return sorted({int(images[:, k].min()) for k, face in enumerate(faces[:-1]) if face.dimension == dimension})
 
 
-def _task_keys(n: int, p: int, q: int, dims: tuple[int, ...], leader: int) -> set[int]:
+def _task_keys(n: int, p: int, q: int, dims: tuple[int, ...], leader: int, start: int, stop: int) -> set[int]:
     """One task: the packed canonical keys of the vertex face sets of dimensions `dims` whose first
-    face is `leader`."""
+    face is `leader`, among the candidates start..stop − 1 (:func:`_candidate_sets`)."""
     faces, images = _faces_and_images(n)
     blocks = _blocks(n, p, q)
-    by_dimension: dict[int, list[int]] = {}
-    for index, face in enumerate(faces[:-1]):
-        by_dimension.setdefault(face.dimension, []).append(index)
     keys: set[int] = set()
-    for candidates in _candidate_sets(dims, leader, by_dimension):
+    for candidates in _candidate_sets(dims, leader, _by_dimension(n), start, stop):
         keys.update(np.unique(_canonical_keys(candidates[_vertex_sets(candidates, dims, blocks, p, q)], images))
                     .tolist())
     return keys
@@ -428,20 +430,40 @@ def _dimension_multisets(n: int) -> Iterator[tuple[int, ...]]:
     return (dims for dims in below(n - 1, n) if len(dims) <= n)
 
 
-def _candidate_sets(dims: tuple[int, ...], leader: int, by_dimension: dict[int, list[int]]) -> Iterator[np.ndarray]:
+def _by_dimension(n: int) -> dict[int, list[int]]:
+    """The faces' indices by dimension (C_ε itself left out)."""
+    faces, _ = _faces_and_images(n)
+    by_dimension: dict[int, list[int]] = {}
+    for index, face in enumerate(faces[:-1]):
+        by_dimension.setdefault(face.dimension, []).append(index)
+    return by_dimension
+
+
+def _groups(dims: tuple[int, ...]) -> list[tuple[int, int]]:
+    """The dimensions after the first, as (dimension, how many), largest first."""
+    return [(d, sum(1 for x in dims[1:] if x == d)) for d in sorted(set(dims[1:]), reverse=True)]
+
+
+def _candidate_count(n: int, dims: tuple[int, ...], leader: int) -> int:
+    """How many face sets :func:`_candidate_sets` generates for these dimensions and first face."""
+    by_dimension = _by_dimension(n)
+    return math.prod(math.comb(len(by_dimension[d]) - (d == dims[0]), count) for d, count in _groups(dims))
+
+
+def _candidate_sets(dims: tuple[int, ...], leader: int, by_dimension: dict[int, list[int]], first: int, stop: int
+                    ) -> Iterator[np.ndarray]:
     """Arrays of face sets (one row each, face indices in the order of `dims`) whose first face is
     `leader` (the representative of its orbit) and whose other faces are any distinct others of
-    their dimensions, in batches of :data:`_BATCH`."""
-    groups = [(d, sum(1 for x in dims[1:] if x == d)) for d in sorted(set(dims[1:]), reverse=True)]
+    their dimensions: those numbered first..stop − 1 in a fixed order, in batches of :data:`_BATCH`."""
+    groups = _groups(dims)
     pools = [[k for k in by_dimension[d] if k != leader] for d, _ in groups]
     parts = [np.array(list(itertools.combinations(pool, count)), dtype=np.int64).reshape(-1, count)
              for pool, (_, count) in zip(pools, groups, strict=True)]
     if any(len(part) == 0 for part in parts):
         return
     sizes = [len(part) for part in parts]
-    total = math.prod(sizes)
-    for start in range(0, total, _BATCH):
-        flat = np.arange(start, min(start + _BATCH, total), dtype=np.int64)
+    for start in range(first, stop, _BATCH):
+        flat = np.arange(start, min(start + _BATCH, stop), dtype=np.int64)
         columns = [np.full((len(flat), 1), leader, dtype=np.int64)]
         for part, size, later in zip(parts, sizes, [math.prod(sizes[j + 1:]) for j in range(len(sizes))],
                                      strict=True):
