@@ -192,7 +192,8 @@ def face_set_orbits(n: int, eps_exp: Any, client: Any = None) -> list[FaceSetOrb
     """
     whole_number(n, 2, "n")
     if n > FACES_MAX_N:
-        raise ShapeError(f"n = {n}: face sets are enumerated up to n = {FACES_MAX_N} (n = 7's all-ray candidates alone are about 950 times n = 6's)")
+        raise ShapeError(f"n = {n}: face sets are enumerated up to n = {FACES_MAX_N} (n = 7's all-ray candidates "
+                         "alone are about 950 times n = 6's)")
     e = eps_exp_above_one(eps_exp)
     p, q = e.numerator, e.denominator
     if p > largest_numerator(n):
