@@ -167,8 +167,8 @@ def check_optimality(program: SparseProgram | Polytope, objective: Sequence[Any]
     linear = program.linear_program(objective)
     if len(point) != program.variables or len(multipliers) != len(linear.rows):
         return False
-    value = exact_dot(zip(linear.cost, map(to_fmpq, point), strict=True))
-    solution = LPSolution("optimal", value, tuple(map(to_fmpq, point)), tuple(map(to_fmpq, multipliers)))
+    x = tuple(map(to_fmpq, point))
+    solution = LPSolution("optimal", exact_dot(zip(linear.cost, x, strict=True)), x, tuple(map(to_fmpq, multipliers)))
     return certificate_defect(linear, solution) is None
 
 
