@@ -175,7 +175,7 @@ def face_set_orbits(n: int, eps_exp: Any, client: Any = None) -> list[FaceSetOrb
     The work is split into tasks, by multiset of dimensions, representative of its largest face,
     and ranges of at most :data:`_TASK` candidates (:func:`_task_keys`; 102 at n = 6); with a Dask
     `client` they run on its workers (keyed by the task, so a task Dask runs twice is merged once),
-    else here, one after the other.
+    submitted largest first so that the workers finish together, else here, one after the other.
 
     Raises
     ------
@@ -208,7 +208,9 @@ def face_set_orbits(n: int, eps_exp: Any, client: Any = None) -> list[FaceSetOrb
     else:
         from qifkit.cluster import task_key
 
-        futures = [client.submit(_task_keys, *task, key=task_key("face-sets", *task), pure=False) for task in tasks]
+        largest_first = sorted(tasks, key=lambda task: task[-2] - task[-1])  # Dask runs them in this order
+        futures = [client.submit(_task_keys, *task, key=task_key("face-sets", *task), pure=False)
+                   for task in largest_first]
         found = client.gather(futures)
     keys = set().union(*found)
     blocks = _blocks(n, p, q)

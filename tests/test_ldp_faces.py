@@ -131,3 +131,26 @@ def test_bad_sizes_and_rates_are_refused():
         face_set_orbits(4, "1")
     with pytest.raises(QifError):
         face_set_orbits(4, "0.5e")
+
+
+class _RecordingClient:
+    """Runs each submitted task at once and records its number of candidates, in submission order."""
+
+    def __init__(self):
+        self.sizes = []
+
+    def submit(self, function, *task, key, pure):
+        self.sizes.append(task[-1] - task[-2])
+        return function(*task)
+
+    def gather(self, futures):
+        return futures
+
+
+def test_tasks_go_to_a_cluster_largest_first():
+    """Dask runs tasks in submission order; submitted as enumerated, the five all-ray tasks of a
+    sixth each came last at n = 6, and two workers ended 5 s apart (largest first: together)."""
+    client = _RecordingClient()
+    spread = face_set_orbits(5, 2, client)
+    assert client.sizes == sorted(client.sizes, reverse=True) and len(client.sizes) > 40
+    assert [(o.key, o.size) for o in spread] == [(o.key, o.size) for o in face_set_orbits(5, 2)]
