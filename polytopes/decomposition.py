@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
@@ -35,7 +36,8 @@ from polytopes.adjacency import IntegerRows, cone_rays
 from polytopes.classify import rank
 from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point
 from polytopes.lp import exact_minimum
-from qifkit.errors import PolytopeError
+from qifkit.cluster import RESUBMISSIONS, task_key
+from qifkit.errors import ClusterError, PolytopeError
 from qifkit.numbers import over_common_denominator, primitive_integers
 
 __all__ = ["Checkpoint", "Recursion", "SubgroupForms", "edges_up_to_symmetry", "row_column_stabiliser"]
@@ -181,6 +183,16 @@ def _cross_section(polytope: Polytope, tight: Sequence[int], symmetry: SubgroupF
                     inequalities=tuple((zero, *row) for row in normals))
 
 
+VISITS_PER_TASK = 8
+"""How many ray orbits one Dask task of a decomposed cone's walk visits (a visit of D at n = 5 takes
+about 30 ms, too little to carry a task's messages alone)."""
+
+
+def _visits(level: _Level, forms: tuple[IntegerKey, ...]) -> list[list[IntegerKey]]:
+    """Visits of a decomposed cone's walk, as one Dask task (:meth:`_Level.visit`)."""
+    return [level.visit(form) for form in forms]
+
+
 def _dimension(polytope: Polytope) -> int:
     """The dimension of the affine hull when the equalities are all that bind it (true for D and
     for every cross-section made here: a pointed cone with non-empty interior in E·d = 0)."""
@@ -191,7 +203,7 @@ def _dimension(polytope: Polytope) -> int:
 def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetry: SubgroupForms,
                          rule: Recursion, cone_method: str = "cdd",
                          progress: Callable[[str], None] | None = None,
-                         checkpoint: Checkpoint | None = None) -> tuple[list[Point], int]:
+                         checkpoint: Checkpoint | None = None, spread: bool = False) -> tuple[list[Point], int]:
     """Neighbours of `vertex`, at least one in each orbit of its stabiliser on the edges, and the
     number of edges at `vertex`.
 
@@ -213,6 +225,11 @@ def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetr
         Where the walk in a decomposed cone at `vertex` keeps its state as often, and finds it
         again; a state read back is re-verified (each ray orbit a vertex of the cross-section in
         canonical form), not trusted.
+    spread : bool
+        Called in a Dask task: the walk in a decomposed cone at `vertex` submits each of its visits
+        (a ray orbit's own edges and their canonical forms) as a task of its own, through
+        ``distributed.worker_client`` (this task leaves its worker's thread while it waits), so
+        that one large cone is shared by the workers.
 
     Returns
     -------
@@ -227,7 +244,7 @@ def edges_up_to_symmetry(polytope: Polytope, vertex: Sequence[Fraction], symmetr
     """
     if not polytope.is_vertex(vertex):
         raise PolytopeError("the point is not a vertex: outside the polytope, or its tight rows have rank below d")
-    level = _Level(polytope, _dimension(polytope), symmetry, rule, cone_method, 0, progress, checkpoint)
+    level = _Level(polytope, _dimension(polytope), symmetry, rule, cone_method, 0, progress, checkpoint, spread)
     around, edges = level.edges(integer_key(vertex), symmetry)
     return [key_point(key) for key in around], edges
 
@@ -238,10 +255,10 @@ class _Level:
 
     def __init__(self, polytope: Polytope, dimension: int, symmetry: SubgroupForms, rule: Recursion,
                  cone_method: str, depth: int, progress: Callable[[str], None] | None = None,
-                 checkpoint: Checkpoint | None = None) -> None:
+                 checkpoint: Checkpoint | None = None, spread: bool = False) -> None:
         self.polytope, self.dimension, self.symmetry = polytope, dimension, symmetry
         self.rule, self.cone_method, self.depth, self.progress = rule, cone_method, depth, progress
-        self.checkpoint = checkpoint
+        self.checkpoint, self.spread = checkpoint, spread
         self.rows = IntegerRows(polytope)
         self.equations = [row[1:] for row in polytope.equalities]
 
@@ -252,7 +269,7 @@ class _Level:
         if not self.rule.recurses(len(tight), self.dimension, stabiliser.order, self.depth):
             rays = cone_rays(self.equations, [self.polytope.inequalities[k][1:] for k in tight], self.cone_method)
             return self.rows.steps(key, rays), len(rays)
-        told = (self.progress, self.checkpoint) if self.depth == 0 else (None, None)  # the top-level cone's walk only
+        told = (self.progress, self.checkpoint, self.spread) if self.depth == 0 else (None, None, False)  # top level
         section = _Level(_cross_section(self.polytope, tight, stabiliser), self.dimension - 1, stabiliser, self.rule,
                          self.cone_method, self.depth + 1, *told)
         vertices = section.orbits()  # the cone's rays, scaled to c·d = 1
@@ -271,23 +288,82 @@ class _Level:
             found, queue = dict.fromkeys(self._verified(state[0])), self._verified(state[1])
             if not set(queue) <= found.keys():
                 raise PolytopeError("a kept cone state waits on a ray orbit it has not found: remove it to recompute")
+        if self.spread:
+            return self._orbits_on_dask(found, queue)
         visited = 0
         while queue:
             visited += 1
             if visited % PROGRESS_EVERY == 0:
-                if self.checkpoint:
-                    self.checkpoint.keep(list(found), list(queue))
-                if self.progress:
-                    self.progress(f"a tangent cone with {len(self.polytope.inequalities)} tight rows, decomposed under "
-                                  f"{self.symmetry.order} symmetries: {len(found)} ray orbits found, "
-                                  f"{len(queue)} to visit")
+                self._tell(found, queue)
             form = queue.pop()
-            around, _ = self.edges(form, self.symmetry.stabiliser(form))
-            for other in around:
-                key = self.symmetry.canonical_key(other)
+            for key in self.visit(form):
                 if key not in found:
                     found[key] = None
                     queue.append(key)
+        return list(found)
+
+    def visit(self, form: IntegerKey) -> list[IntegerKey]:
+        """The canonical forms of the neighbours of the vertex `form` (one walk step)."""
+        around, _ = self.edges(form, self.symmetry.stabiliser(form))
+        return [self.symmetry.canonical_key(other) for other in around]
+
+    def _tell(self, found: dict[IntegerKey, None], waiting: Sequence[IntegerKey]) -> None:
+        """Keep the walk's state and say how far it is (every :data:`PROGRESS_EVERY` visits)."""
+        if self.checkpoint:
+            self.checkpoint.keep(list(found), list(waiting))
+        if self.progress:
+            self.progress(f"a tangent cone with {len(self.polytope.inequalities)} tight rows, decomposed under "
+                          f"{self.symmetry.order} symmetries: {len(found)} ray orbits found, "
+                          f"{len(waiting)} to visit")
+
+    def _orbits_on_dask(self, found: dict[IntegerKey, None], queue: list[IntegerKey]) -> list[IntegerKey]:
+        """:meth:`orbits`' walk with every visit a Dask task, submitted from the task that runs this
+        cone; a visit Dask cancels (its worker lost) is submitted again under a new key, at most
+        :data:`qifkit.cluster.RESUBMISSIONS` times."""
+        from distributed import as_completed, worker_client
+
+        alone = _Level(self.polytope, self.dimension, self.symmetry, self.rule, self.cone_method, self.depth)
+        problem = task_key("cross-section", self.polytope.inequalities, self.polytope.equalities,
+                           self.symmetry.elements.tobytes(), self.rule, self.cone_method, self.depth)
+        waiting = set(queue)
+        submitted: dict[str, tuple[tuple[IntegerKey, ...], int]] = {}
+        visited = 0
+        with worker_client() as client:
+            shared = client.scatter(alone, hash=False)
+            running = as_completed()
+
+            def submit(forms: tuple[IntegerKey, ...], tries: int = 1) -> None:
+                if tries > RESUBMISSIONS:
+                    raise ClusterError(f"the visits of ray orbits {forms} were lost {RESUBMISSIONS} times; is the "
+                                       "cluster healthy?")
+                key = task_key("ray-orbits", problem, forms, tries)
+                submitted[key] = (forms, tries)
+                running.add(client.submit(_visits, shared, forms, key=key))
+
+            def submit_all(forms: list[IntegerKey]) -> None:
+                for start in range(0, len(forms), VISITS_PER_TASK):
+                    submit(tuple(forms[start:start + VISITS_PER_TASK]))
+
+            submit_all(queue)
+            for future in running:
+                forms, tries = submitted[future.key]
+                try:
+                    arounds = future.result()
+                except CancelledError:
+                    submit(forms, tries + 1)
+                    continue
+                waiting.difference_update(forms)
+                new = []
+                for around in arounds:
+                    visited += 1
+                    if visited % PROGRESS_EVERY == 0:
+                        self._tell(found, sorted(waiting))
+                    for key in around:
+                        if key not in found:
+                            found[key] = None
+                            waiting.add(key)
+                            new.append(key)
+                submit_all(new)
         return list(found)
 
     def _verified(self, keys: list[IntegerKey]) -> list[IntegerKey]:

@@ -39,7 +39,7 @@ from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permute
 from polytopes.lp import exact_minimum
 from polytopes.resume import ResumeFolder, ResumeMismatchError
 from polytopes.spaces import row_column_symmetries
-from qifkit.cluster import task_key
+from qifkit.cluster import RESUBMISSIONS, task_key
 from qifkit.errors import ClusterError
 from qifkit.files import read_json
 
@@ -166,26 +166,24 @@ def _first_vertex(polytope: Polytope) -> Point:
     return tuple(exact_minimum(polytope, objective).point)
 
 
-RESUBMISSIONS = 5
-"""How often a neighbourhood task that Dask cancelled (its worker lost) is submitted before giving up."""
-
 Neighbourhood = tuple[Key, int, frozenset[Key]]  # a representative, its neighbours' number and canonical forms
 
 
 def _neighbour_forms(polytope: Polytope, representative: Key, cone_method: str,
                      recursion: Recursion | None = None, progress: Callable[[str], None] | None = None,
-                     checkpoint: Checkpoint | None = None) -> Neighbourhood:
+                     checkpoint: Checkpoint | None = None, spread: bool = False) -> Neighbourhood:
     """The number of neighbours of an orbit representative and their canonical forms: one
     independent unit of work (a task on a Dask worker, or a step of the serial walk). With a
     `recursion` rule, one neighbour per orbit of the representative's stabiliser on its edges
-    (:func:`polytopes.decomposition.edges_up_to_symmetry`): the same canonical forms."""
+    (:func:`polytopes.decomposition.edges_up_to_symmetry`): the same canonical forms; `spread` (on
+    a worker) makes a decomposed cone's visits tasks of their own."""
     forms = orbit_forms(polytope)
     point = key_point(representative)
     if recursion is None:
         around = neighbours(polytope, point, cone_method)  # raises unless it is a vertex
         return representative, len(around), frozenset(forms.canonical(other) for other in around)
     some, edges = edges_up_to_symmetry(polytope, point, forms.stabiliser(representative), recursion, cone_method,
-                                       progress, checkpoint)
+                                       progress, checkpoint, spread)
     return representative, edges, frozenset(forms.canonical(other) for other in some)
 
 
@@ -322,7 +320,9 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     client : distributed.Client, optional
         Run each representative's neighbourhood as a Dask task (:func:`qifkit.cluster.dask_client`),
         keyed by the polytope and the representative's canonical form, most tight constraints (the
-        largest tangent cones) first; a task run twice is merged once. By default, in this process.
+        largest tangent cones) first; a task run twice is merged once; a cone that `recursion`
+        decomposes has the visits of its walk submitted as tasks of their own. By default, in this
+        process.
     folder : str, optional
         A resume folder: each representative's neighbourhood (its canonical forms) is written there
         atomically as it is found, and read back instead of recomputed by a later run of the same
@@ -396,7 +396,7 @@ def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str,
         key = task_key("orbit-neighbours", problem, form, tries)  # a lost key is not reused: Dask forgets it
         submitted[key] = (form, tries)
         running.add(client.submit(_neighbour_forms, polytope, form, cone_method, recursion,  # by value: tens of kB
-                                  key=key, priority=len(polytope.tight(key_point(form)))))
+                                  key=key, priority=len(polytope.tight(key_point(form))), spread=True))
 
     def dispatch(form: Key) -> None:
         result = store.recall(form)

@@ -48,13 +48,17 @@ def test_orbits_on_two_worker_processes_are_those_of_the_serial_walk(client, nam
 
 def test_decomposed_cones_on_workers_give_the_serial_walks_orbits_and_graph(client):
     """The recursion rule travels with each task: D n = 4 with every symmetric cone decomposed, on
-    two workers, gives the flat serial walk's orbits, neighbour count and orbit graph."""
+    two workers, gives the flat serial walk's orbits, neighbour count and orbit graph; the visits of
+    the decomposed cones' walks ran as tasks of their own (on both workers)."""
     from polytopes.decomposition import Recursion
 
     polytope = ldp_polytope(4, "2")
     serial = enumerate_orbits(polytope)
-    spread = enumerate_orbits(polytope, client=client, recursion=Recursion(0, 2, 1))
+    with distributed.get_task_stream(client) as stream:
+        spread = enumerate_orbits(polytope, client=client, recursion=Recursion(0, 2, 1))
     assert _orbits(spread) == _orbits(serial) and spread.neighbours == serial.neighbours
+    visits = [task for task in stream.data if task["key"].startswith("ray-orbits-")]
+    assert len(visits) > 5 and len({task["worker"] for task in visits}) == 2
 
     def graph(result):
         names = [orbit.representative for orbit in result.orbits]
@@ -63,10 +67,14 @@ def test_decomposed_cones_on_workers_give_the_serial_walks_orbits_and_graph(clie
     assert graph(spread) == graph(serial)
 
 
-def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(client):
+@pytest.mark.parametrize("recursion", [None, (0, 2, 1)], ids=["flat", "decomposed"])
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(client, recursion):
     """The first progress line kills one worker process (Dask's restart: the nanny kills it and
     starts another); Dask re-runs its tasks elsewhere (same keys), and the orbits, their sizes and
-    the neighbours counted are those of the serial walk."""
+    the neighbours counted are those of the serial walk; also when the cones' walks are tasks."""
+    from polytopes.decomposition import Recursion
+
+    rule = Recursion(*recursion) if recursion else None
     polytope = ldp_polytope(4, "3/2")
     serial = enumerate_orbits(polytope)
     killed = []
@@ -77,7 +85,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(client):
             killed.append(victim)
             client.restart_workers([victim])  # its nanny kills the process and starts a new one
 
-    spread = enumerate_orbits(polytope, client=client, progress=kill_one)
+    spread = enumerate_orbits(polytope, client=client, progress=kill_one, recursion=rule)
     assert _orbits(spread) == _orbits(serial) and spread.neighbours == serial.neighbours
     client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the other tests
     assert killed and killed[0] not in client.scheduler_info()["workers"]  # it did die (and came back elsewhere)
@@ -103,7 +111,8 @@ def test_the_several_machine_recipe_runs_as_written(tmp_path):
         worker = subprocess.Popen(
             [str(dask), "worker", address, "--nthreads", "1", "--nworkers", "2", "--no-dashboard"],
             env={**{name: value for name, value in os.environ.items() if not name.startswith("MALLOC_")},
-                 "MALLOC_MMAP_THRESHOLD_": "33554432"},  # the recipe's; not what a local cluster's nanny left here
+                 "MALLOC_MMAP_THRESHOLD_": "33554432", "MALLOC_TRIM_THRESHOLD_": "67108864"},  # the recipe's,
+            # not what a local cluster's nanny left in this process's environment
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -134,6 +143,7 @@ def test_the_several_machine_recipe_runs_as_written(tmp_path):
         with distributed.Client(address, timeout=30) as remote:  # the recipe's scheduler never restarts a busy worker
             assert remote.run_on_scheduler(_worker_ttl_query()) is None
             assert set(remote.run(_environment_query("MALLOC_MMAP_THRESHOLD_")).values()) == {"33554432"}
+            assert set(remote.run(_environment_query("MALLOC_TRIM_THRESHOLD_")).values()) == {"67108864"}
     finally:
         for process in (worker, scheduler):
             if process is not None:
@@ -170,10 +180,11 @@ def test_the_local_cluster_never_restarts_a_worker_busy_in_c_code(client):
 
 
 def test_the_local_clusters_workers_keep_glibcs_large_allocations_off_mmap(client):
-    """Dask's nanny sets MALLOC_TRIM_THRESHOLD_, which turns glibc's adaptive mmap threshold off; a
-    face-set task then ran 17.4 s on a worker against 13.7 s here (qifkit.cluster.ALLOCATOR_NOTE)."""
-    assert set(client.run(_environment_query("MALLOC_MMAP_THRESHOLD_")).values()) == {str(cluster.MMAP_THRESHOLD)}
-    assert cluster.MMAP_THRESHOLD == 32 * 1024 * 1024  # glibc's ceiling for the adaptive threshold (64-bit)
+    """Dask's nanny sets MALLOC_TRIM_THRESHOLD_ to 64 KiB, which turns glibc's adaptive thresholds
+    off; a face-set task then ran 17.4 s on a worker against 13.7 s here, and a decomposed cone's
+    visits three times as long (qifkit.cluster.ALLOCATOR_NOTE)."""
+    assert set(client.run(_environment_query("MALLOC_MMAP_THRESHOLD_")).values()) == {"33554432"}
+    assert set(client.run(_environment_query("MALLOC_TRIM_THRESHOLD_")).values()) == {"67108864"}
 
 
 def test_workers_of_another_version_are_refused(client, monkeypatch):
