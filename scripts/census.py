@@ -1,7 +1,8 @@
 """Write the census of the local-DP polytope's vertices (issue 33): one JSON file per (n, e^ε) in
 results/, made by the orbit walk (its most degenerate tangent cones decomposed again under their
-stabilisers, polytopes.decomposition's default rule) and re-verified from the file before it is
-kept, with the closure computed the other way (every cone's rays listed at once).
+stabilisers, polytopes.decomposition's default rule) and re-verified from the file's text (read back
+as a user reads it) before it is written, with the closure computed the other way (every cone's
+rays listed at once); the file written is then read again and must be that text.
 
 Run: ``.venv/bin/python scripts/census.py --n 5 --eps-exp 5/4 3/2 2 3 5`` (about a minute each on
 two cores). ``qifkit check --only beyond.ldp-census`` re-checks the files (``--full``: with the
@@ -23,7 +24,7 @@ from polytopes.ldp_faces import ldp_orbits_by_faces
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
-from qifkit.files import write_json
+from qifkit.files import atomic_write_text, json_text, read_json
 from qifkit.numbers import exact_str, parse_eps_exp
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -52,8 +53,12 @@ def main() -> None:
             " --method faces" if arguments.method == "faces" else "")
         document = census_document(found, arguments.n, eps_exp, command)
         document["walk_seconds" if arguments.method == "walk" else "faces_seconds"] = round(walked, 1)
-        checked = check_census(document, closure=True)
-        write_json(str(census_path(arguments.n, eps_exp)), document)
+        text = json_text(document, 2)
+        checked = check_census(read_json(text.encode("utf-8")), closure=True)  # the file's text, as read back
+        path = census_path(arguments.n, eps_exp)
+        atomic_write_text(path, text)
+        if path.read_text(encoding="utf-8") != text:
+            raise SystemExit(f"{path}: the file written is not the census checked")
         print(f"n = {arguments.n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
               f"({arguments.method} {walked:.1f} s; re-checked with the closure in "
               f"{time.perf_counter() - started - walked:.1f} s) -> {census_path(arguments.n, eps_exp)}", flush=True)

@@ -166,3 +166,28 @@ def test_a_census_from_the_face_sets_is_checked_by_enumerating_them_again():
     for damage, says in ((_resized, "size"), (_not_a_vertex, "not a vertex"), (_retightened, "tight")):
         with pytest.raises(CertificateError, match=says):
             check_census(damage(document), closure=False)
+
+
+def _census_script(monkeypatch, folder):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("census_script", RESULTS.parent / "scripts" / "census.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    monkeypatch.setattr(script, "RESULTS", folder)
+    return script
+
+
+@pytest.mark.parametrize("method", ["walk", "faces"])
+def test_the_census_script_writes_the_file_it_checked(tmp_path, monkeypatch, capsys, method):
+    """scripts/census.py at n = 3 (Holohan et al.: 33 vertices): the file it writes passes the checker
+    as read back; a writer that changes the text on its way to the disk is caught."""
+    script = _census_script(monkeypatch, tmp_path)
+    monkeypatch.setattr("sys.argv", ["census.py", "--n", "3", "--eps-exp", "2", "--method", method])
+    script.main()
+    document = json.loads((tmp_path / "ldp-n3-e2.json").read_text())
+    assert check_census(document).count == 33 and "33 vertices in 4 orbits" in capsys.readouterr().out
+    original = script.atomic_write_text
+    monkeypatch.setattr(script, "atomic_write_text", lambda path, text: original(path, text + " "))
+    with pytest.raises(SystemExit, match="not the census checked"):
+        script.main()
