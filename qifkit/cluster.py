@@ -1,11 +1,13 @@
 """Scale-out on Dask: independent units of exact work on a local cluster or a real one.
 
 The toolkit schedules nothing itself. Work that splits into independent, deterministic tasks
-(the neighbourhoods of orbit representatives in :func:`polytopes.orbitwise.enumerate_orbits`)
-is submitted to a ``distributed.Client``: by default a ``LocalCluster`` of one single-threaded
-worker process per core of this machine, or the scheduler at an address (``tcp://host:8786``)
-for a cluster of several machines. Tasks carry keys derived from their exact inputs, so a task
-resubmitted, or re-run by Dask after a worker died, is the same task and its result is merged once.
+(the neighbourhoods of orbit representatives in :func:`polytopes.orbitwise.enumerate_orbits`, the
+visits of a decomposed tangent cone's walk in :mod:`polytopes.decomposition`, the face sets of
+:func:`polytopes.ldp_faces.face_set_orbits`) is submitted to a ``distributed.Client``: by default a
+``LocalCluster`` of one single-threaded worker process per core of this machine, or the scheduler
+at an address (``tcp://host:8786``) for a cluster of several machines. Tasks carry keys derived
+from their exact inputs, so a task resubmitted, or re-run by Dask after a worker died, is the same
+task and its result is merged once.
 
 Running on several machines (each with qifkit installed at the same version; see
 :data:`WORKER_TTL_NOTE` for the scheduler's setting, :data:`ALLOCATOR_NOTE` for the workers')::
@@ -57,11 +59,11 @@ ALLOCATOR_NOTE = (
     "Dask's nanny starts each worker with MALLOC_TRIM_THRESHOLD_=65536, and setting any of glibc's malloc "
     "thresholds turns its adaptive thresholds off: every array of 128 KiB or more is then a fresh mmap, and in "
     "a task's thread (its own malloc arena) the heap is given back and faulted in again at almost every free. "
-    "Measured: one n = 6 face-set task 17.4 s on a worker against 13.7 s in process; the 262 visits of the "
-    "decomposed cones of D at n = 5 run in a thread 0.54 s with the nanny's setting against 0.17 s with "
-    "glibc's defaults. The local cluster starts its workers with MALLOC_MMAP_THRESHOLD_ at 32 MiB and "
-    "MALLOC_TRIM_THRESHOLD_ at 64 MiB (0.20 s and 11.7-13.8 s); start workers of your own with both in their "
-    "environment.")
+    "Measured: one n = 6 face-set task 17.4 s on a worker against 13.7 s in process; the visits of a "
+    "decomposed tangent cone of D at n = 5 (its 4 ray orbits) in a thread 0.54 s with the nanny's setting "
+    "against 0.17 s with glibc's defaults. The local cluster starts its workers with MALLOC_MMAP_THRESHOLD_ "
+    "at 32 MiB and MALLOC_TRIM_THRESHOLD_ at 64 MiB (0.20 s and 11.7-13.8 s); start workers of your own with "
+    "both in their environment.")
 
 
 def _version() -> str:
