@@ -61,7 +61,7 @@ def main() -> None:
             raise SystemExit(f"{path}: the file written is not the census checked")
         print(f"n = {arguments.n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
               f"({arguments.method} {walked:.1f} s; re-checked with the closure in "
-              f"{time.perf_counter() - started - walked:.1f} s) -> {census_path(arguments.n, eps_exp)}", flush=True)
+              f"{time.perf_counter() - started - walked:.1f} s) -> {path}", flush=True)
 
 
 if __name__ == "__main__":
