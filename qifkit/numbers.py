@@ -46,6 +46,7 @@ __all__ = [
     "exact_str",
     "float_fraction",
     "reduced_fraction",
+    "binary_log",
     "reduced_fractions",
     "to_fmpq",
     "exact_dot",
@@ -398,6 +399,18 @@ def _coprime_constructor() -> Any:
 
 
 _COPRIME = _coprime_constructor()
+
+
+def binary_log(value: flint.fmpq) -> float:
+    """log₂|value| in floats, for rationals past float range too (−inf for 0): the magnitudes
+    that float stages compare where the exact numbers are 2^-2000 or 2^2000.
+
+    Examples
+    --------
+    >>> binary_log(flint.fmpq(1, 2**2000)), binary_log(flint.fmpq(-1, 8)), binary_log(flint.fmpq(0))
+    (-2000.0, -3.0, -inf)
+    """
+    return math.log2(abs(int(value.p))) - math.log2(int(value.q)) if value else -math.inf
 
 
 def exact_dot(pairs: Iterable[tuple[flint.fmpq, flint.fmpq]]) -> flint.fmpq:

@@ -16,7 +16,6 @@ accepts its basis: floats propose, rationals decide.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,7 +29,7 @@ from qifkit.lp.basis import basis_factor, basis_solution
 from qifkit.lp.certificate import checked_optimum, row_activity
 from qifkit.lp.highs import float_rows, time_left
 from qifkit.lp.program import Flags, LinearProgram, LPSolution
-from qifkit.numbers import exact_dot
+from qifkit.numbers import binary_log, exact_dot
 from qifkit.sparse_exact import SquareFactor, solve_bordered, substituted
 
 __all__ = ["exact_dual_simplex", "DEGENERATE_RUN", "REFACTOR_FILL"]
@@ -231,7 +230,7 @@ def _float_proposals(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, 
         return []
     nonbasic = sorted(state.reduced)
     columns = full[:, nonbasic].T.tocsr()
-    log_d = np.array([_log2(state.reduced[q]) for q in nonbasic])
+    log_d = np.array([binary_log(state.reduced[q]) for q in nonbasic])
     moves = [np.array([state.may_enter(q, positive, +1) for q in nonbasic], dtype=bool) for positive in (False, True)]
     proposals: list[tuple[int, int, int]] = []
     taken: set[int] = set()
@@ -266,11 +265,6 @@ def _float_ratio_test(alpha: np.ndarray, direction: int, log_d: np.ndarray, move
     with np.errstate(divide="ignore"):
         ratio = np.where(eligible, log_d - np.log2(np.where(eligible, size, 1.0)), np.inf)
     return int(np.argmax(ratio <= ratio.min() + _FLOAT_TIE))  # the first: the smallest index among ties
-
-
-def _log2(value: flint.fmpq) -> float:
-    """log₂|value| in floats for rationals past float range (−inf for 0)."""
-    return math.log2(abs(int(value.p))) - math.log2(int(value.q)) if value else -math.inf
 
 
 def _factor(program: LinearProgram, flags: Flags) -> SquareFactor | None:
