@@ -241,7 +241,7 @@ def test_without_highs_values_the_exact_point_names_the_leaving_variable(patch_l
     failing 1000×100 refinement). With HiGHS's values withheld, random infeasible programs are
     still certified from the basis, not by the elastic program."""
     real = highs.highs_model
-    patch_lp("highs_model", lambda program: _WithoutValues(real(program)))
+    patch_lp("highs_model", lambda *args: _WithoutValues(real(*args)))
     rng = random.Random(1717)
     routes = {"basis": 0, "elastic": 0}
     while sum(routes.values()) < 30:
@@ -585,9 +585,10 @@ def test_refinement_goes_on_while_the_violation_shrinks():
     pytest.param(100, "2", "uniform", 0, "refinement", marks=pytest.mark.slow,
                  id="refinement magnifies beyond 2^60"),
 ])
-def test_kohlis_f_is_certified_by_the_route_its_bases_need(n, eps_exp, shape, pivots, route):
-    """min E|i − j| over Kohli and Laskowski's F at n, each case certified by the route named,
-    and its certificate checked once more."""
+def test_kohlis_f_is_certified_by_the_route_its_bases_need(patch_lp, n, eps_exp, shape, pivots, route):
+    """min E|i − j| over Kohli and Laskowski's F at n, each case certified by the route named
+    (the uniform rounds: the scaled ones are turned off), and its certificate checked once more."""
+    patch_lp("SCALED_ROUNDS", 0)
     program = _fixed_point_program(n, eps_exp, shape)
     answer = solve(program, fallback=False, pivots=pivots)
     assert answer.status == "optimal" and route in answer.method
@@ -595,15 +596,16 @@ def test_kohlis_f_is_certified_by_the_route_its_bases_need(n, eps_exp, shape, pi
 
 
 @pytest.mark.slow
-def test_a_round_gone_astray_hands_over_to_the_dual_simplex_from_the_earlier_basis(monkeypatch):
+def test_a_round_gone_astray_hands_over_to_the_dual_simplex_from_the_earlier_basis(monkeypatch, patch_lp):
     """Kohli's F at n = 80 (uniform z): round 4 ends on a basis whose point is exactly feasible but
     whose duals have 134 wrong signs, up to 6.7 (HiGHS ended "infeasible"), while its start, the
     round-3 basis, is exactly dual feasible and misses 12 bounds by 4e-23. A dual violation that
     HiGHS's own tolerance would see is no hair: no fifth round (5 s for nothing), the exact dual
     simplex goes on from the round-3 basis (5 blocks of pivots; an UndecidableError from the last
-    basis). About 20 s."""
+    basis). About 20 s, without the scaled rounds (which certify it in 4 rounds)."""
     from qifkit.lp import attempts
 
+    patch_lp("SCALED_ROUNDS", 0)
     rounds = []
     real = attempts.refinement_round
     monkeypatch.setattr(attempts, "refinement_round", lambda *args: rounds.append(1) or real(*args))
@@ -615,11 +617,13 @@ def test_a_round_gone_astray_hands_over_to_the_dual_simplex_from_the_earlier_bas
 
 
 @pytest.mark.slow
-def test_kohlis_f_at_n_90_is_certified_by_blocks_the_floats_guess(monkeypatch):
+def test_kohlis_f_at_n_90_is_certified_by_blocks_the_floats_guess(monkeypatch, patch_lp):
     """Issue 34's cliff: min E|i − j| over F at n = 90 (uniform z, e^ε = 2) was refused after 332
     s, then certified by 30 blocks of exact pivots in 268–305 s, each block costing one exact BTRAN
     per violated bound (990 in all). The float ratio tests guess every block (62, 60, …, 4 swaps)
-    and the exact test keeps each guess: about a minute, and the certificate checked once more."""
+    and the exact test keeps each guess: about a minute, and the certificate checked once more.
+    The route without the scaled rounds (which certify it in 4 rounds, seconds)."""
+    patch_lp("SCALED_ROUNDS", 0)
     kept, exact_rows = [], []
     real_swapped, real_pivot_row = simplex._swapped, simplex._DualSimplex.pivot_row
 
@@ -641,11 +645,15 @@ def test_kohlis_f_at_n_90_is_certified_by_blocks_the_floats_guess(monkeypatch):
 
 
 @pytest.mark.slow
-def test_kohlis_u_at_n_100_is_certified_and_is_algorithm_2s_optimum():
+@pytest.mark.parametrize("scaled", [True, False], ids=["scaled rounds", "blocks of exact pivots"])
+def test_kohlis_u_at_n_100_is_certified_and_is_algorithm_2s_optimum(patch_lp, scaled):
     """Issue 34's cliff: min E|i − j| over U at n = 100 (uniform z, e^ε = 2) was refused after 200
     exact pivots (its refined bases miss 60 or more bounds, one chain entry each); blocks of
-    pivots certify it (about a minute, each block guessed in floats), and the optimum is the one
-    Algorithm 2 of Kohli and Laskowski constructs combinatorially (Thm. 8), an independent route."""
+    pivots certify it (about a minute, each block guessed in floats), the scaled refinement
+    rounds in seconds, and the optimum is the one Algorithm 2 of Kohli and Laskowski constructs
+    combinatorially (Thm. 8), an independent route."""
+    if not scaled:
+        patch_lp("SCALED_ROUNDS", 0)
     from polytopes.fixed_point.algorithm2 import count_error, count_error_weights, unfixed_optimum
     from polytopes.spaces import count_program
 
@@ -654,9 +662,62 @@ def test_kohlis_u_at_n_100_is_certified_and_is_algorithm_2s_optimum():
     weights = count_error_weights(z)
     program = count_program(n, "2", z, fixed=False).linear_program([w for row in weights for w in row])
     answer = solve(program, fallback=False)
-    assert answer.status == "optimal" and "exact dual simplex" in answer.method
+    route = "scaled refinement" if scaled else "exact dual simplex"
+    assert answer.status == "optimal" and route in answer.method
     assert certificate_defect(program, answer) is None
     assert answer.value == to_fmpq(count_error(unfixed_optimum("2", weights), weights))
+
+
+def test_a_scaled_round_measures_each_variable_and_row_in_units_of_its_own_size():
+    """The scaled residual program (issue 34), computed by hand: x = (1, 2^-60 − 2^-90) misses the
+    row x₁ ≥ 2^-60 by 2^-90. Column 1 is measured in units of 2^-60 (its value), so the row in
+    units of its entry 1·2^-60, where the miss is 2^-30: the magnification is 2^30, not the 2^90
+    a uniform round would take (which leaves every other bound past float range). The shifted
+    bounds are exact; those farther than 10^8 units are clamped there: x₀'s (2^30 units of 1
+    away) and x₁'s (2^30 units of 2^-60 away, almost)."""
+    from qifkit.lp.refine import _scaled_residual
+
+    q = flint.fmpq
+    program = LinearProgram.build(2, [{0: 1, 1: 1}, {1: 1}], row_lower=[1, q(1, 2**60)], cost=[1, 1])
+    x = [q(1), q(1, 2**60) - q(1, 2**90)]
+    residual, (rows, columns), missed = _scaled_residual(program, x)
+    assert missed == 1
+    assert columns.tolist() == [1.0, 2.0**-60] and rows.tolist() == [1.0, 2.0**60]
+    assert residual.row_lower[1] == q(1, 2**60)  # the miss 2^-90, magnified 2^30
+    assert residual.row_lower[0] == (1 - x[0] - x[1]) * 2**30
+    assert residual.lower == (q(-10**8), q(-10**8, 2**60))
+    assert _scaled_residual(program, [q(1), q(1, 2**60)]) is None  # a feasible point: no round
+
+
+@pytest.mark.parametrize(("n", "fixed"), [(50, True), (60, False)])
+def test_scaled_rounds_certify_the_optimum_the_uniform_rounds_certify(patch_lp, n, fixed):
+    """Kohli's F and U (uniform z, e^ε = 2), whose optima span 2^-n to 1: certified by the scaled
+    refinement rounds, and by the uniform rounds alone (scaled rounds turned off): the same exact
+    optimum by two routes, each certificate checked once more."""
+    from polytopes.fixed_point.algorithm2 import count_error_weights
+    from polytopes.spaces import count_program
+
+    z = [F(1, n)] * n
+    program = count_program(n, "2", z, fixed=fixed).linear_program([w for row in count_error_weights(z) for w in row])
+    scaled = solve(program, fallback=False, pivots=0)
+    patch_lp("SCALED_ROUNDS", 0)
+    uniform = solve(program, fallback=False, pivots=0)
+    assert "scaled refinement" in scaled.method and "scaled" not in uniform.method
+    assert scaled.value == uniform.value
+    assert certificate_defect(program, scaled) is None and certificate_defect(program, uniform) is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [80, 90])
+def test_kohlis_f_at_n_80_and_90_is_certified_by_scaled_rounds(n):
+    """Issue 34's goals: F at n = 80 took 18–24 s (uniform rounds, then 5 blocks of exact pivots)
+    and at n = 90 about a minute (30 blocks); the scaled rounds make the basis primal feasible in
+    4 rounds and certify it without a single exact pivot (seconds). The value is the one the
+    blocks of exact pivots certify (the slow tests above, by the other route)."""
+    program = _fixed_point_program(n, "2", "uniform")
+    answer = solve(program, fallback=False, pivots=0)
+    assert answer.status == "optimal" and "scaled refinement" in answer.method
+    assert certificate_defect(program, answer) is None
 
 
 def test_a_refined_basis_is_tried_even_when_highs_does_not_call_it_optimal():

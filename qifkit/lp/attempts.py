@@ -14,10 +14,12 @@ from qifkit.lp.refine import (
     MIN_ROUND_ITERATIONS,
     REFINEMENTS,
     ROUND_ITERATIONS,
+    SCALED_ROUNDS,
     STALLS,
     dual_feasible,
     refinement_round,
     residual_program,
+    scaled_round,
 )
 from qifkit.lp.simplex import exact_dual_simplex
 
@@ -74,9 +76,21 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         solution = try_basis(f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
+    iterations = ROUND_ITERATIONS * max(first_run or 0, MIN_ROUND_ITERATIONS)
+    missed: list[Any] = []  # the bases whose exact points missed a bound, starts for the exact dual simplex
+    fewest = None  # the fewest bounds missed by the start of a scaled round
+    for round_ in range(1, SCALED_ROUNDS + 1):
+        scaled = scaled_round(program, highs, memo, max(first_run or 0, MIN_ROUND_ITERATIONS), deadline)
+        if scaled is None or (fewest is not None and scaled[1] >= fewest):
+            break
+        missed.append(highs)
+        fewest = scaled[1]
+        solution = try_basis(f"HiGHS basis after {round_} scaled refinement round(s), exact solve", scaled[0])
+        if solution is not None:
+            return status, solution
+        highs = scaled[0]
     stalls = 0
     smallest: dict[str, flint.fmpq] = {}  # the largest violation seen, by kind of round
-    missed: list[Any] = []  # the bases whose exact points missed a bound, starts for the exact dual simplex
     for round_ in range(1, REFINEMENTS + 1):
         residual = residual_program(program, highs, memo)
         if residual is None:
@@ -93,8 +107,7 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         if stalls >= STALLS:
             break
         smallest[kind] = min(worst, smallest.get(kind, worst))
-        refined = refinement_round(program, highs, memo, residual[0],
-                                    ROUND_ITERATIONS * max(first_run or 0, MIN_ROUND_ITERATIONS), deadline)
+        refined = refinement_round(program, highs, memo, residual[0], iterations, deadline)
         if refined is None:
             break
         # HiGHS may stop short of "optimal" on the magnified residual program with a basis that is
