@@ -734,6 +734,22 @@ def test_a_refined_basis_is_tried_even_when_highs_does_not_call_it_optimal():
     assert answer.value * Q(n + 1, n) == Q(2, 3)
 
 
+@pytest.mark.slow
+def test_cormodes_l0_design_at_n_100_is_certified_by_scaled_rounds():
+    """Cormode et al.'s L0 design LP at n = 100, α = 1/2 (10,201 variables, bases whose condition
+    is about α^-n): HiGHS reported excessive primal values on every uniform residual program past
+    1e-23 (no answer in 200 s); the scaled rounds certify it in seconds, at the optimum
+    2α/(1+α) = 2/3 after rescaling (Cormode et al. 2018, Thm. 3)."""
+    from polytopes.constrained import design_program
+
+    n = 100
+    program = design_program(n, F(1, 2), []).linear_program(
+        [F(int(j != i), n + 1) for j in range(n + 1) for i in range(n + 1)])
+    answer = solve(program, fallback=False, pivots=0)
+    assert "scaled refinement" in answer.method and answer.value * Q(n + 1, n) == Q(2, 3)
+    assert certificate_defect(program, answer) is None
+
+
 def test_the_collector_pause_restores_the_state_it_found_even_after_an_error():
     import gc
 
