@@ -25,9 +25,12 @@ Method, the route of the exact solvers SoPlex and QSopt_ex [1]_, [2]_:
 3. The exact primal point and duals go to the checker. If it accepts, that is the answer.
    Otherwise the engine continues from that basis: HiGHS again without presolve and with tighter
    tolerances, then with the primal simplex, then rounds of iterative refinement warm-started
-   from the basis [1]_: the residual program (shifted by the exact point and magnified) while
-   the point misses a bound, the program with its cost magnified while a dual has a wrong sign;
-   only then cddlib's exact simplex, for programs small enough for it (:data:`CDD_LIMIT`), or
+   from the basis [1]_: first scaled rounds (:func:`qifkit.lp.refine.scaled_round`: each variable
+   measured in units of its own exact value) while they lessen the bounds missed, then uniform
+   ones: the residual program (shifted by the exact point and magnified) while the point misses
+   a bound, the program with its cost magnified while a dual has a wrong sign; then the exact
+   dual simplex (:mod:`qifkit.lp.simplex`) from a dual feasible basis that misses bounds; only
+   then cddlib's exact simplex, for programs small enough for it (:data:`CDD_LIMIT`), or
    :class:`UndecidableError`.
 
 Certificates (checked by :func:`certificate_defect`, which uses exact arithmetic only):
