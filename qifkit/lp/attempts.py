@@ -43,8 +43,10 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
               ) -> tuple[str, LPSolution | None]:
     """Run HiGHS on `program` (each setting of :data:`_ATTEMPTS` in turn, each continuing from
     the last basis) until `certify` turns an optimal basis into a checked certificate; the float
-    status and that certificate, or None. A basis already refused is not solved again. Each
-    refinement round may take :data:`ROUND_ITERATIONS` times the first run's simplex iterations.
+    status and that certificate, or None. A basis already refused is not solved again. The
+    scaled refinement rounds (:func:`scaled_round`, while they lessen the bounds missed) may take
+    the first run's simplex iterations each, the uniform rounds :data:`ROUND_ITERATIONS` times
+    as many.
     With `pivots` > 0, when no refinement round certified, :func:`exact_dual_simplex` visits at
     most that many bases from the last basis or, if that is not dual feasible, from the latest
     dual feasible basis whose point missed a bound (for the program's own optimum, not for derived

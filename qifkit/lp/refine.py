@@ -33,7 +33,7 @@ STALLS = 3
 
 #: Scaled refinement rounds (:func:`scaled_round`) before the uniform ones, at most; they end as
 #: soon as a round does not lessen the number of bounds the exact point misses. Kohli's F with a
-#: uniform z needs 4 (n = 80, 90) or 6 (n = 100).
+#: uniform z needs 4 (n = 80, 90) or 5 (n = 100).
 SCALED_ROUNDS = 20
 
 
@@ -194,11 +194,13 @@ def scaled_round(program: LinearProgram, highs: Any, memo: dict, iterations: int
     corrections reach 2^-60 often ends in HiGHS's "solve error" (F at n = 90: every attempt).
     Measured against its own exact value, every variable is of size 1 to HiGHS: F at n = 80 is
     primal feasible after 4 rounds of 0.1–1 s (the uniform rounds and 5 blocks of exact pivots:
-    about 18 s), at n = 90 after 4 (about a minute before). The primal simplex first: on Kohli's
-    F with a binomial z the dual simplex wandered for 75 s on the first scaled residual program
-    (its primal values grew to 1e10) where the primal stops within its iterations. The dual
-    simplex only when the primal ends "optimal" on a basis that is singular in exact arithmetic
-    (F at n = 100, round 5)."""
+    about 18 s), at n = 90 after 4 (about a minute before). On Kohli's F with a binomial z the
+    scaled rounds do not help, and HiGHS wanders on them: the dual simplex for 75 s (its primal
+    values growing to 1e10), the primal for 68 s and 2,734 iterations (e^ε = 3/2) at ten times
+    the first run's iterations. Hence the primal simplex and the caller's limit of once the first
+    run's iterations (the rounds of F take at most 0.82 of it; the binomial rounds stop there
+    after 0.3–0.4 s). The dual simplex only when the primal ends "optimal" on a basis that is
+    singular in exact arithmetic (F at n = 100, round 5)."""
     import highspy
 
     found = basis_of(program, highs, need_duals=False, memo=memo)
