@@ -184,7 +184,7 @@ def test_a_ray_that_leaves_an_upper_bound_is_refused(bounds):
 
 # ---------------------------------------------------------------------------------- the engine's routes
 def test_without_fallback_an_unverified_basis_is_undecidable(patch_lp):
-    patch_lp("by_bases", lambda program, deadline, certify, pivots=0: ("unknown", None))
+    patch_lp("by_bases", lambda program, deadline, certify, pivots=0, scaled=False: ("unknown", None))
     program = LinearProgram.build(1, [{0: 1}], row_lower=[1], cost=[1])
     with pytest.raises(UndecidableError, match="fallback was not allowed"):
         solve(program, fallback=False)
@@ -687,6 +687,69 @@ def test_a_scaled_round_measures_each_variable_and_row_in_units_of_its_own_size(
     assert residual.row_lower[0] == (1 - x[0] - x[1]) * 2**30
     assert residual.lower == (q(-10**8), q(-10**8, 2**60))
     assert _scaled_residual(program, [q(1), q(1, 2**60)]) is None  # a feasible point: no round
+
+
+def test_a_scaled_round_is_interrupted_when_highs_keeps_returning_to_one_iteration():
+    """The scaled round's bound by work besides iterations: HiGHS's simplex interrupt callback,
+    called without the iteration count moving, counts a return; the 100th in all interrupts the
+    run (on Kohli's F with a binomial z, n = 50, e^ε = 11/10, HiGHS returned 2,265 times in 734
+    iterations and took 82 s; the rounds of F with a uniform z return 8 to 21 times). A run that
+    moves on at every call is never interrupted, however long."""
+    from types import SimpleNamespace
+
+    from qifkit.lp import refine
+
+    class Recorder:
+        def setCallback(self, callback, user):
+            self.callback = callback
+
+        def startCallback(self, kind):
+            self.kind = kind
+
+    def run(iterations):
+        highs = Recorder()
+        refine._stop_when_stuck(highs)
+        into = SimpleNamespace(user_interrupt=False)
+        for count, iteration in enumerate(iterations, 1):
+            highs.callback(highs.kind, "", SimpleNamespace(simplex_iteration_count=iteration), into, None)
+            if into.user_interrupt:
+                return count
+        return None
+
+    assert run(range(5000)) is None  # every call a new iteration
+    assert run([7] * 100) is None  # the first call reaches iteration 7: 99 returns
+    assert run([7] * 101) == 101
+    assert run([1, 1, 2, 3] * 200) == 398  # a return at calls 2, 6, 10, …: the 100th at call 4·100 − 2
+    assert run(list(range(51)) + [50] * 150) == 151  # 51 iterations, then 100 returns to the last
+
+
+def test_scaled_rounds_run_for_the_programs_own_optimum_only(patch_lp):
+    """The scaled rounds are asked for by the engine's solve of the program itself (`scaled`), not
+    by the derived programs (elastic, recession, feasibility) that share the rounds: on Kohli's F
+    with a binomial z at n = 50 HiGHS spent minutes in the elastic program's scaled rounds."""
+    from qifkit.lp import attempts
+    from qifkit.lp.basis import optimum_of
+
+    calls = []
+    real = attempts.scaled_round
+    patch_lp("scaled_round", lambda *args: calls.append(1) or real(*args))
+    program = _fixed_point_program(30, "2", "uniform")
+    derived = attempts.by_bases(program, None, optimum_of(program))[1]
+    assert derived is not None and "scaled" not in derived.method and not calls
+    own = solve(program, fallback=False)
+    assert "scaled refinement" in own.method and calls and own.value == derived.value
+
+
+def test_after_scaled_rounds_a_wrong_dual_is_refined_not_handed_to_the_dual_simplex():
+    """Kohli's F at n = 30, binomial z, e^ε = 2: the scaled rounds end on a basis whose exact point
+    is feasible and one of whose multipliers is wrong by 2^-13 (scaled costs hide the reduced costs
+    of small variables from HiGHS). That is no round gone astray: a round with the cost magnified
+    certifies it (before, the exact dual simplex took over from an earlier basis: 11 blocks of
+    pivots, three times as long)."""
+    program = _fixed_point_program(30, "2", "binomial")
+    answer = solve(program, fallback=False)
+    assert "refinement round" in answer.method and "dual simplex pivots" not in answer.method
+    assert certificate_defect(program, answer) is None
 
 
 @pytest.mark.parametrize(("n", "fixed"), [(50, True), (60, False)])

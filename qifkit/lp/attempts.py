@@ -39,14 +39,16 @@ _ATTEMPTS: tuple[tuple[str, dict[str, Any]], ...] = (
 _SEEN_BY_FLOATS = flint.fmpq(1, 10**7)
 
 
-def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier, pivots: int = 0
-              ) -> tuple[str, LPSolution | None]:
+def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier, pivots: int = 0,
+             scaled: bool = False) -> tuple[str, LPSolution | None]:
     """Run HiGHS on `program` (each setting of :data:`_ATTEMPTS` in turn, each continuing from
     the last basis) until `certify` turns an optimal basis into a checked certificate; the float
-    status and that certificate, or None. A basis already refused is not solved again. The
-    scaled refinement rounds (:func:`scaled_round`, while they lessen the bounds missed) may take
-    the first run's simplex iterations each, the uniform rounds :data:`ROUND_ITERATIONS` times
-    as many.
+    status and that certificate, or None. A basis already refused is not solved again. With
+    `scaled`, the scaled refinement rounds (:func:`scaled_round`, while they lessen the bounds
+    missed) come first, each taking at most the first run's simplex iterations: for the program's
+    own optimum, not for derived programs (the elastic program of Kohli's F with a binomial z, at
+    n = 50: HiGHS spent minutes on its scaled rounds). The uniform rounds may take
+    :data:`ROUND_ITERATIONS` times the first run's iterations.
     With `pivots` > 0, when no refinement round certified, :func:`exact_dual_simplex` visits at
     most that many bases from the last basis or, if that is not dual feasible, from the latest
     dual feasible basis whose point missed a bound (for the program's own optimum, not for derived
@@ -81,16 +83,16 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
     iterations = ROUND_ITERATIONS * max(first_run or 0, MIN_ROUND_ITERATIONS)
     missed: list[Any] = []  # the bases whose exact points missed a bound, starts for the exact dual simplex
     fewest = None  # the fewest bounds missed by the start of a scaled round
-    for round_ in range(1, SCALED_ROUNDS + 1):
-        scaled = scaled_round(program, highs, memo, max(first_run or 0, MIN_ROUND_ITERATIONS), deadline)
-        if scaled is None or (fewest is not None and scaled[1] >= fewest):
+    for round_ in range(1, SCALED_ROUNDS + 1 if scaled else 1):
+        found = scaled_round(program, highs, memo, max(first_run or 0, MIN_ROUND_ITERATIONS), deadline)
+        if found is None or (fewest is not None and found[1] >= fewest):
             break
         missed.append(highs)
-        fewest = scaled[1]
-        solution = try_basis(f"HiGHS basis after {round_} scaled refinement round(s), exact solve", scaled[0])
+        fewest = found[1]
+        solution = try_basis(f"HiGHS basis after {round_} scaled refinement round(s), exact solve", found[0])
         if solution is not None:
             return status, solution
-        highs = scaled[0]
+        highs = found[0]
     stalls = 0
     smallest: dict[str, flint.fmpq] = {}  # the largest violation seen, by kind of round
     for round_ in range(1, REFINEMENTS + 1):
@@ -100,10 +102,14 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         _, kind, worst = residual
         if kind == "primal":
             missed.append(highs)
-        elif worst > _SEEN_BY_FLOATS and pivots > 0 and _dual_feasible_start(program, missed, memo) is not None:
+        elif worst > _SEEN_BY_FLOATS and pivots > 0 and (round_ > 1 or fewest is None) \
+                and _dual_feasible_start(program, missed, memo) is not None:
             # the round went astray: a multiplier HiGHS itself would call wrong, while an earlier
             # basis was dual feasible and only missed bounds: the exact dual simplex takes over
-            # from there (Kohli's F at n = 80: a round with the cost magnified took 5 s for nothing)
+            # from there (Kohli's F at n = 80: a round with the cost magnified took 5 s for nothing).
+            # Not so for the last scaled round's basis: its scaled costs hide reduced costs of
+            # its small variables from HiGHS (Kohli's F at n = 30, binomial z: −2^-13 after 3
+            # scaled rounds), and a round with the cost magnified puts that right.
             break
         stalls = 0 if kind not in smallest or worst * 2 <= smallest[kind] else stalls + 1
         if stalls >= STALLS:

@@ -72,7 +72,7 @@ def solve(program: LinearProgram, *, time_limit: float | None = None, fallback: 
 
 
 def _solve(program: LinearProgram, deadline: float | None, fallback: bool, pivots: int) -> LPSolution:
-    status, solution = by_bases(program, deadline, optimum_of(program), pivots=pivots)
+    status, solution = by_bases(program, deadline, optimum_of(program), pivots=pivots, scaled=True)
     if solution is None and status == "infeasible":
         solution = ray_certificate(program, deadline) or farkas_certificate(program, deadline)
     if solution is None and status == "unbounded":
