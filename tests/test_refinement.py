@@ -226,7 +226,7 @@ def test_rank_deficient_a_goes_to_the_exact_lp_engine():
 
 def test_cddlib_decides_when_no_float_basis_certifies(patch_lp):
     """The engine's last resort: with every HiGHS basis refused, cddlib's simplex still decides."""
-    patch_lp("by_bases", lambda program, deadline, certify, pivots=0: ("unknown", None))
+    patch_lp("by_bases", lambda program, deadline, certify, pivots=0, scaled=False: ("unknown", None))
     patch_lp("ray_certificate", lambda program, deadline: None)
     a = Channel.from_rows([["1/2", "1/2", 0], ["1/2", "1/2", 0], [0, "1/2", "1/2"]])
     holds = a @ Channel.from_rows([[1, 0], [0, 1], ["1/3", "2/3"]])
