@@ -199,8 +199,9 @@ def scaled_round(program: LinearProgram, highs: Any, memo: dict, iterations: int
     values growing to 1e10), the primal for 68 s and 2,734 iterations (e^ε = 3/2) at ten times
     the first run's iterations. Hence the primal simplex and the caller's limit of once the first
     run's iterations (the rounds of F take at most 0.82 of it; the binomial rounds stop there
-    after 0.3–0.4 s). The dual simplex only when the primal ends "optimal" on a basis that is
-    singular in exact arithmetic (F at n = 100, round 5)."""
+    after 0.3–0.4 s), and the interrupt of :func:`_stop_when_stuck` for a HiGHS that iterates
+    slowly rather than long. The dual simplex only when the primal ends "optimal" on a basis that
+    is singular in exact arithmetic (F at n = 100, round 5)."""
     import highspy
 
     found = basis_of(program, highs, need_duals=False, memo=memo)
@@ -230,8 +231,8 @@ _SCALED_STRATEGIES = (4, 1)
 
 
 #: A scaled round is interrupted once HiGHS has come back to an iteration it had already reached
-#: this many times in all (its interrupt callback called without the iteration count moving: a factorisation
-#: refused and rebuilt, again and again, on a basis that is ill-conditioned in the scaled units).
+#: this many times in all (its interrupt callback called without the iteration count moving: a
+#: factorisation refused and rebuilt, again and again, on a basis ill-conditioned in the scaled units).
 #: Kohli's F with a binomial z, n = 50, e^ε = 11/10: 2,265 returns in its first 734 iterations, 63 ms
 #: an iteration (82 s for the round); the rounds of F with a uniform z return 8 to 21 times. Work,
 #: not time: the same program is interrupted at the same point on any machine.
