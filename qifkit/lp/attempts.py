@@ -80,11 +80,11 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         solution = try_basis(f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
-    iterations = ROUND_ITERATIONS * max(first_run or 0, MIN_ROUND_ITERATIONS)
+    first_iterations = max(first_run or 0, MIN_ROUND_ITERATIONS)
     missed: list[Any] = []  # the bases whose exact points missed a bound, starts for the exact dual simplex
     fewest = None  # the fewest bounds missed by the start of a scaled round
     for round_ in range(1, SCALED_ROUNDS + 1 if scaled else 1):
-        found = scaled_round(program, highs, memo, max(first_run or 0, MIN_ROUND_ITERATIONS), deadline)
+        found = scaled_round(program, highs, memo, first_iterations, deadline)
         if found is None or (fewest is not None and found[1] >= fewest):
             break
         missed.append(highs)
@@ -115,7 +115,8 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         if stalls >= STALLS:
             break
         smallest[kind] = min(worst, smallest.get(kind, worst))
-        refined = refinement_round(program, highs, memo, residual[0], iterations, deadline)
+        refined = refinement_round(program, highs, memo, residual[0], ROUND_ITERATIONS * first_iterations,
+                                    deadline)
         if refined is None:
             break
         # HiGHS may stop short of "optimal" on the magnified residual program with a basis that is

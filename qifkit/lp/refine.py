@@ -126,24 +126,45 @@ def _shifted(program: LinearProgram, x: Sequence[flint.fmpq], activities: Sequen
     program. Bounds farther than :data:`_FAR` are clamped to it. Returns the residual program and
     the largest violation, or None when x violates nothing (then :func:`_magnified_cost` refines the
     duals)."""
-    worst = flint.fmpq(0)
-    for values, lows, highs in ((x, program.lower, program.upper), (activities, program.row_lower, program.row_upper)):
-        for v, low, high in zip(values, lows, highs, strict=True):
-            if low is not None and low - v > worst:
-                worst = low - v
-            if high is not None and v - high > worst:
-                worst = v - high
-    if worst == 0:
+    gaps = [gap for values, lows, highs in ((x, program.lower, program.upper),
+                                            (activities, program.row_lower, program.row_upper))
+            for v, low, high in zip(values, lows, highs, strict=True) if (gap := _miss(v, low, high)) is not None]
+    if not gaps:
         return None
+    worst = max(gaps)
     scale = _magnification(worst, damping)
+    return LinearProgram(program.variables, program.rows, _shifted_bounds(program.row_lower, activities, scale),
+                         _shifted_bounds(program.row_upper, activities, scale), program.cost,
+                         _shifted_bounds(program.lower, x, scale), _shifted_bounds(program.upper, x, scale),
+                         f"{program.name} (refined)", program.blocks), worst
 
-    def shift(bounds: Sequence[Bound], values: Sequence[flint.fmpq]) -> tuple[Bound, ...]:
-        shifted = (None if b is None else (b - v) * scale for b, v in zip(bounds, values, strict=True))
-        return tuple(None if b is None else min(max(b, -_FAR), _FAR) for b in shifted)
 
-    return LinearProgram(program.variables, program.rows, shift(program.row_lower, activities),
-                         shift(program.row_upper, activities), program.cost, shift(program.lower, x),
-                         shift(program.upper, x), f"{program.name} (refined)", program.blocks), worst
+def _miss(value: flint.fmpq, low: Bound, high: Bound) -> flint.fmpq | None:
+    """How far `value` lies outside [low, high] (None bounds infinite), or None when inside."""
+    if low is not None and value < low:
+        return low - value
+    if high is not None and value > high:
+        return value - high
+    return None
+
+
+def _shifted_bounds(bounds: Sequence[Bound], values: Sequence[flint.fmpq], scale: flint.fmpq,
+                    units: Sequence[int] | None = None) -> tuple[Bound, ...]:
+    """(b − v)·scale for each finite bound b and value v, clamped to ±:data:`_FAR`, exactly; with
+    `units` (log₂ of each entry's factor in HiGHS's scaled program), ±_FAR in those units, i.e.
+    ±_FAR·2^-unit."""
+    fars: dict[int, flint.fmpq] = {}
+    out: list[Bound] = []
+    for k, (b, v) in enumerate(zip(bounds, values, strict=True)):
+        if b is None:
+            out.append(None)
+            continue
+        u = 0 if units is None else units[k]
+        far = fars.get(u)
+        if far is None:
+            far = fars[u] = _FAR * flint.fmpq(2) ** -u
+        out.append(min(max((b - v) * scale, -far), far))
+    return tuple(out)
 
 
 def refinement_round(program: LinearProgram, highs: Any, memo: dict, residual: LinearProgram, iterations: int,
@@ -279,34 +300,20 @@ def _scaled_residual(program: LinearProgram, x: Sequence[flint.fmpq]
     largest = np.full(matrix.shape[0], -np.inf)
     np.maximum.at(largest, matrix.row, entry_log)
     row_log = -np.round(np.where(np.isfinite(largest), largest, 0.0))
-    missed, worst = 0, -math.inf  # the largest violation, log₂, in the scaled units
-    for values, lows, highs, unit in ((x, program.lower, program.upper, -column_log),
-                                      (activities, program.row_lower, program.row_upper, row_log)):
-        for v, low, high, u in zip(values, lows, highs, unit, strict=True):
-            gap = low - v if low is not None and v < low else v - high if high is not None and v > high else None
-            if gap is not None:
-                missed += 1
-                worst = max(worst, binary_log(gap) + u)
-    if not missed:
+    row_units, column_units = row_log.astype(int).tolist(), (-column_log).astype(int).tolist()
+    # the violations, log₂, in the scaled units
+    misses = [binary_log(gap) + u for values, lows, highs, units in ((x, program.lower, program.upper, column_units),
+                                                                     (activities, program.row_lower, program.row_upper,
+                                                                      row_units))
+              for v, low, high, u in zip(values, lows, highs, units, strict=True)
+              if (gap := _miss(v, low, high)) is not None]
+    if not misses:
         return None
-    scale = flint.fmpq(2) ** max(int(-math.floor(worst)), 0)
-
-    fars: dict[int, flint.fmpq] = {}  # _FAR in the scaled units, exactly, by unit
-
-    def shift(bounds: Sequence[Bound], values: Sequence[flint.fmpq], unit: np.ndarray) -> tuple[Bound, ...]:
-        out: list[Bound] = []
-        for b, v, u in zip(bounds, values, unit.tolist(), strict=True):
-            if b is None:
-                out.append(None)
-                continue
-            far = fars.get(int(u))
-            if far is None:
-                far = fars[int(u)] = _FAR * flint.fmpq(2) ** int(-u)
-            out.append(min(max((b - v) * scale, -far), far))
-        return tuple(out)
-
-    residual = LinearProgram(program.variables, program.rows, shift(program.row_lower, activities, row_log),
-                             shift(program.row_upper, activities, row_log), program.cost,
-                             shift(program.lower, x, -column_log), shift(program.upper, x, -column_log),
+    scale = flint.fmpq(2) ** max(int(-math.floor(max(misses))), 0)
+    residual = LinearProgram(program.variables, program.rows,
+                             _shifted_bounds(program.row_lower, activities, scale, row_units),
+                             _shifted_bounds(program.row_upper, activities, scale, row_units), program.cost,
+                             _shifted_bounds(program.lower, x, scale, column_units),
+                             _shifted_bounds(program.upper, x, scale, column_units),
                              f"{program.name} (scaled refinement)", program.blocks)
-    return residual, (np.exp2(row_log), np.exp2(column_log)), missed
+    return residual, (np.exp2(row_log), np.exp2(column_log)), len(misses)
