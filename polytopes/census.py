@@ -10,7 +10,8 @@ that made it. :func:`check_census` re-verifies such a file from its numbers alon
 1. every representative is a vertex of D (in D, tight constraints of rank d, exactly);
 2. every representative is its own canonical form under the row × column permutations, and no
    two are equal (the orbits are distinct);
-3. every orbit size is |G| / |Stab(v)|, recomputed, and the count is their sum;
+3. every orbit size is |G| / |Stab(v)|, recomputed, and so is the stabiliser's order; the count
+   is their sum and the orbit count their number; each orbit's (|γ|, |λ|) is the representative's;
 4. (version 2) each orbit's number of tight inequalities is the representative's, and its list of
    adjacent orbits names listed orbits, symmetrically, and joins them all (a polytope's graph is
    connected);
@@ -22,13 +23,16 @@ that made it. :func:`check_census` re-verifies such a file from its numbers alon
 Version 3 files come from the face sets of D's column cone (:mod:`polytopes.ldp_faces`, which
 reaches n = 6, where no tangent cone of the hard orbits finishes): no adjacency, and their
 completeness rests on the vertex criterion, so with ``closure=True`` the face-set enumeration is
-run again and must give exactly the listed orbits and sizes.
+run again and must give exactly the listed orbits and sizes. With ``recount=True`` that
+enumeration is run for a file of any version (seconds at n ≤ 5): a file that leaves out an orbit
+and keeps its totals and adjacency consistent is then refused without the tangent cones.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from polytopes.adjacency import neighbours
@@ -54,14 +58,16 @@ _READ_FORMATS = (CENSUS_FORMAT, FACES_CENSUS_FORMAT, "qifkit census of the local
 
 @dataclass(frozen=True)
 class CensusCheck:
-    """What :func:`check_census` verified: the vertex count, the orbits, the group's order, and
-    whether the adjacency closure was checked (``neighbours`` counted there, else 0)."""
+    """What :func:`check_census` verified: the vertex count, the orbits, the group's order,
+    whether the closure was checked (``neighbours`` counted there, else 0), and whether the face
+    sets were enumerated again and compared orbit by orbit."""
 
     count: int
     orbits: int
     group_order: int
     closure: bool
     neighbours: int
+    recounted: bool = False
 
 
 def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str) -> dict[str, Any]:
@@ -91,14 +97,26 @@ def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str)
             "orbits": orbits, "command": command}
 
 
-def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusCheck:
+def check_census(document: Mapping[str, Any], closure: bool = True, recount: bool = False) -> CensusCheck:
     """Re-verify a census file (see the module docstring), exactly; raise if anything is wrong.
+
+    Parameters
+    ----------
+    document : mapping
+        The census file as read (JSON data).
+    closure : bool
+        Check completeness by the file's own kind of closure: the adjacency closure (version 2)
+        or the face-set enumeration run again (version 3).
+    recount : bool
+        Also enumerate the face sets again, whatever the file's version, and compare orbit by
+        orbit: no file of any version can then leave out an orbit (seconds at n ≤ 5).
 
     Raises
     ------
     CertificateError
         Naming the first defect: a representative that is not a vertex or not in canonical form,
-        two equal orbits, a wrong size, stabiliser or count, or a neighbour in no listed orbit.
+        two equal orbits, a wrong size, stabiliser, (|γ|, |λ|), tight count, orbit count or
+        count, a neighbour in no listed orbit, or orbits the face sets do not find again.
     """
     if not isinstance(document, Mapping) or document.get("format") not in _READ_FORMATS:
         raise CertificateError(f"not a census file (format must be {CENSUS_FORMAT!r})")
@@ -137,21 +155,21 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
         if with_tight and entry.get("tight") != len(tight):
             raise CertificateError(f"{where}: {entry.get('tight')} tight inequalities listed, "
                                    f"{len(tight)} at the representative")
+        matrix = [list(point[i * n:(i + 1) * n]) for i in range(n)]
+        shape = (len(gamma(matrix)), len(loose_entries(matrix, eps_exp)))
+        if (entry.get("gamma"), entry.get("lambda")) != shape:
+            raise CertificateError(f"{where}: (|γ|, |λ|) = ({entry.get('gamma')}, {entry.get('lambda')}) listed, "
+                                   f"{shape} at the representative")
     total = sum(sizes.values())
     if document.get("count") != total or document.get("orbit_count") != len(seen):
         raise CertificateError(f"count {document.get('count')} in {document.get('orbit_count')} orbits, but the "
                                f"orbits hold {total} vertices in {len(seen)} orbits")
     adjacent = _adjacency(entries) if with_adjacency else None
     found = 0
-    if closure and document["format"] == FACES_CENSUS_FORMAT:
-        from polytopes.ldp_faces import ldp_orbits_by_faces
-
-        again = {forms.canonical(orbit.representative): orbit.size for orbit in ldp_orbits_by_faces(n, eps_exp).orbits}
-        if again != sizes:
-            missing = sorted(seen[form] + 1 for form in set(seen) - set(again))
-            raise CertificateError(f"the face sets, enumerated again, give {len(again)} orbits; the file lists "
-                                   f"{len(seen)} (orbits not found again: {missing[:10]})")
-    elif closure:
+    recounted = recount or (closure and document["format"] == FACES_CENSUS_FORMAT)
+    if recounted:
+        _recounted(n, eps_exp, forms, seen, sizes)
+    if closure and document["format"] != FACES_CENSUS_FORMAT:
         for form, index in seen.items():
             around = neighbours(polytope, key_point(form))
             found += len(around)
@@ -164,7 +182,20 @@ def check_census(document: Mapping[str, Any], closure: bool = True) -> CensusChe
             if adjacent is not None and reached != adjacent[index]:
                 raise CertificateError(f"orbit {index + 1} lists the adjacent orbits {sorted(adjacent[index])}; its "
                                        f"representative's neighbours lie in {sorted(reached)}")
-    return CensusCheck(total, len(seen), forms.order, closure, found)
+    return CensusCheck(total, len(seen), forms.order, closure, found, recounted)
+
+
+def _recounted(n: int, eps_exp: Fraction, forms: Any, seen: dict[Any, int], sizes: dict[Any, int]) -> None:
+    """The face sets of D's column cone enumerated again (:func:`polytopes.ldp_faces.ldp_orbits_by_faces`):
+    they must give exactly the listed orbits with the listed sizes."""
+    from polytopes.ldp_faces import ldp_orbits_by_faces
+
+    again = {forms.canonical(orbit.representative): orbit.size for orbit in ldp_orbits_by_faces(n, eps_exp).orbits}
+    if again != sizes:
+        missing = sorted(seen[form] + 1 for form in set(seen) - set(again))
+        raise CertificateError(f"the face sets, enumerated again, give {len(again)} orbits; the file lists "
+                               f"{len(seen)} (orbits not found again: {missing[:10]}; "
+                               f"{len(set(again) - set(seen))} orbits found that the file does not list)")
 
 
 def _adjacency(entries: list[Any]) -> list[set[int]]:

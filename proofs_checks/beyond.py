@@ -303,15 +303,16 @@ def ldp_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] = (164_825,
     file is a true census, and at n = 5, e^ε = 2 it counts 164,825 vertices in 47 orbits, as the
     support method (beyond.ldp-n5) does. The n = 6 files come from the face sets of the column
     cone (polytopes.ldp_faces, format version 3).
-    Method: polytopes.census.check_census on each file, from its numbers alone: every
-    representative a vertex (exact rank test) and its own canonical form, the orbits distinct,
-    sizes by orbit–stabiliser, the count their sum; and the adjacency closure (every neighbour of
-    every representative, by cddlib's tangent cones and an exact ratio test, in a listed orbit),
-    for n = 4 always and for n = 5 with --full (one tangent cone per orbit; the files were written
-    by a walk whose cones came from Normaliz); for the face-set files (n = 6) the closure is the
-    face-set enumeration run again, with --full (about two minutes a file).
-    Assumptions: the files in results/ (written by scripts/census.py); the n = 5 closure in the
-    full tier only.
+    Method: polytopes.census.check_census on each file: every representative a vertex (exact
+    rank test) and its own canonical form, the orbits distinct, sizes and stabilisers by
+    orbit–stabiliser, (|γ|, |λ|) and the tight count recomputed from the representative, the count
+    and orbit count their sum and number; at n ≤ 5 the face sets of the column cone enumerated
+    again and compared orbit by orbit (an orbit left out with the totals kept consistent is
+    refused); the adjacency closure (every neighbour of every representative, by cddlib's tangent
+    cones and an exact ratio test, in a listed orbit) for n = 4 always and for n = 5 with --full;
+    for the face-set files (n = 6) the face-set enumeration run again, with --full.
+    Assumptions: the files in results/ (written by scripts/census.py); at n = 6 without --full,
+    completeness is the file's word (every other field is recomputed).
     """
     from polytopes.census import check_census
     from qifkit.files import read_json
@@ -320,7 +321,7 @@ def ldp_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] = (164_825,
     found: dict[str, Any] = {}
     for path in files:
         document = read_json(str(path))
-        checked = check_census(document, closure=full or document["n"] <= 4)
+        checked = check_census(document, closure=full or document["n"] <= 4, recount=full or document["n"] <= 5)
         table: dict[str, int] = {}
         for orbit in document["orbits"]:
             key = f"|γ|={orbit['gamma']}, |λ|={orbit['lambda']}"

@@ -253,6 +253,13 @@ def _taylor(numerator: list[list[Any]], denominator: list[list[Any]], at: Any, l
     return coefficients + [flint.arb(0)] * (length - len(coefficients))
 
 
+def _finite(ball: Any) -> bool:
+    """Whether a ball is a finite bound: NaN, infinite midpoints and unbounded radii are not, and
+    no comparison with them may decide anything (every comparison with NaN is False in Arb, so a
+    test written as ``not (x > y)`` would take NaN for proof)."""
+    return bool(ball.is_finite())
+
+
 def _ball(a: Fraction, b: Fraction) -> Any:
     return flint.arb(to_fmpq(a)) if a == b else flint.arb(to_fmpq(a)).union(flint.arb(to_fmpq(b)))
 
@@ -391,10 +398,15 @@ class _LossSlope:
     def best(self, a: Fraction, b: Fraction, table: list[list[tuple[Any, Any, Any]]]) -> list[list[int]]:
         """For each label, the actions that can be best somewhere in [a, b]: those whose enclosure
         reaches the least upper end, less those proved above another action all along (their
-        difference monotone on [a, b], by its derivative's ball, and positive at both ends)."""
+        difference monotone on [a, b], by its derivative's ball, and positive at both ends). At a
+        label where any action's value or slope is not a finite ball, every action stays a
+        candidate: an enclosure that says nothing rules nothing out (issue 57)."""
         candidates = []
         with flint.ctx.workprec(PRECISION):
             for y, row in enumerate(table):
+                if not all(_finite(value) and _finite(slope) for value, slope, _ in row):
+                    candidates.append(list(range(len(row))))
+                    continue
                 ceiling = min(row, key=lambda entry: entry[0].upper())
                 lowest = row.index(ceiling)
                 chosen = [w for w, entry in enumerate(row) if entry[0].lower() <= ceiling[0].upper()]
@@ -441,14 +453,12 @@ class _LossSlope:
             first: Any = flint.arb(0)
             second: Any = flint.arb(0)
             for row, chosen in zip(table, candidates, strict=True):
-                if not chosen:  # a non-finite enclosure: nothing can be said on this piece
-                    return flint.arb("nan"), None
                 hull = row[chosen[0]][1]
                 for w in chosen[1:]:
                     hull = hull.union(row[w][1])
                 first += hull
                 second = second + row[chosen[0]][2] if second is not None and len(chosen) == 1 else None
-        return first, second
+        return first, second  # NaN where a candidate's enclosure is: no comparison with it decides
 
     def at(self, point: Fraction) -> Any:
         """A ball holding U'(point) (both one-sided derivatives, where a best action changes)."""

@@ -117,6 +117,28 @@ def test_ball_pieces_agree_with_exact_root_isolation(seed):
     _agrees(ball, exact)
 
 
+@pytest.mark.parametrize("seed", [575, 858])
+def test_a_piece_with_non_finite_enclosures_is_never_decided_by_its_finite_actions(seed):
+    """Issue 57: on seed 858's piece [142135/40042, 7] (geometric on 4 values, threshold "count of
+    3s ≥ 2", squared loss) three actions' enclosures are NaN; keeping only the finite one "proved"
+    one best action and a loss that never rises, while the exact losses rise (1.3646 at 16/5,
+    1.4003 at 7). A NaN enclosure rules nothing out: the piece is split or left undecided."""
+    ball, exact = _both_routes(seed)
+    assert exact.monotone is False
+    _agrees(ball, exact)
+    assert ball.monotone is not True
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("first", range(0, 2000, 100))
+def test_no_seed_of_the_generator_gets_a_ball_verdict_the_exact_route_contradicts(first):
+    """Issue 57: the first 2,000 seeds of the generator, every decided piece against the exact
+    route (in blocks of 100 so that the workers share them)."""
+    for seed in range(first, first + 100):
+        ball, exact = _both_routes(seed)
+        _agrees(ball, exact)
+
+
 @pytest.mark.slow
 def test_ball_pieces_agree_with_exact_root_isolation_on_120_specs():
     decided = 0

@@ -546,3 +546,37 @@ def test_an_array_is_checked_as_it_holds_the_mechanism_naming_the_pairs_that_bre
                                                    r"and 1 hold 7\.5e-01 and 2\.5e-01"):
             verify_array(np.array([[0.75, 0.25], [0.25, 0.75]], dtype=dtype), math.log(2))
         assert verify_array(np.array([[2, 1], [1, 2]], dtype=dtype) / 3, math.log(2)).row_sum_error < 1e-12
+
+
+def test_exact_verification_refuses_a_row_below_one_beside_an_exact_row():
+    """Issue 53: row 1 of [[1/2, 1/2], [1/2, 1/4]] sums to 3/4 while row 0 sums to 1 and every ratio
+    is within e^ε = 2; a row-sum error taken without its absolute value (1/4 below is −1/4) hides
+    behind row 0's 0."""
+    with pytest.raises(CertificateError, match="row-sum error 1/4"):
+        verify_mechanism([[Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 2), Fraction(1, 4)]], "2")
+
+
+def test_float_verification_refuses_a_row_below_one_beside_an_exact_row():
+    """Issue 53: the float check of the same forgery (row 1 sums to 0.9)."""
+    with pytest.raises(CertificateError, match="row-sum error 0.1"):
+        verify_log_mechanism(np.log([[0.5, 0.5], [0.5, 0.4]]), math.log(2))
+
+
+def test_float_verification_refuses_a_fixed_point_half_lost_at_a_tiny_coordinate():
+    """Issue 53: z = (1e-12, 1 − 1e-12) and T = [[1/4, 3/4], [b, 1 − b]] with b chosen so that
+    (z·T)_0 = z_0 / 2: rows sum to 1, ratios within e^30, and the surplus at coordinate 1 is a
+    relative 5e-13, below the tolerance; only the relative error −1/2 at coordinate 0, taken
+    with its absolute value, shows that z·T ≠ z."""
+    z = np.array([1e-12, 1 - 1e-12])
+    b = z[0] * 0.25 / z[1]
+    logs = np.log([[0.25, 0.75], [b, 1 - b]])
+    with pytest.raises(CertificateError, match="fixed-point error 0.5"):
+        verify_log_mechanism(logs, 30.0, np.log(z))
+
+
+def test_an_array_with_a_negative_entry_is_not_a_mechanism():
+    """Issue 53: a negative entry is refused as a shape error before any ratio is taken."""
+    from polytopes.fixed_point.verification import verify_array
+
+    with pytest.raises(ShapeError, match="non-negative"):
+        verify_array(np.array([[1.5, -0.5], [0.5, 0.5]]), math.log(2))

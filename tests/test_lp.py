@@ -172,6 +172,33 @@ def test_a_point_above_a_variables_upper_bound_is_refused():
     assert certificate_defect(program, forged) == "variable 0 = 2 is above its upper bound 1"
 
 
+def test_a_point_below_a_variables_lower_bound_is_refused():
+    """Issue 53: a feasibility program (cost 0) with 1 ≤ x as the variable's own bound and a row
+    x ≤ 5. x = 0 with y = 0 has primal and dual value 0 and no reduced cost: only the variable's
+    lower bound refutes it."""
+    program = LinearProgram.build(1, [{0: 1}], row_upper=[5], lower=1)
+    forged = LPSolution("optimal", F(0), (F(0),), (F(0),))
+    assert certificate_defect(program, forged) == "variable 0 = 0 is below its lower bound 1"
+
+
+def test_an_optimum_without_its_stated_value_is_refused(boxed):
+    """Issue 53: the true point and duals, but no value stated: an optimum names its value."""
+    program, answer = boxed
+    assert certificate_defect(program, replace(answer, value=None)) == "the stated value None is not c·x = 1"
+
+
+def test_checked_optimum_checks_the_point_unless_the_caller_has():
+    """Issue 53: checked_optimum(feasible=False) must test x itself; x = 0 below the bound 1 of the
+    program above passes every dual test, so only that test refuses it. A caller that has checked
+    a feasible x passes feasible=True and gets the optimum."""
+    from qifkit.lp.certificate import checked_optimum
+
+    program = LinearProgram.build(1, [{0: 1}], row_upper=[5], lower=1)
+    assert checked_optimum(program, [Q(0)], [Q(0)], "forged", feasible=False) is None
+    kept = checked_optimum(program, [Q(2)], [Q(0)], "checked", feasible=True)
+    assert kept is not None and kept.value == 0 and kept.point == (2,)
+
+
 @pytest.mark.parametrize("bounds", [dict(row_upper=[1]), dict(upper=1)])
 def test_a_ray_that_leaves_an_upper_bound_is_refused(bounds):
     """Issue 37: min −x over a program bounded above (by a row, or by the variable's bound): the ray
