@@ -86,7 +86,7 @@ from qifkit.mechanisms import (
     truncated_geometric,
     uniform_mechanism,
 )
-from qifkit.numbers import exact, exact_eps_exp, exact_str, parse_number, quoted, reduced_fraction
+from qifkit.numbers import exact, exact_eps_exp, exact_str, parse_eps_exp, parse_number, quoted, reduced_fraction
 from qifkit.pipelines import (
     argmax_pipeline,
     count_pipeline,
@@ -1035,12 +1035,34 @@ def _exact_loss(spec: StabilitySpec, prior: Prior, loss: Loss, build: Callable[[
 
 def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
     """What is wrong with a ``range-proof.json`` for this spec (``qifkit verify --range-proof``), or
-    None when it is valid: the spec must ask a count query, and the proof is re-checked exactly
-    against its perturber family (:func:`qifkit.stability.range_proof_defect`)."""
+    None when it is valid: the spec must ask a count query over a range, the proof must name that
+    query and counted values and cover the spec's whole range, and it is re-checked exactly
+    against the spec's perturber family (:func:`qifkit.stability.range_proof_defect`). The caller
+    checks the spec's SHA-256 the proof names."""
     if spec.query != "count":
         return f"a range proof is about count pipelines; this spec asks a {spec.query} query"
+    if spec.eps_range is None:
+        return "this spec asks a grid of e^ε, not a range: a range proof covers a range"
+    if not isinstance(document, dict):
+        return "a range proof is a JSON object"
+    if {key: document.get(key) for key in ("query", "counted")} != range_proof_fields(spec):
+        return (f"the proof is about the query {document.get('query')!r} of {document.get('counted')!r}, not the "
+                f"spec's count of {list(spec.counted)}")
     family = spec.perturber
-    return range_proof_defect(lambda t: family(spec.values, t), spec.counted, document)
+    defect = range_proof_defect(lambda t: family(spec.values, t), spec.counted, document)
+    if defect is not None:
+        return defect
+    low, high = spec.eps_range
+    if not parse_eps_exp(document["from"]) <= low < high <= parse_eps_exp(document["to"]):
+        return (f"the proof covers e^ε in [{document['from']}, {document['to']}], not the spec's range "
+                f"[{low}, {high}]")
+    return None
+
+
+def range_proof_fields(spec: StabilitySpec) -> dict[str, Any]:
+    """What a range proof names of its spec besides the SHA-256 (:func:`range_proof_problem` checks
+    them): the count query it is about and the counted values."""
+    return {"query": "count", "counted": list(spec.counted)}
 
 
 def _range_degree(spec: StabilitySpec) -> int:
@@ -1388,17 +1410,26 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     if curve.rising:
         report["monotone"] = False
         start, end = curve.rising[0]
-        a, b, lower, upper = _inside_rise(start.bounds[1], end.bounds[0], exact_loss)
+        a, b, lower, upper = _inside_rise(start, end, exact_loss)
         certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                  gap=upper - lower, method="the spec's analyst on the range's rising stretch")
         refuted("range", a, b, certificate)
 
 
-def _inside_rise(start: Fraction, end: Fraction, exact_loss: Callable[[Any], Any]) -> tuple[Any, Any, Any, Any]:
-    """Simple rationals a < b in the first and last quarters of a rising stretch [start, end], and
-    the exact losses there (lower at a, upper at b), the two sides of its refutation."""
-    quarter = (end - start) / 4
-    a, b = rational_between(start, start + quarter), rational_between(end - quarter, end)
+def _inside_rise(start: RealPoint | Fraction, end: RealPoint | Fraction, exact_loss: Callable[[Any], Any]
+                 ) -> tuple[Any, Any, Any, Any]:
+    """Simple rationals start < a < b < end in the first and last quarters of a rising stretch, and
+    the exact losses there (lower at a, upper at b), the two sides of its refutation. Ends that are
+    algebraic numbers are narrowed until their isolating intervals are apart, and the quarters are
+    taken between their inner ends: a point of an outer end's interval may lie outside the rise."""
+    first, last = (point if isinstance(point, RealPoint) else RealPoint(point) for point in (start, end))
+    while first.bounds[1] >= last.bounds[0]:
+        for point in (first, last):
+            low, high = point.bounds
+            point.narrowed((high - low) / 2)
+    inner_start, inner_end = first.bounds[1], last.bounds[0]
+    quarter = (inner_end - inner_start) / 4
+    a, b = rational_between(inner_start, inner_start + quarter), rational_between(inner_end - quarter, inner_end)
     return a, b, exact_loss(a), exact_loss(b)
 
 

@@ -33,7 +33,7 @@ from qifkit.errors import (
     QifError,
     ShapeError,
 )
-from qifkit.files import read_table_csv, write_table_csv
+from qifkit.files import atomic_write_text, csv_text, read_table_csv
 from qifkit.labelled import LabelledMatrix, checked_labels
 from qifkit.matrices import (
     Matrix,
@@ -332,12 +332,16 @@ class Channel(LabelledMatrix):
 
     def to_csv(self, path: str) -> None:
         """Write an exact or float channel to CSV, atomically, with labels in the first row/column."""
+        atomic_write_text(path, self.csv_text())
+
+    def csv_text(self) -> str:
+        """The channel as :meth:`to_csv` writes it: labels in the first row and column, exact numbers."""
         if self.kind is NumberKind.SYMBOLIC:
             raise NumberKindError("CSV holds numbers only: substitute() the parameters first")
         header = [""] + [str(label) for label in self.outputs]
         body = [[str(label)] + [repr(v) if isinstance(v, float) else exact_str(v) for v in row]
                 for label, row in zip(self.secrets, self.rows(), strict=True)]
-        write_table_csv(path, [header, *body])
+        return csv_text([header, *body])
 
     def relabel(
         self, secrets: Sequence[Hashable] | None = None, outputs: Sequence[Hashable] | None = None

@@ -2,7 +2,7 @@
 never sees half a file).
 
 Channel CSV (read and written by :meth:`qifkit.channel.Channel.read_csv` and ``to_csv`` through
-:func:`read_table_csv` and :func:`write_table_csv`): one row per secret, entries as exact number
+:func:`read_table_csv` and :func:`csv_text`): one row per secret, entries as exact number
 strings (``3/7``, ``0.25``; ASCII digits only). The first row holds output labels if its first cell
 is blank or none of its cells is a number; the first column holds secret labels if the header's
 first cell is blank or none of its cells (below a header) is a number. A first row or column that
@@ -27,7 +27,7 @@ from qifkit.errors import FileFormatError, NumberSyntaxError, ShapeError
 from qifkit.numbers import MAX_NUMBER_TEXT, parse_number, quoted
 
 __all__ = ["MAX_INPUT_BYTES", "atomic_write_text", "atomic_write_bytes", "json_text", "not_utf8", "read_input",
-           "read_exact", "read_input_text", "read_json", "read_table_csv", "write_table_csv", "write_json"]
+           "read_exact", "read_input_text", "read_json", "read_table_csv", "csv_text", "write_json"]
 
 #: The largest input file the toolkit reads (bytes): 1 GiB, far above the largest certificate of a
 #: census-scale pipeline; a larger file is refused before a byte of it is read.
@@ -101,12 +101,14 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     ``"-"`` writes to standard output. A symbolic link is followed (the file it points to is
     replaced, the link stays); a path that is not a regular file (``/dev/stdout``, a FIFO) is
     written through, never replaced. The new file keeps the permission bits of the file it replaces
-    (a new file gets the usual ones, 0666 less the umask).
+    (a new file gets the usual ones, 0666 less the umask) and, where the process may give it, its
+    owner and group.
 
     Raises
     ------
     OSError
-        If the folder does not exist or is not writable; `path` is then left untouched.
+        If the folder does not exist, is not writable or is full, naming `path` (its filename);
+        `path` is then left untouched.
     """
     if str(path) == "-":
         sys.stdout.buffer.write(data)
@@ -117,20 +119,34 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         with open(target, "wb") as stream:
             stream.write(data)
         return
+    owner = None
     if target.exists():
-        mode = stat.S_IMODE(target.stat().st_mode)
+        info = target.stat()
+        mode, owner = stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid)
     else:
         mask = os.umask(0)
         os.umask(mask)
         mode = 0o666 & ~mask
-    handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
+    temporary = None
     try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.",
+                                             suffix=".tmp")
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.chmod(temporary, mode)
+        if owner is not None and owner != (os.geteuid(), os.getegid()):
+            try:
+                os.chown(temporary, *owner)
+            except PermissionError:  # only root gives a file away; the user's own file stays theirs anyway
+                pass
         os.replace(temporary, target)
+    except OSError as error:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror, str(path)) from None
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
         raise
 
 
@@ -255,8 +271,8 @@ def read_exact(path: str | os.PathLike[str]) -> Any:
     return array
 
 
-def write_table_csv(path: str | os.PathLike[str], rows: Any) -> None:
-    """Write rows of cells (strings) as CSV, atomically (:func:`atomic_write_text`)."""
+def csv_text(rows: Any) -> str:
+    """Rows of cells (strings) as the toolkit's CSV text (one line each, ``\\n`` ends)."""
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(rows)
-    atomic_write_text(path, buffer.getvalue())
+    return buffer.getvalue()

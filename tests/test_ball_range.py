@@ -205,3 +205,55 @@ def test_a_piece_holding_a_change_of_best_action_is_decided_on_each_side_only():
     assert len(exact.rising) == 1 and ball.monotone is False
     _agrees(ball, exact)
     assert {p.direction for p in ball.pieces} >= {RISING, FALLING}
+
+
+def _model(values, rest, powers):
+    """A Taylor model in s whose coefficients are numbers (polynomials of degree 0 in z)."""
+    import flint
+
+    from qifkit.ball_range import _Model
+
+    return _Model([flint.arb_poly([flint.arb(v)]) for v in values], flint.arb_poly([rest]), powers)
+
+
+def test_a_taylor_model_product_encloses_the_product_on_the_whole_piece():
+    """Issue 53: f = 1 + s + s³ and g = 2 − s + 3s³ on s ∈ [−1/2, 1/2], each as its order-2 part
+    and a remainder ball (|s³| ≤ 1/8): the product's enclosure holds f·g at every s of the piece
+    only with every cross term of the remainders (f's part times g's remainder included)."""
+    import flint
+
+    s = flint.arb(0, 0.5)
+    powers = [flint.arb(1), s, s * s, s * s * s, s * s * s * s, s * s * s * s * s]
+    f = _model([1, 1, 0], flint.arb(0, 0.125), powers)
+    g = _model([2, -1, 0], flint.arb(0, 0.375), powers)
+    product = (f * g).enclosure().coeffs()[0]
+    for k in range(-8, 9):
+        at = F(k, 16)
+        assert product.contains(flint.arb(float((1 + at + at**3) * (2 - at + 3 * at**3)))), at
+
+
+class _PointTables:
+    """A stand-in for the loss slope's point tables: E[w, y] at the ends of a piece."""
+
+    def __init__(self, ends):
+        self.ends = ends
+
+    def table(self, a, b):
+        return self.ends[a]
+
+
+def test_an_action_above_at_both_ends_is_dropped_only_when_the_difference_is_monotone():
+    """Issue 53: E[1] − E[0] is positive at both ends of [2, 3] but its derivative's ball holds 0,
+    so it may dip below in between: action 1 must stay a candidate. With a derivative proved
+    positive it is dropped."""
+    import flint
+
+    from qifkit.ball_range import _LossSlope
+
+    ends = {F(2): [[(flint.arb(1), None, None), (flint.arb(2), None, None)]],
+            F(3): [[(flint.arb(1), None, None), (flint.arb(2), None, None)]]}
+    wavering = [[(flint.arb(0), flint.arb(0), None), (flint.arb(1, 1), flint.arb(0, 1), None)]]
+    assert not _LossSlope._above(_PointTables(ends), 0, 1, 0, F(2), F(3), wavering)
+    climbing = [[(flint.arb(0), flint.arb(0), None), (flint.arb(1, 1), flint.arb(1, 0.5), None)]]
+    assert _LossSlope._above(_PointTables(ends), 0, 1, 0, F(2), F(3), climbing)
+

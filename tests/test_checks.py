@@ -643,27 +643,30 @@ def test_ldp_n5_orbits_fails_when_the_methods_disagree(monkeypatch):
 
 
 def test_the_census_check_fails_on_a_damaged_file_and_on_a_wrong_count(tmp_path):
-    """beyond.ldp-census re-verifies results/: a copy with one n = 4 file's orbit removed (totals
-    and adjacency lists made consistent) fails by its closure, and a wrong golden count at n = 5 fails too."""
+    """beyond.ldp-census re-verifies results/ (here the ten files of n = 4 and 5): a copy with one
+    n = 5 file's orbit removed (totals and adjacency lists made consistent, issue 52) fails by the
+    face sets enumerated again, and a wrong golden count at n = 5 fails too."""
     import json
     import shutil
 
     from qifkit.errors import CertificateError
 
-    for path in beyond.CENSUS_FOLDER.glob("ldp-n*-e*.json"):
+    for path in beyond.CENSUS_FOLDER.glob("ldp-n[45]-e*.json"):
         shutil.copy(path, tmp_path / path.name)
     assert beyond.ldp_census(folder=tmp_path).status is Status.CONFIRMED
     assert beyond.ldp_census(folder=tmp_path, at_two=(164_824, 47)).status is Status.FAILED
-    damaged = json.loads((tmp_path / "ldp-n4-e2.json").read_text())
+    damaged = json.loads((tmp_path / "ldp-n5-e3.json").read_text())
     gone = damaged["orbits"].pop(3)
     damaged["count"] -= gone["size"]
     damaged["orbit_count"] -= 1
     for entry in damaged["orbits"]:  # the adjacency lists renumbered without orbit 4: consistent, but incomplete
         entry["adjacent"] = [k - (k > 4) for k in entry["adjacent"] if k != 4]
-    (tmp_path / "ldp-n4-e2.json").write_text(json.dumps(damaged))
+    (tmp_path / "ldp-n5-e3.json").write_text(json.dumps(damaged))
     outcome = run_check(type(registry()["beyond.ldp-census"])(
         "beyond.ldp-census", lambda: beyond.ldp_census(folder=tmp_path), "", "", "", "")).outcome
-    assert outcome.status is Status.FAILED and "neighbour in no listed orbit" in outcome.summary
+    count = len(damaged["orbits"])
+    assert outcome.status is Status.FAILED
+    assert f"enumerated again, give {count + 1} orbits; the file lists {count}" in outcome.summary
     with pytest.raises(CertificateError):
         beyond.ldp_census(folder=tmp_path)
 

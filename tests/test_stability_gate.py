@@ -199,6 +199,39 @@ def test_verify_re_checks_a_range_proof_and_refuses_forged_ones(tmp_path, capsys
     assert "another spec" in capsys.readouterr().err
 
 
+def test_a_range_proof_binds_its_spec_its_query_and_the_whole_range(tmp_path, capsys):
+    """Issue 52: `verify --range-proof` said "valid" for a proof made on [3/2, 3] whose spec_sha256
+    was set to (or removed for) a spec on [3/2, 8], and for a proof on [11/10, 6/5]; issue 53: a
+    count's proof was accepted for a threshold spec. A proof names its spec (hash required), its
+    query and counted values, and must cover the spec's whole range."""
+    import hashlib
+
+    def sha(path):
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+    short = write_spec(tmp_path, spec_document(values=4, respondents=3, eps=(), low="3/2", high="3"), "short.toml")
+    folder = tmp_path / "certs"
+    assert main(["stability", short, "--certificate", str(folder), "-q"]) == 0
+    proof = json.loads((folder / "range-proof.json").read_text())
+    assert (proof["query"], proof["counted"], proof["spec_sha256"]) == ("count", [0], sha(short))
+    wide = write_spec(tmp_path, spec_document(values=4, respondents=3, eps=(), low="3/2", high="8"), "wide.toml")
+    threshold = write_spec(tmp_path, spec_document(values=4, respondents=3, query="threshold", at=1, eps=(),
+                                                   low="3/2", high="3"), "threshold.toml")
+    other_count = write_spec(tmp_path, spec_document(values=4, respondents=3, of=(1,), eps=(), low="3/2", high="3"),
+                             "other_count.toml")
+    narrow = {**proof, "from": "11/10", "to": "6/5"}
+    for forged, spec, says in (
+            ({**proof, "spec_sha256": sha(wide)}, wide, "not the spec's range [3/2, 8]"),
+            ({key: value for key, value in proof.items() if key != "spec_sha256"}, short, "names no spec"),
+            ({**narrow, "spec_sha256": sha(short)}, short, "not the spec's range [3/2, 3]"),
+            ({**proof, "spec_sha256": sha(threshold)}, threshold, "a range proof is about count pipelines"),
+            ({**proof, "spec_sha256": sha(other_count)}, other_count, "not the spec's count of [1]")):
+        (tmp_path / "forged.json").write_text(json.dumps(forged))
+        assert main(["verify", "--range-proof", str(tmp_path / "forged.json"), spec]) == 1, says
+        assert says in capsys.readouterr().out
+    assert main(["verify", "--range-proof", str(folder / "range-proof.json"), short]) == 0
+
+
 _GOAL_THRESHOLD = spec_document(family="geometric", values=10, respondents=100,
                                 known_counts={v: 9 if v == 9 else 10 for v in range(10)}, query="threshold",
                                 of=(0, 1, 2), at=30, loss="squared", eps=(), low="11/10", high="20")
@@ -402,3 +435,73 @@ def test_a_float_rise_of_a_constructed_analyst_is_no_verdict_until_exact_losses_
     assert report["instability"] is None and report["stable"] is None
     searched = report["range"]["constructed"]
     assert searched.startswith("no rise confirmed") and "1 candidate(s)" in searched
+
+
+def test_a_rises_certificate_points_lie_strictly_inside_the_rising_stretch():
+    """Issue 53: the two e^ε of a range's refutation come from the inner ends of the isolating
+    intervals of the stretch's ends, narrowed until they are apart. Here the rise is (√12, √13),
+    both ends given on [3, 4]: an outer end (3 or 4) or a point of an interval that still holds
+    the other end would give a or b outside the rise."""
+    import sympy
+
+    from proofs_checks.stability_spec import _inside_rise
+    from qifkit.real_roots import RealPoint
+
+    t = sympy.Symbol("t")
+    start = RealPoint((sympy.Poly(t**2 - 12, t), Fraction(3), Fraction(4)))
+    end = RealPoint((sympy.Poly(t**2 - 13, t), Fraction(3), Fraction(4)))
+    a, b, lower, upper = _inside_rise(start, end, lambda e: e * e)
+    assert 12 < a * a < b * b < 13 and (lower, upper) == (a * a, b * b)
+    # apart from the start, but √12's interval reaches far to the left: its outer end 1 is no place to look
+    start = RealPoint((sympy.Poly(t**2 - 12, t), Fraction(1), Fraction(7, 2)))
+    end = RealPoint((sympy.Poly(t**2 - 13, t), Fraction(18, 5), Fraction(37, 10)))
+    a, b, _, _ = _inside_rise(start, end, lambda e: e)
+    assert 12 < a * a < b * b < 13
+    assert _inside_rise(Fraction(3), Fraction(4), lambda e: e)[:2] == (Fraction(16, 5), Fraction(19, 5))  # by hand
+
+
+def test_the_ball_route_of_a_threshold_decides_the_released_loss_not_the_counts(tmp_path, monkeypatch):
+    """Issue 53: randomized response on 4 values, 2 respondents (one known to hold 1), whether any
+    report lies in {0, 1, 2}, linear loss, on [11/10, 8]: the released threshold's loss rises from
+    about 7 on while the count's own loss never rises (both found by exact root isolation when this
+    test was written). Past the float search (three samples miss the rise) and with no exact route
+    left, the balls must follow the threshold: a rise proved and confirmed by exact losses."""
+    from proofs_checks import stability_spec
+
+    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(
+        family="randomized_response", values=4, respondents=2, known=[1], query="threshold", of=[0, 1, 2], at=1,
+        loss="linear", eps=(), low="11/10", high="8")))
+    for name, value in (("RANGE_FOLLOW_WORK", 0), ("RANGE_MAX_ENTRIES", 0), ("RANGE_SAMPLES", 3)):
+        monkeypatch.setattr(stability_spec, name, value)
+    report, _ = stability_spec.evaluate_spec(spec)
+    assert report["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
+    assert report["stable"] is False and report["monotone"] is False
+    assert report["instability"]["found_by"] == "range" and Fraction(report["instability"]["eps_exp_low"]) > 6
+
+
+def test_a_range_only_sampled_is_not_called_monotone(tmp_path, monkeypatch):
+    """Issue 53: a threshold range too large for every exact route (forced here) whose float
+    samples show no rise: the analyst's loss between the samples is not known, so ``monotone`` is
+    null, not true."""
+    from proofs_checks import stability_spec
+
+    spec = _monotone_threshold_spec(tmp_path)
+    for name, value in (("RANGE_FOLLOW_WORK", 0), ("RANGE_MAX_ENTRIES", 0), ("BALL_WORK", 0)):
+        monkeypatch.setattr(stability_spec, name, value)
+    report, _ = stability_spec.evaluate_spec(spec)
+    assert report["range"]["analyst"].startswith("sampled") and report["range"]["rising"] == []
+    assert report["monotone"] is None
+
+
+def test_a_range_of_exactly_ten_secrets_is_searched_for_a_two_secret_analyst(tmp_path):
+    """Issue 53: geometric sums on 4 values of 2 unknown respondents have 10 secrets (the histograms
+    of two reports), the most whose pairs are searched; the search runs and finds a two-secret
+    analyst whose loss rises (Alvim et al. §7.1: geometric sums do not refine)."""
+    from proofs_checks import stability_spec
+
+    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(
+        family="geometric", values=4, respondents=2, query="sum", eps=(), low="3/2", high="8")))
+    assert len(stability_spec.secret_labels(spec)) == stability_spec.DICHOTOMY_MAX_SECRETS == 10
+    report, _ = stability_spec.evaluate_spec(spec)
+    assert report["range"]["constructed"].startswith("a rise found")
+    assert report["stable"] is False and report["instability"]["found_by"] == "constructed"

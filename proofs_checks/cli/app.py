@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
+import re
 import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from proofs_checks.cli.base import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_NEGATIVE, EXIT_USAGE, documents_to_stdout
+from proofs_checks.cli.base import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, documents_to_stdout
+from proofs_checks.cli.streams import OutputError, guarded_streams
 from qifkit import __version__
 from qifkit.errors import InternalError, QifError
 
@@ -34,14 +35,28 @@ PROPERTIES = ("RH", "RM", "CH", "CM", "F", "WH", "S")
 
 
 def _positive_seconds(text: str) -> float:
-    """A time limit in seconds: a finite number > 0 (argparse reports the refusal, exit 2)."""
+    """A time limit in seconds: a number > 0 as :func:`qifkit.numbers.parse_number` reads it (ASCII
+    digits, ``"90"``, ``"2.5"``, ``"1e3"``), at most a year (argparse reports the refusal, exit 2)."""
+    from qifkit.numbers import parse_number
+
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: a time limit must be a finite number of seconds > 0")
-    return value
+        value = parse_number(text)
+    except QifError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (ASCII digits, e.g. 90 or 2.5)") \
+            from None
+    if not 0 < value <= 366 * 24 * 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: a time limit must be a number of seconds > 0, at most a year")
+    return float(value)
+
+
+def _whole(text: str) -> int:
+    """A whole number option (``--n``, ``--workers``, ...): ASCII digits only, at most nine of them;
+    Python's int() would also take ``"１"``, ``"٥"`` and ``"1_0"`` (argparse reports the refusal, exit 2)."""
+    if re.fullmatch(r"-[0-9]+", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is negative: give a whole number >= 0")
+    if not re.fullmatch(r"[0-9]{1,9}", text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number written in ASCII digits (at most 9)")
+    return int(text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -86,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     stability.set_defaults(module="stability")
     enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
     enumerate_.add_argument("polytope", choices=POLYTOPE_NAMES)
-    enumerate_.add_argument("--n", type=int, required=True, help="number of values (n >= 2)")
+    enumerate_.add_argument("--n", type=_whole, required=True, help="number of values (n >= 2)")
     enumerate_.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
     enumerate_.add_argument("--z", help='the fixed point of F and RF, e.g. "1/3,1/3,1/3", or "uniform" (the '
                             'default) or "binomial"')
@@ -161,7 +176,7 @@ _GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
 
 def _add_cluster_options(command: argparse.ArgumentParser, what: str, default: str) -> None:
     """``--workers K`` and ``--scheduler ADDRESS``: where a command spreads its work on Dask (qifkit.cluster)."""
-    command.add_argument("--workers", type=int, metavar="K",
+    command.add_argument("--workers", type=_whole, metavar="K",
                          help=f"{what} on a local Dask cluster of K worker processes{default}")
     command.add_argument("--scheduler", metavar="ADDRESS",
                          help=f"{what} on the Dask scheduler at ADDRESS (tcp://HOST:8786) instead")
@@ -174,7 +189,7 @@ def _add_design_commands(commands: Any) -> None:
                            '"uniform" or "binomial" with --n')
     construct.add_argument("--z-file", metavar="Z.csv|Z.npy",
                            help="the fixed point from a file (numbers separated by commas or lines, or a .npy array)")
-    construct.add_argument("--n", type=int, help="number of values for a named fixed point (--z uniform|binomial)")
+    construct.add_argument("--n", type=_whole, help="number of values for a named fixed point (--z uniform|binomial)")
     construct.add_argument("--eps-exp", required=True, help='e^ε as "2", "7/2" or "ln(2)"')
     construct.add_argument("--method", choices=CONSTRUCT_METHODS, default="alg1")
     construct.add_argument("--selector", choices=SELECTORS, help="column selector of alg1 (default sandwich)")
@@ -188,9 +203,9 @@ def _add_design_commands(commands: Any) -> None:
     construct.set_defaults(module="construct")
     design = commands.add_parser("design", help="Cormode et al.'s constrained count mechanisms")
     size = design.add_mutually_exclusive_group(required=True)
-    size.add_argument("--n", type=int, help="number of values: counts 0..n-1 (as --n means in every command)")
+    size.add_argument("--n", type=_whole, help="number of values: counts 0..n-1 (as --n means in every command)")
     size.add_argument(
-        "--max-count", type=int, metavar="N", help="or the largest count, Cormode et al.'s n: counts 0..N"
+        "--max-count", type=_whole, metavar="N", help="or the largest count, Cormode et al.'s n: counts 0..N"
     )
     privacy = design.add_mutually_exclusive_group(required=True)
     privacy.add_argument("--alpha", help="α = e^−ε in (0, 1), exact, e.g. 10/11 (Cormode et al.'s parameter)")
@@ -198,7 +213,7 @@ def _add_design_commands(commands: Any) -> None:
     design.add_argument("--props", help=f"comma-separated properties from {','.join(PROPERTIES)}")
     design.add_argument("--objective", choices=("L0", "L1", "L2"), default="L0")
     design.add_argument("--aggregate", choices=("sum", "max"), default="sum")
-    design.add_argument("--min-distance", type=int, default=0, help="L0,d: only errors of at least d count")
+    design.add_argument("--min-distance", type=_whole, default=0, help="L0,d: only errors of at least d count")
     design.add_argument("--mechanism", choices=("gm", "em", "um", "wm"), help="a named mechanism instead of an optimum")
     design.add_argument("--out", metavar="M.npy|M.csv", help="write the mechanism (rows are inputs; CSV exact)")
     design.add_argument("--json", metavar="FILE", help="write matrix, objective and p_true as JSON (atomically)")
@@ -211,8 +226,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     0 success or a positive verdict; 1 a negative verdict (does not refine, NOT stable, a check
     failed, a certificate is invalid), the reason printed; 2 bad input or usage, one line naming it;
     3 an internal error, one line (the traceback with ``--debug``); 4 not decided (``stability``);
-    130 interrupted, with what to run to go on.
+    130 interrupted, with what to run to go on. Standard output and error are guarded
+    (:mod:`proofs_checks.cli.streams`): a reader that stops reading keeps the status, a stream
+    that cannot be written is exit 2.
     """
+    try:
+        with guarded_streams() as (out, _):
+            status = _run(argv)
+            out.flush()
+            return status
+    except OutputError as error:
+        if sys.stderr is not None:
+            try:
+                print(f"qifkit: error: {error}", file=sys.stderr, flush=True)
+            except OSError:
+                pass
+        return EXIT_USAGE
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    """:func:`main` within guarded streams: parse, dispatch, and map every outcome to its status."""
     arguments = _parser().parse_args(argv)
     try:
         with documents_to_stdout(arguments):
@@ -223,18 +256,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"qifkit: internal error: {error}. This is a bug of qifkit: please report it with the command; "
               "--debug shows the traceback", file=sys.stderr)
         return EXIT_INTERNAL
+    except OutputError:
+        raise
     except QifError as error:
         print(f"qifkit: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except BrokenPipeError:  # e.g. `qifkit check --list | head`
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_NEGATIVE
     except KeyboardInterrupt:
         resume = getattr(arguments, "resume", None)
         hint = (f"; finished blocks are kept in {resume}: run the same command again to go on" if resume
                 else "; nothing was written")
         print(f"qifkit: interrupted{hint}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except OSError as error:  # the machine refused a read or write: a full disk, a read-only folder, permissions
+        if arguments.debug:
+            raise
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"qifkit: error: cannot complete the run: {where}{error.strerror or error} (each output is written "
+              "whole or left as it was)", file=sys.stderr)
+        return EXIT_USAGE
     except (MemoryError, RecursionError) as error:
         if arguments.debug:
             raise

@@ -5,6 +5,7 @@ error, the exit statuses, the progress printers of ``-q`` and ``-v``, and the Da
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stdout
@@ -13,7 +14,8 @@ from typing import Any
 from qifkit.errors import QifError
 
 __all__ = ["UsageError", "EXIT_OK", "EXIT_NEGATIVE", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_UNDECIDED",
-           "EXIT_INTERRUPTED", "progress_printer", "detail_printer", "check_cluster_options", "dask_session",
+           "EXIT_INTERRUPTED", "MAX_WORKERS", "progress_printer", "detail_printer", "check_cluster_options",
+           "dask_session",
            "documents_to_stdout", "document_stream"]
 
 
@@ -40,11 +42,16 @@ def detail_printer(arguments: argparse.Namespace) -> Callable[[str], None]:
     return lambda line: print(f"  · {line}", flush=True)
 
 
+#: The most local Dask worker processes ``--workers`` starts: 4 per core (more only wait for a core).
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+
+
 def check_cluster_options(arguments: Any) -> None:
     """Refuse ``--workers`` below 1, and ``--workers`` beside ``--scheduler`` (a running cluster has
     its own workers): the options of the commands that spread work on Dask (``check``, ``enumerate``)."""
-    if arguments.workers is not None and arguments.workers < 1:
-        raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes >= 1")
+    if arguments.workers is not None and not 1 <= arguments.workers <= MAX_WORKERS:
+        raise UsageError(f"--workers {arguments.workers}: give a whole number of worker processes from 1 to "
+                         f"{MAX_WORKERS} (4 per core of this machine; a cluster of more machines goes by --scheduler)")
     if arguments.workers is not None and arguments.scheduler is not None:
         raise UsageError("--workers sizes a local cluster; a cluster at --scheduler has its own workers: give one")
 

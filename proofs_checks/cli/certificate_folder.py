@@ -1,14 +1,20 @@
 """The ``--certificate DIR`` folder of ``qifkit stability``: only what the toolkit wrote is ever
-replaced or removed.
+replaced or removed, and never through a symbolic link.
 
 The folder lists what it holds in its own manifest, ``qifkit-certificates.json`` (each file's path
 in the folder and SHA-256). Before any work, every name a run may write (``a.csv``, ``b.csv``,
 ``cert.json``, ``range-proof.json``, and ``pair-K/`` with the same three files for each consecutive
 grid pair) is checked: one that exists and the manifest does not list with its present content is
-the user's, and the run is refused naming it. When the certificates are written, the files of the
-earlier run are removed if the manifest lists them and their content is unchanged (a changed one is
-kept and said), and a ``pair-K`` folder only once it is empty. A name the toolkit merely matches
-(``pair-programming/``) is never touched.
+the user's, and a symbolic link at such a name (or a ``pair-K`` that is one) was not made by the
+toolkit: the run is refused naming it.
+
+The certificates are written in an order that a stop at any moment (a full disk, Ctrl-C) cannot
+turn against the next run: first a manifest that accepts both the earlier run's files and this
+run's (their contents are known before anything is written), then this run's files, each
+atomically, then the earlier run's files that this run does not replace are removed if unchanged
+(a changed one is kept and said) and a ``pair-K`` folder only once it is empty, and last the
+manifest of this run alone. A name the toolkit merely matches (``pair-programming/``) is never
+touched.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Any
 from proofs_checks.cli.base import UsageError
 from proofs_checks.cli.io import inside, same_file
 from qifkit.errors import QifError
-from qifkit.files import read_input, read_json, write_json
+from qifkit.files import atomic_write_bytes, json_text, read_input, read_json, write_json
 from qifkit.numbers import exact_str
 from qifkit.refinement import certificate_document
 
@@ -31,6 +37,14 @@ MANIFEST = "qifkit-certificates.json"
 _PAIR_FILES = ("a.csv", "b.csv", "cert.json")
 _TOP_FILES = (*_PAIR_FILES, "range-proof.json")
 _OURS = re.compile(r"(?:pair-[1-9][0-9]{0,6}/)?(?:a\.csv|b\.csv|cert\.json)|range-proof\.json")
+
+
+def _digests(listed: Any) -> tuple[str, ...]:
+    """A manifest entry's SHA-256 digests: one string, or a list of them while a run writes; ()
+    when it is neither (the manifest is then refused)."""
+    digests = [listed] if isinstance(listed, str) else listed if isinstance(listed, list) else []
+    ok = digests and all(isinstance(d, str) and re.fullmatch(r"[0-9a-f]{64}", d) for d in digests)
+    return tuple(digests) if ok else ()
 
 
 def _digest(path: Path) -> str | None:
@@ -77,10 +91,14 @@ class CertificateFolder:
         self.written = self._manifest()
         for name in self.names:
             target = folder / name
+            for link in (target.parent, target) if target.parent != folder else (target,):
+                if link.is_symlink():
+                    raise UsageError(f"--certificate {folder}: {link} is a symbolic link qifkit did not make; "
+                                     "nothing is written through it: move it, or give another folder")
             if target.parent != folder and target.parent.exists() and not target.parent.is_dir():
                 raise UsageError(f"--certificate {folder}: {target.parent} is in the way and is not a folder "
                                  "qifkit wrote; move it, or give another folder")
-            if (target.exists() or target.is_symlink()) and self.written.get(name) != _digest(target):
+            if target.exists() and _digest(target) not in self.written.get(name, ()):
                 raise UsageError(f"--certificate {folder}: {target} exists and is not a certificate qifkit wrote "
                                  "there (or it changed since); move it, or give another folder")
         try:
@@ -88,8 +106,9 @@ class CertificateFolder:
         except OSError as error:
             raise UsageError(f"--certificate {folder}: cannot create it: {error.strerror}") from None
 
-    def _manifest(self) -> dict[str, str]:
-        """The files an earlier run wrote here (path in the folder → SHA-256), from its manifest."""
+    def _manifest(self) -> dict[str, tuple[str, ...]]:
+        """The files an earlier run wrote here (path in the folder → the SHA-256 it may have: two
+        while a run was writing), from its manifest."""
         path = self.path / MANIFEST
         if not (path.exists() or path.is_symlink()):
             return {}
@@ -99,20 +118,20 @@ class CertificateFolder:
         except (OSError, QifError, KeyError) as error:
             raise UsageError(f"--certificate {self.path}: {path} is not a manifest qifkit wrote ({error}); "
                              "give another folder") from None
-        if not isinstance(listed, dict) or not all(
-                isinstance(name, str) and _OURS.fullmatch(name) and isinstance(digest, str)
-                for name, digest in listed.items()):
+        if not isinstance(listed, dict) or not all(isinstance(name, str) and _OURS.fullmatch(name) and _digests(digest)
+                                                   for name, digest in listed.items()):
             raise UsageError(f"--certificate {self.path}: {path} lists files qifkit does not write; give another "
                              "folder")
-        return dict(listed)
+        return {name: _digests(digest) for name, digest in listed.items()}
 
-    def _clear(self, say: Any) -> None:
-        """Remove the earlier run's files that are unchanged, and its emptied ``pair-K`` folders."""
-        for name, digest in self.written.items():
+    def _clear(self, say: Any, replaced: set[str]) -> None:
+        """Remove the earlier run's files that this run did not replace and that are unchanged, and
+        its emptied ``pair-K`` folders."""
+        for name, digests in self.written.items():
             target = self.path / name
-            if not target.exists():
+            if name in replaced or not target.exists() or target.is_symlink():
                 continue
-            if _digest(target) != digest:
+            if _digest(target) not in digests:
                 say(f"kept {target}: it changed since qifkit wrote it")
                 continue
             target.unlink()
@@ -122,36 +141,37 @@ class CertificateFolder:
                 except OSError:  # not empty: something of the user's is in it
                     pass
 
+    def _write_manifest(self, files: dict[str, Any], spec_sha256: str) -> None:
+        write_json(self.path / MANIFEST, {"written_by": "qifkit stability", "spec_sha256": spec_sha256,
+                                          "files": files})
+
     def write(self, certificates: list[Any], proof: dict[str, Any] | None, spec_sha256: str, say: Any = print) -> None:
-        """Replace the earlier run's certificates by these, and the range proof if there is one,
-        each written atomically, the manifest last."""
-        self._clear(say)
-        written: dict[str, str] = {}
-
-        def record(name: str) -> None:
-            digest = _digest(self.path / name)
-            assert digest is not None, name  # just written
-            written[name] = digest
-
+        """Replace the earlier run's certificates by these, and the range proof if there is one, in
+        the order of the module docstring (each file atomically)."""
+        contents: dict[str, bytes] = {}
         for certified in certificates:
             prefix = "" if certified.name == "instability" else f"{certified.name}/"
-            (self.path / prefix).mkdir(exist_ok=True)
-            certified.less_private.to_csv(self.path / f"{prefix}a.csv")
-            certified.more_private.to_csv(self.path / f"{prefix}b.csv")
-            write_json(self.path / f"{prefix}cert.json", {
+            contents[f"{prefix}a.csv"] = certified.less_private.csv_text().encode("utf-8")
+            contents[f"{prefix}b.csv"] = certified.more_private.csv_text().encode("utf-8")
+            contents[f"{prefix}cert.json"] = json_text({
                 **certificate_document(certified.certificate),
                 "about": {"less_private": f"A = the pipeline at e^ε = {certified.eps_exp_high}",
                           "more_private": f"B = the pipeline at e^ε = {certified.eps_exp_low}",
                           "eps_exp_a": exact_str(certified.eps_exp_high), "eps_exp_b": exact_str(certified.eps_exp_low),
-                          "spec_sha256": spec_sha256}})
-            for name in _PAIR_FILES:
-                record(prefix + name)
+                          "spec_sha256": spec_sha256}}).encode("utf-8")
         if proof is not None:
-            write_json(self.path / "range-proof.json", {**proof, "spec_sha256": spec_sha256})
-            record("range-proof.json")
+            contents["range-proof.json"] = json_text({**proof, "spec_sha256": spec_sha256}).encode("utf-8")
+        new = {name: hashlib.sha256(data).hexdigest() for name, data in contents.items()}
+        both = {name: sorted(set(self.written.get(name, ())) | ({new[name]} if name in new else set()))
+                for name in {*self.written, *new}}
+        self._write_manifest(both, spec_sha256)
+        for name, data in contents.items():
+            (self.path / name).parent.mkdir(exist_ok=True)
+            atomic_write_bytes(self.path / name, data)
+        self._clear(say, set(new))
+        self._write_manifest(dict(new), spec_sha256)
+        if proof is not None:
             say(f"range proof written: {self.path / 'range-proof.json'}")
-        write_json(self.path / MANIFEST, {"written_by": "qifkit stability", "spec_sha256": spec_sha256,
-                                          "files": written})
         if certificates:
             where = self.path / ("" if certificates[0].name == "instability" else certificates[0].name)
             say(f"{len(certificates)} certificate(s) written: qifkit verify {where / 'a.csv'} {where / 'b.csv'} "

@@ -69,7 +69,10 @@ def run(arguments: argparse.Namespace) -> int:
         return EXIT_OK
     selected = _select(checks, arguments.only)
     detail = detail_printer(arguments)
-    check_outputs({}, {"--json": arguments.json, "--markdown": arguments.markdown})
+    from proofs_checks.beyond import CENSUS_FOLDER
+
+    census_files = {f"census file {path.name}": str(path) for path in sorted(CENSUS_FOLDER.glob("*.json"))}
+    check_outputs(census_files, {"--json": arguments.json, "--markdown": arguments.markdown})
     check_cluster_options(arguments)
     results: list[Result] = []
 

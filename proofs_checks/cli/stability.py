@@ -46,7 +46,7 @@ def read_stability_spec(path: str) -> Any:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from proofs_checks.stability_spec import describe_work, evaluate_spec, exact_text
+    from proofs_checks.stability_spec import describe_work, evaluate_spec, exact_text, range_proof_fields
 
     spec = read_stability_spec(arguments.spec)
     if arguments.list_secrets:
@@ -136,7 +136,8 @@ def run(arguments: argparse.Namespace) -> int:
         low, high = report.get("range", {}).get("from"), report.get("range", {}).get("to")
         proof = ({"statement": f"count pipelines refine for every {low} ≤ e^ε' ≤ e^ε ≤ {high} (qifkit verify "
                                "--range-proof range-proof.json SPEC.toml re-checks it)",
-                  "from": exact_str(low), "to": exact_str(high), **every} if every.get("proved") else None)
+                  "from": exact_str(low), "to": exact_str(high), **range_proof_fields(spec), **every}
+                 if every.get("proved") else None)
         folder.write(certificates, proof, sha256_of(arguments.spec))
     if arguments.json:  # before the plot: what was decided is kept whatever drawing does
         write_json(arguments.json, _with_provenance(report, arguments.spec, spec), "report")

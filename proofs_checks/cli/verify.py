@@ -64,7 +64,8 @@ def _range_proof(arguments: argparse.Namespace) -> int:
     if recorded is not None and recorded != sha256_of(arguments.a):
         raise UsageError(f"{arguments.range_proof} was written for another spec (SHA-256 {str(recorded)[:16]}…), "
                          f"not {arguments.a}")
-    problem = range_proof_problem(spec, document)
+    problem = ("it names no spec (a range proof records its spec's SHA-256 as spec_sha256)" if recorded is None
+               else range_proof_problem(spec, document))
     detail_printer(arguments)("checked: H and M are the perturber's hit probabilities, H − M > 0 and the ratios "
                               "M/H and (1 − H)/(1 − M) never rise on the range, each decided exactly")
     print("range proof: " + ("valid" if problem is None else f"INVALID: {problem}") + " (exact re-check)")

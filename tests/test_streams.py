@@ -1,0 +1,96 @@
+"""Standard output and error under faults (issue 52, proofs_checks.cli.streams): a reader that stops
+reading keeps the verdict's exit status, a stream that cannot be written is exit 2 with one line,
+and an ASCII-only encoding gets ASCII spellings. Each case runs the command in its own process,
+as a shell or a CI gate would."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import spec_document, write_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+IDENTITY, FLAT = "1,0\n0,1\n", "1/2,1/2\n1/2,1/2\n"
+
+
+def _qifkit(*argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=None, shell_redirect=""):
+    command = [sys.executable, "-m", "proofs_checks.cli", *map(str, argv)]
+    if shell_redirect:
+        command = ["sh", "-c", f'exec "$0" "$@" {shell_redirect}', *command]
+    return subprocess.run(command, stdout=stdout, stderr=stderr, timeout=300, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def _closed_pipe_run(*argv):
+    """The command with standard output a pipe whose reader is already gone (``| head -c 0``)."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        return _qifkit(*argv, stdout=writer)
+    finally:
+        os.close(writer)
+
+
+@pytest.fixture
+def channels(tmp_path):
+    (tmp_path / "a.csv").write_text(IDENTITY)
+    (tmp_path / "b.csv").write_text(FLAT)
+    return tmp_path / "a.csv", tmp_path / "b.csv"
+
+
+@pytest.mark.parametrize("order, status", [((0, 1), 0), ((1, 0), 1)])
+def test_a_reader_that_stops_reading_keeps_the_verdict(channels, order, status):
+    """`qifkit refine A B | head -c 1` exited 1 whatever the verdict (a CI gate read "does not hold")."""
+    run = _closed_pipe_run("refine", *(channels[k] for k in order))
+    assert run.returncode == status and b"Traceback" not in run.stderr and run.stderr == b""
+
+
+def test_a_stable_spec_piped_to_a_reader_that_stops_stays_stable(tmp_path):
+    spec = write_spec(tmp_path, spec_document(family="randomized_response", values=3, respondents=2,
+                                              eps=("3/2", "2")))
+    run = _closed_pipe_run("stability", spec)
+    assert run.returncode == 0 and b"Traceback" not in run.stderr
+    run = _closed_pipe_run("stability", spec, "--json", "-")
+    assert run.returncode == 0 and b"Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("redirect, says", [(">&-", "standard output is closed"),
+                                            ("> /dev/full", "cannot write to standard output: No space left")])
+def test_an_output_that_cannot_be_written_is_exit_2_with_one_line(channels, redirect, says):
+    """`refine A B >&-` exited 0 having reported nothing; `> /dev/full` crashed."""
+    if redirect.endswith("/dev/full") and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this machine")
+    run = _qifkit("refine", *channels, stdout=None, shell_redirect=redirect)
+    lines = run.stderr.decode().strip().splitlines()
+    assert run.returncode == 2 and len(lines) == 1 and lines[0].startswith("qifkit: error: ") and says in lines[0]
+
+
+def test_a_standard_error_that_cannot_be_written_keeps_the_verdict(channels):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this machine")
+    run = _qifkit("refine", channels[1], channels[0], stderr=None, shell_redirect="2> /dev/full")
+    assert run.returncode == 1 and b"does not hold" in run.stdout
+
+
+@pytest.mark.parametrize("variables", [{"PYTHONIOENCODING": "ascii"}, {"LC_ALL": "C", "PYTHONIOENCODING": "ascii"}])
+def test_an_ascii_only_encoding_gets_ascii_spellings(channels, variables):
+    """ε, ⊑ and · in the output crashed under an ASCII encoding (exit 3)."""
+    run = _qifkit("refine", *channels, env=variables)
+    out = run.stdout.decode("ascii")
+    assert run.returncode == 0 and "A [= B: holds" in out and "A*W = B" in out and b"Traceback" not in run.stderr
+
+
+def test_ascii_spellings_cover_every_symbol_the_toolkit_prints():
+    """Every non-ASCII character of the three packages' source (their messages among it) has an
+    ASCII spelling, but letters with accents in authors' names and combining marks, which are
+    written as backslash escapes."""
+    from proofs_checks.cli.streams import ASCII_SPELLINGS
+
+    text = "".join(path.read_text(encoding="utf-8") for package in ("qifkit", "polytopes", "proofs_checks")
+                   for path in (ROOT / package).rglob("*.py"))
+    unspelled = {ch for ch in text if ord(ch) > 127} - set(ASCII_SPELLINGS)
+    assert all(ch in "üöćÃ" or 0x300 <= ord(ch) < 0x370 for ch in unspelled), sorted(unspelled)
