@@ -14,6 +14,7 @@ References
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -51,7 +52,7 @@ from qifkit.matrices import (
 from qifkit.numbers import exact, exact_str, reduced_fraction
 from qifkit.validation import whole_number
 
-__all__ = ["Channel", "FLOAT_TOLERANCE"]
+__all__ = ["Channel", "FLOAT_TOLERANCE", "MAX_BUILT_ENTRIES"]
 
 #: Largest deviation of a float channel's row sum from 1 that is accepted.
 FLOAT_TOLERANCE = 1e-9
@@ -59,6 +60,21 @@ FLOAT_TOLERANCE = 1e-9
 
 def _row_name(labels: tuple[Hashable, ...], index: int) -> str:
     return f"row {index}" if labels[index] == index else f"row {index} (secret {labels[index]!r})"
+
+
+#: The most entries a channel built by :meth:`Channel.power` or :meth:`Channel.parallel` may have:
+#: 10^7 (about a gigabyte of exact entries). Symmetric queries of many respondents go through the
+#: pipeline algebra (:mod:`qifkit.pipelines`), which never builds the power.
+MAX_BUILT_ENTRIES = 10**7
+
+
+def _within_size(rows: int, columns: int, what: str, power: int = 1) -> None:
+    """Refuse, before any allocation, a channel of (rows × columns)^power entries beyond
+    :data:`MAX_BUILT_ENTRIES` (compared by logarithms: a huge power is never computed)."""
+    if rows * columns > 1 and power * math.log2(rows * columns) > math.log2(MAX_BUILT_ENTRIES):
+        size = f"({rows} × {columns})^{power}" if power > 1 else f"{rows:,} × {columns:,}"
+        raise ShapeError(f"{what} would have {size} entries, beyond the {MAX_BUILT_ENTRIES:,} a channel may be "
+                         "built with; for a count, sum or histogram of many respondents use qifkit.pipelines")
 
 
 @dataclass(frozen=True, eq=False, repr=False)  # repr: LabelledMatrix's
@@ -392,6 +408,8 @@ class Channel(LabelledMatrix):
         instead of materialising it.
         """
         whole_number(count, 0, "a Kronecker power's count")
+        rows, columns = self.shape
+        _within_size(rows, columns, f"the {count}-fold Kronecker power of a {rows}×{columns} channel", count)
         if count == 0:
             identity = (
                 float_matrix([[1.0]]) if self.kind is NumberKind.FLOAT
@@ -411,6 +429,7 @@ class Channel(LabelledMatrix):
         """Parallel composition on the same secret: output (y, z) with probability C[x,y]·D[x,z]."""
         if self.secrets != other.secrets:
             raise LabelError("parallel composition needs both channels on the same secrets")
+        _within_size(self.shape[0], self.shape[1] * other.shape[1], "a parallel composition")
         return Channel(
             face_split(self.matrix, other.matrix),
             self.secrets,

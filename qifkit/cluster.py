@@ -79,6 +79,34 @@ def task_key(kind: str, *parts: Any) -> str:
     return f"{kind}-{digest}"
 
 
+def _answers_dask(scheduler: str) -> None:
+    """Refuse a scheduler address whose server does not answer Dask's own protocol (an identity
+    request) within 2 × :data:`CONNECT_SECONDS`: a Client's handshake with, say, an HTTP server
+    that accepts the connection and then waits for a request line never ends."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def identity() -> Any:
+        comm = await connect(scheduler, timeout=CONNECT_SECONDS)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        reply = asyncio.run(asyncio.wait_for(identity(), 2 * CONNECT_SECONDS))
+    except (OSError, TimeoutError, asyncio.TimeoutError) as error:
+        raise ClusterError(f"no Dask scheduler answered at {scheduler} within {2 * CONNECT_SECONDS} s "
+                           f"({type(error).__name__}: {str(error) or 'no answer'})") from None
+    except Exception as error:  # a server that answers, but not in Dask's protocol
+        raise ClusterError(f"the server at {scheduler} does not speak Dask's protocol ({type(error).__name__})") \
+            from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        raise ClusterError(f"the server at {scheduler} is not a Dask scheduler (it answered {str(reply)[:80]!r})")
+
+
 @contextmanager
 def dask_client(scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
     """A ``distributed.Client``: on the scheduler at `scheduler`, or on a new local cluster.
@@ -119,6 +147,7 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
         finally:
             cluster.close()
         return
+    _answers_dask(scheduler)
     try:
         client = Client(scheduler, timeout=CONNECT_SECONDS)
     except (OSError, TimeoutError) as error:

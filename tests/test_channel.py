@@ -469,3 +469,17 @@ def test_a_float_channel_of_200_by_50_gets_its_refinement_decided():
     assert all(sum(row) == 1 and min(row) >= 0 for row in forward.witness.rows())
     backward = refines(b, a)
     assert not backward.holds and backward.gap > 0
+
+
+def test_a_kronecker_power_beyond_the_size_limit_is_refused_before_it_is_built():
+    """Issue 52: Channel.power(40) of a 2×2 channel started building 2^40 rows. The size is compared
+    (by logarithms) before anything is allocated; 2^12 × 2^12 = 16,777,216 entries is past 10^7."""
+    from qifkit.channel import MAX_BUILT_ENTRIES
+
+    channel = Channel.from_rows([["3/4", "1/4"], ["1/4", "3/4"]])
+    for count in (12, 40, 10**9):
+        with pytest.raises(ShapeError, match=f"beyond the {MAX_BUILT_ENTRIES:,}"):
+            channel.power(count)
+    assert channel.power(3).shape == (8, 8)
+    with pytest.raises(ShapeError, match="parallel composition"):
+        channel.power(6).parallel(channel.power(6)).parallel(channel.power(6))

@@ -279,3 +279,27 @@ def test_face_sets_on_two_worker_processes_are_those_of_one_process(client):
     spread = face_set_orbits(5, "3/2", client)
     assert [(o.key, o.columns, o.size) for o in spread] == [(o.key, o.columns, o.size) for o in here]
     assert len(here) == 47 and sum(o.size for o in here) == 164_825
+
+
+def test_a_scheduler_address_that_does_not_speak_dask_is_refused(monkeypatch, capsys):
+    """Issue 52: ``--scheduler`` pointing at an HTTP server waited forever (the server accepts the
+    connection, then waits for a request line; Dask's handshake waits for its answer). An identity
+    request bounded by twice the connect time refuses it (exit 2, one line); the bound is lowered
+    here to keep the test short."""
+    import http.server
+    import threading
+
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *arguments):  # the server's own log is not the command's output
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(cluster, "CONNECT_SECONDS", 1)
+    try:
+        address = f"tcp://127.0.0.1:{server.server_address[1]}"
+        assert main(["check", "--only", "holohan17.lemma1", "--scheduler", address]) == 2
+    finally:
+        server.shutdown()
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and error[0].startswith("qifkit: error: ") and address in error[0]
