@@ -19,10 +19,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import spec_document, spec_toml
 
+from proofs_checks.beyond import CENSUS_FOLDER
 from proofs_checks.cli import main
 
 IDENTITY = "1,0\n0,1\n"
@@ -43,6 +45,8 @@ class Case:
     kept: tuple[str, ...] = ()
     fifos: tuple[str, ...] = ()
     setup: Callable[[Path], None] | None = None
+    stdout: str = ""  # "" as usual; "gone" (a pipe whose reader left), "closed" (>&-), "full" (/dev/full)
+    env: dict[str, str] = field(default_factory=dict)
 
 
 def _refine_a(name: str, a_text: str | bytes, says: str = "", status: int = REFUSED) -> Case:
@@ -626,8 +630,82 @@ def _hang_cases() -> list[Case]:
     ]
 
 
+# Round 4 (issue 52): how options spell numbers, standard streams, outputs onto the check's inputs,
+# links in the certificate folder.
+_BAD_WHOLE = {
+    "fullwidth": "\uff13", "arabic-indic": "\u0663", "devanagari": "\u0969", "thai": "\u0e53", "superscript": "\u00b3",
+    "underscore": "1_0", "space-before": " 3", "hex": "0x3", "exponent": "3e0", "decimal": "3.0", "empty": "",
+    "nan": "nan", "inf": "inf", "ten-digits": "9999999999", "negative": "-3",
+}
+_WHOLE_OPTIONS = {
+    "enumerate-n": ("enumerate", "LDP", "--n", "{x}", "--eps-exp", "2"),
+    "construct-n": ("construct", "--z", "uniform", "--n", "{x}", "--eps-exp", "2"),
+    "design-n": ("design", "--n", "{x}", "--alpha", "1/2"),
+    "design-max-count": ("design", "--max-count", "{x}", "--alpha", "1/2"),
+    "design-min-distance": ("design", "--max-count", "3", "--alpha", "1/2", "--min-distance", "{x}"),
+    "check-workers": ("check", "--only", "holohan17.lemma1", "--workers", "{x}"),
+    "enumerate-workers": ("enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--workers", "{x}"),
+}
+_BAD_SECONDS = {name: text for name, text in _BAD_WHOLE.items()  # 3e0, 3.0 and " 3" are numbers of seconds
+                if name not in ("exponent", "decimal", "ten-digits", "space-before")}
+_STREAM_COMMANDS = {  # (arguments, files, the verdict's status)
+    "refine-holds": (("refine", "{d}/a.csv", "{d}/b.csv"), {"a.csv": IDENTITY, "b.csv": FLAT}, 0),
+    "refine-fails": (("refine", "{d}/b.csv", "{d}/a.csv"), {"a.csv": IDENTITY, "b.csv": FLAT}, 1),
+    "check-list": (("check", "--list"), {}, 0),
+    "stability": (("stability", "{d}/s.toml"), {"s.toml": spec_toml(_SPEC)}, 0),
+    "stability-json": (("stability", "{d}/s.toml", "--json", "-"), {"s.toml": spec_toml(_SPEC)}, 0),
+    "enumerate": (("enumerate", "LDP", "--n", "3", "--eps-exp", "2"), {}, 0),
+    "construct": (("construct", "--z", "uniform", "--n", "4", "--eps-exp", "2"), {}, 0),
+    "design": (("design", "--max-count", "3", "--alpha", "1/2", "--mechanism", "gm"), {}, 0),
+    "help": (("--help",), {}, 0),
+}
+
+
+def _user_link(name: str, target_is_folder: bool = False) -> Callable[[Path], None]:
+    """A setup: the user's own notes (a file, or a folder holding one) and a certificate folder
+    whose `name` is the user's symbolic link to them."""
+    def setup(folder: Path) -> None:
+        (folder / "certs").mkdir()
+        mine = folder / ("mine" if target_is_folder else "notes.txt")
+        if target_is_folder:
+            mine.mkdir()
+            (mine / "cert.json").write_text("my notes")
+        else:
+            mine.write_text("my notes")
+        link = folder / "certs" / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(mine, target_is_directory=target_is_folder)
+    return setup
+
+
+def _round4_cases() -> list[Case]:
+    cases = [Case(f"option-{option}-{name}", tuple(a.replace("{x}", text) for a in argv), {"s.toml": spec_toml(_SPEC)})
+             for option, argv in _WHOLE_OPTIONS.items() for name, text in _BAD_WHOLE.items()]
+    cases += [Case(f"option-time-limit-{name}", ("stability", "{d}/s.toml", "--time-limit", text),
+                   {"s.toml": spec_toml(_SPEC)}) for name, text in _BAD_SECONDS.items()]
+    cases += [Case(f"option-{command}-workers-beyond-the-machine", (command, *rest, "--workers", "100000"),
+                   says="--workers 100000")
+              for command, rest in (("check", ("--only", "holohan17.lemma1")),
+                                    ("enumerate", ("LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits")))]
+    for name, (argv, files, verdict) in _STREAM_COMMANDS.items():
+        cases.append(Case(f"stream-reader-gone-{name}", argv, files, verdict, stdout="gone"))
+        cases.append(Case(f"stream-closed-{name}", argv, files, REFUSED, "standard output is closed", stdout="closed"))
+        cases.append(Case(f"stream-full-{name}", argv, files, REFUSED, "no space left", stdout="full"))
+        cases.append(Case(f"stream-ascii-{name}", argv, files, verdict, env={"PYTHONIOENCODING": "ascii"}))
+    for census in sorted(CENSUS_FOLDER.glob("ldp-n4-*.json")):
+        for option in ("--json", "--markdown"):
+            cases.append(Case(f"check-{option[2:]}-onto-{census.stem}",
+                              ("check", "--only", "beyond.ldp-census", option, str(census)), says="is the input"))
+    spec = {"s.toml": spec_toml(_with("sweep", eps_exp=["3/2", "2", "3"]))}
+    for name, folder in (("a.csv", False), ("cert.json", False), ("pair-1", True), ("pair-2", True),
+                         ("qifkit-certificates.json", False)):
+        cases.append(Case(f"certificate-folder-link-{name}", ("stability", "{d}/s.toml", "--certificate", "{d}/certs"),
+                          spec, REFUSED, "symbolic link", setup=_user_link(name, folder)))
+    return cases
+
+
 CASES: list[Case] = (_csv_cases() + _certificate_cases() + _spec_cases() + _option_cases() + _resume_cases()
-                     + _lost_files_cases() + _vacuous_cases() + _hang_cases())
+                     + _lost_files_cases() + _vacuous_cases() + _hang_cases() + _round4_cases())
 
 
 def materialise(case: Case, folder: Path) -> list[str]:
@@ -660,6 +738,9 @@ def test_the_catalogue_is_large_and_its_ids_are_unique():
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_hostile_input(case, tmp_path, capsys):
+    if case.stdout or case.env:  # standard streams and the environment are the process's own
+        assert _run_in_child(case, 300) in ("refused", "answered")
+        return
     argv = materialise(case, tmp_path)
     try:
         status = main(argv)
@@ -682,15 +763,26 @@ def _run_in_child(case: Case, timeout: float) -> str:  # pragma: no cover - the 
     import subprocess
     import tempfile
 
+    root = str(Path(__file__).resolve().parent.parent)
     with tempfile.TemporaryDirectory() as folder:
         argv = materialise(case, Path(folder))
+        command = [sys.executable, "-m", "proofs_checks.cli", *argv]
+        stdout: Any = subprocess.PIPE
+        if case.stdout == "gone":
+            reader, stdout = os.pipe()
+            os.close(reader)
+        elif case.stdout:
+            command = ["sh", "-c", 'exec "$0" "$@" ' + {"closed": ">&-", "full": "> /dev/full"}[case.stdout], *command]
         try:
-            run = subprocess.run([sys.executable, "-m", "proofs_checks.cli", *argv], capture_output=True, text=True,
-                                 timeout=timeout, env={**os.environ, "PYTHONPATH": os.getcwd()})
+            run = subprocess.run(command, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=timeout, cwd=root,
+                                 env={**os.environ, "PYTHONPATH": root, **case.env})
         except subprocess.TimeoutExpired:
             return "timed out"
+        finally:
+            if case.stdout == "gone":
+                os.close(stdout)
         damaged = lost(case, Path(folder))
-    text = (run.stdout + run.stderr).lower()
+    text = ((run.stdout or "") + run.stderr).lower()
     if damaged:
         outcome = "data loss"
     elif "traceback" in text or run.returncode not in (0, 1, 2, 3, 4):

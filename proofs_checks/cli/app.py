@@ -51,7 +51,8 @@ def _positive_seconds(text: str) -> float:
 
 def _whole(text: str) -> int:
     """A whole number option (``--n``, ``--workers``, ...): ASCII digits only, at most nine of them;
-    Python's int() would also take ``"１"``, ``"٥"`` and ``"1_0"`` (argparse reports the refusal, exit 2)."""
+    Python's int() would also take full-width and Arabic-Indic digits and ``"1_0"`` (argparse reports the
+    refusal, exit 2)."""
     if re.fullmatch(r"-[0-9]+", text):
         raise argparse.ArgumentTypeError(f"{text!r} is negative: give a whole number >= 0")
     if not re.fullmatch(r"[0-9]{1,9}", text):
@@ -232,7 +233,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         with guarded_streams() as (out, _):
-            status = _run(argv)
+            try:
+                status = _run(argv)
+            except SystemExit:  # argparse's --help, --version and usage errors: their text must arrive too
+                out.flush()
+                raise
             out.flush()
             return status
     except OutputError as error:

@@ -88,6 +88,9 @@ class CertificateFolder:
             if relative is not None and (relative.as_posix() in self.names or relative.as_posix() == MANIFEST):
                 raise UsageError(f"{option} {given} is where --certificate {folder} writes {relative.as_posix()}: "
                                  "give another path or folder")
+        if (folder / MANIFEST).is_symlink():
+            raise UsageError(f"--certificate {folder}: {folder / MANIFEST} is a symbolic link qifkit did not make; "
+                             "nothing is written through it: move it, or give another folder")
         self.written = self._manifest()
         for name in self.names:
             target = folder / name

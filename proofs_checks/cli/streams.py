@@ -61,6 +61,7 @@ class _Guarded:
     def __init__(self, stream: Any, name: str, fd: int, *, quiet: bool = False) -> None:
         self.stream, self.name, self.fd, self.quiet = stream, name, fd, quiet
         self.closed_by_reader = False
+        self.failed: OutputError | None = None
 
     def _do(self, action: Any, *arguments: Any) -> Any:
         if self.closed_by_reader:
@@ -74,7 +75,9 @@ class _Guarded:
             if self.quiet:  # standard error: nowhere left to say it
                 self._drop()
                 return None
-            raise OutputError(f"cannot write to {self.name}: {error.strerror or error}") from None
+            # kept: a caller that swallows OSError (argparse's help) must not make the loss unseen
+            self.failed = OutputError(f"cannot write to {self.name}: {error.strerror or error}")
+            raise self.failed from None
 
     def _drop(self) -> None:
         """The reader is gone: everything from now on goes to /dev/null, the interpreter's own
@@ -98,7 +101,10 @@ class _Guarded:
         return len(text)
 
     def flush(self) -> None:
+        """Flush, and raise the first write error again if one was met (whoever caught it)."""
         self._do(self.stream.flush)
+        if self.failed is not None:
+            raise self.failed
 
     @property
     def buffer(self) -> _GuardedBinary:
