@@ -123,6 +123,14 @@ def _unjoined(document):
     raise AssertionError("no edge can be dropped keeping the listed graph connected")
 
 
+def _isolated(document):
+    """An orbit listing no adjacent orbit (a fresh mutant of issue 53: refused by name, not only as
+    a graph that does not join)."""
+    broken = copy.deepcopy(document)
+    broken["orbits"][2]["adjacent"] = []
+    return broken
+
+
 def _resized(document):
     broken = copy.deepcopy(document)
     broken["orbits"][0]["size"] += 1
@@ -167,6 +175,7 @@ def _permuted(document):
     (lambda d: _reshaped(d, "gamma"), "γ"),
     (lambda d: _reshaped(d, "lambda"), "λ"),
     (_unjoined, "lists the adjacent orbits"),
+    (_isolated, "its adjacent orbits must be orbit numbers"),
     (lambda d: {**d, "orbit_count": d["orbit_count"] + 1}, "orbits"),
     (lambda d: {**d, "count": d["count"] + 1}, "count"),
     (lambda d: {**d, "format": "something else"}, "not a census file"),

@@ -105,3 +105,12 @@ def test_a_run_stopped_by_a_full_disk_leaves_a_folder_the_next_run_accepts(tmp_p
     assert main(["stability", spec, "--certificate", str(folder), "-q"]) == 0
     manifest = json.loads((folder / MANIFEST).read_text())["files"]
     assert all(hashlib.sha256((folder / name).read_bytes()).hexdigest() == digest for name, digest in manifest.items())
+
+
+def test_a_file_of_the_user_where_a_pair_folder_goes_is_refused_before_any_work(tmp_path):
+    """A file named pair-1 (the user's) where the run would make its first pair's folder: refused
+    up front, naming it, and kept (a fresh mutant of issue 53 let the run work, then fail writing)."""
+    (tmp_path / "pair-1").write_text("the user's")
+    with pytest.raises(UsageError, match="pair-1 is in the way"):
+        CertificateFolder(tmp_path, 2, {})
+    assert (tmp_path / "pair-1").read_text() == "the user's"

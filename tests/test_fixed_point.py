@@ -580,3 +580,5 @@ def test_an_array_with_a_negative_entry_is_not_a_mechanism():
 
     with pytest.raises(ShapeError, match="non-negative"):
         verify_array(np.array([[1.5, -0.5], [0.5, 0.5]]), math.log(2))
+    with pytest.raises(ShapeError, match=r"shape \(2, 3\)"):  # not square (a fresh mutant)
+        verify_array(np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25]]), math.log(2))

@@ -181,6 +181,17 @@ def test_a_point_below_a_variables_lower_bound_is_refused():
     assert certificate_defect(program, forged) == "variable 0 = 0 is below its lower bound 1"
 
 
+def test_a_point_or_ray_of_the_wrong_length_is_refused_by_name(boxed):
+    """Issue 53 (a fresh mutant): a point or ray with fewer entries than variables is named, not
+    checked on the entries it has (nor crashed on)."""
+    program, answer = boxed
+    assert certificate_defect(program, replace(answer, point=())) == "the point must have 1 entries"
+    unbounded = LinearProgram.build(2, [{0: 1, 1: -1}], row_lower=[0], cost=[-1, 0])
+    answer = solve(unbounded)
+    assert certificate_defect(unbounded, replace(answer, ray=(F(1),))) == "the ray must have 2 entries"
+    assert certificate_defect(unbounded, replace(answer, point=(F(0),))) == "the point must have 2 entries"
+
+
 def test_an_optimum_without_its_stated_value_is_refused(boxed):
     """Issue 53: the true point and duals, but no value stated: an optimum names its value."""
     program, answer = boxed
