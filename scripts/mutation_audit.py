@@ -367,7 +367,7 @@ MUTATIONS = (
     Mutation("certificate-folder-file-as-pair-folder", "proofs_checks/cli/certificate_folder.py",
              "            if target.parent != folder and target.parent.exists() and not target.parent.is_dir():",
              "            if False:",
-             ("tests/test_certificate_folder.py",), "a user's file where a pair folder goes is found only after the work"),
+             ("tests/test_certificate_folder.py",), "a file where a pair folder goes is found only after the work"),
     Mutation("scheduler-not-probed", "qifkit/cluster.py",
              "    _answers_dask(scheduler)\n", "",
              ("tests/test_cluster.py",), "a scheduler address that does not speak Dask is waited on forever"),
