@@ -696,6 +696,12 @@ def _round4_cases() -> list[Case]:
         for option in ("--json", "--markdown"):
             cases.append(Case(f"check-{option[2:]}-onto-{census.stem}",
                               ("check", "--only", "beyond.ldp-census", option, str(census)), says="is the input"))
+    long = "1" * 5001  # past Python's 4,300-digit conversion limit, within the README's 200,000 characters
+    cases += [_refine_a("5001-digit-row-sum", f"1/{long},1\n0,1\n", "5,001 digits"),
+              _refine_a("5001-digit-cell-holds", f"{long}/{long},0\n0,1\n", "holds", 0),
+              Case("construct-z-of-5001-digits", ("construct", "--z", f"1/{long},1", "--eps-exp", "2"), says="z sums"),
+              Case("construct-eps-exp-5001-digits", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", long),
+                   status=0, says="alg1")]
     spec = {"s.toml": spec_toml(_with("sweep", eps_exp=["3/2", "2", "3"]))}
     for name, folder in (("a.csv", False), ("cert.json", False), ("pair-1", True), ("pair-2", True),
                          ("qifkit-certificates.json", False)):

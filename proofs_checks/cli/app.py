@@ -231,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     (:mod:`proofs_checks.cli.streams`): a reader that stops reading keeps the status, a stream
     that cannot be written is exit 2.
     """
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # numbers of up to 200,000 digits are read and written whole (README)
     try:
         with guarded_streams() as (out, _):
             try:
@@ -247,6 +249,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             except OSError:
                 pass
         return EXIT_USAGE
+    finally:
+        sys.set_int_max_str_digits(limit)
+
+
+def _readable(message: str) -> str:
+    """An error message with every run of more than 60 digits shortened to its ends and its length:
+    a refused number of 5,000 digits still gives a line one can read."""
+    return re.sub(r"[0-9]{61,}", lambda run: f"{run[0][:20]}…{run[0][-20:]} ({len(run[0]):,} digits)", message)
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -264,7 +274,7 @@ def _run(argv: Sequence[str] | None) -> int:
     except OutputError:
         raise
     except QifError as error:
-        print(f"qifkit: error: {error}", file=sys.stderr)
+        print(f"qifkit: error: {_readable(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         resume = getattr(arguments, "resume", None)
