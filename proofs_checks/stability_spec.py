@@ -361,7 +361,13 @@ def _perturber_files(files: Any, family: str, values: int, grid: tuple[Fraction,
         raise SpecError("a file perturber perturbs the values; argmax perturbs bar heights: use count or sum")
     if not isinstance(files, dict) or not files:
         raise SpecError('[perturber] files must map each e^ε of the grid to a CSV, e.g. files = {"2" = "p2.csv"}')
-    by_value = {_eps_exp(key, "[perturber] files key"): (key, path) for key, path in files.items()}
+    by_value: dict[Fraction, tuple[str, Any]] = {}
+    for key, path in files.items():
+        value = _eps_exp(key, "[perturber] files key")
+        if value in by_value:
+            raise SpecError(f"[perturber] files names e^ε = {exact_str(value)} twice ({quoted(by_value[value][0])} and "
+                            f"{quoted(key)}): which CSV is the perturber there?")
+        by_value[value] = (key, path)
     found = []
     for key in grid:
         if key not in by_value:

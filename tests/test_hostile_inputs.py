@@ -696,6 +696,12 @@ def _round4_cases() -> list[Case]:
         for option in ("--json", "--markdown"):
             cases.append(Case(f"check-{option[2:]}-onto-{census.stem}",
                               ("check", "--only", "beyond.ldp-census", option, str(census)), says="is the input"))
+    twice = {"p.csv": "2/3,1/3\n1/3,2/3\n", "q.csv": "3/4,1/4\n1/4,3/4\n"}
+    for name, keys in (("decimal", ("2", "2.0")), ("ln", ("ln(2)", "2")), ("fraction", ("4/2", "2"))):
+        files = {keys[0]: "p.csv", keys[1]: "q.csv", "3": "q.csv"}
+        cases.append(Case(f"spec-file-family-e-eps-twice-{name}", ("stability", "{d}/s.toml"),
+                          {"s.toml": spec_toml(_with("perturber", family="file", files=files)), **twice},
+                          says="twice"))
     long = "1" * 5001  # past Python's 4,300-digit conversion limit, within the README's 200,000 characters
     cases += [_refine_a("5001-digit-row-sum", f"1/{long},1\n0,1\n", "5,001 digits"),
               _refine_a("5001-digit-cell-holds", f"{long}/{long},0\n0,1\n", "holds", 0),
