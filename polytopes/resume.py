@@ -3,7 +3,8 @@
 A folder describes itself: ``manifest.json`` holds the problem (a JSON object) and the SHA-256 of
 every unit file written. Files are written atomically, the manifest after each. A folder of
 another problem is refused; a file the manifest does not list (foreign, or from before its
-manifest) or whose content changed is not trusted: the caller recomputes it. Used by
+manifest) or whose content changed is not trusted: the caller recomputes it. A file the manifest
+does not list, or a symbolic link, is never replaced or written through: the run is refused. Used by
 :func:`polytopes.ldp_support.ldp_vertices_by_support` (one file per support block) and
 :func:`polytopes.orbitwise.enumerate_orbits` (one file per orbit representative).
 """
@@ -51,6 +52,9 @@ class ResumeFolder:
         self.problem = problem
         self.say = say or (lambda text: None)
         self.path.mkdir(parents=True, exist_ok=True)
+        if (self.path / MANIFEST).is_symlink():
+            raise ResumeMismatchError(f"{self.path / MANIFEST} is a symbolic link, not a manifest this tool wrote; "
+                                      "give an empty folder")
         self.hashes = self._read_manifest()
 
     def _read_manifest(self) -> dict[str, str]:
@@ -82,7 +86,19 @@ class ResumeFolder:
         return data
 
     def write(self, name: str, text: str) -> None:
-        """Write unit file `name` atomically and list it, with its hash, in the manifest."""
-        atomic_write_text(self.path / name, text)
+        """Write unit file `name` atomically and list it, with its hash, in the manifest.
+
+        Raises
+        ------
+        ResumeMismatchError
+            If a file the manifest does not list, or a symbolic link, is at that name: it is the
+            user's, and is never replaced or written through (a listed block that changed is ours,
+            recomputed and replaced).
+        """
+        target = self.path / name
+        if target.is_symlink() or (target.exists() and name not in self.hashes):
+            raise ResumeMismatchError(f"{target} is in the resume folder but is not a block this tool wrote there (a "
+                                      "file of yours or a link); move it, or give an empty folder")
+        atomic_write_text(target, text)
         self.hashes[name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
         write_json(self.path / MANIFEST, {"problem": self.problem, "blocks": self.hashes}, indent=1)

@@ -405,6 +405,16 @@ def _resume_cases() -> list[Case]:
         Case("resume-manifest-list", base, {"r/manifest.json": "[]"}, says="manifest"),
         Case("resume-manifest-binary", base, {"r/manifest.json": bytes(range(256))}, says="manifest"),
         Case("resume-folder-is-file", base, {"r": "a file"}),
+        # issue 52: a file of the user's at a block's name, and links, are never replaced or written through
+        Case("resume-users-file-at-a-block-name", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume",
+                                                   "{d}/r"), {"r/support-1.json": "my notes"},
+             says="not a block this tool wrote", kept=("r/support-1.json",)),
+        Case("resume-manifest-a-link", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/r"),
+             {"notes.txt": "my notes"}, says="symbolic link", kept=("notes.txt",),
+             setup=lambda d: ((d / "r").mkdir(), (d / "r" / "manifest.json").symlink_to(d / "notes.txt"))),
+        Case("resume-block-a-link", ("enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/r"),
+             {"notes.txt": "my notes"}, says="not a block this tool wrote", kept=("notes.txt",),
+             setup=lambda d: ((d / "r").mkdir(), (d / "r" / "support-1.json").symlink_to(d / "notes.txt"))),
     ]
 
 

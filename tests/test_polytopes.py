@@ -159,8 +159,14 @@ def test_resume_never_trusts_a_block_its_manifest_does_not_vouch_for(tmp_path):
     at_two, _ = ldp_vertices_by_support(3, "2", str(folder))
     at_three, _ = ldp_vertices_by_support(3, "3")
     assert at_two != at_three
-    # the manifest deleted: blocks computed at e^ε = 2 must not be reused at e^ε = 3
+    # the manifest deleted: blocks computed at e^ε = 2 must not be reused at e^ε = 3, nor replaced
+    # (issue 52: a file the manifest does not list may be the user's)
     (folder / "manifest.json").unlink()
+    block = (folder / "support-1.json").read_bytes()
+    with pytest.raises(ResumeMismatchError, match="not a block this tool wrote"):
+        ldp_vertices_by_support(3, "3", str(folder))
+    assert (folder / "support-1.json").read_bytes() == block
+    folder = tmp_path / "again"
     messages = []
     again, _ = ldp_vertices_by_support(3, "3", str(folder), progress=messages.append)
     assert again == at_three and not any("read from" in m for m in messages)
