@@ -49,13 +49,19 @@ from qifkit.matrices import (
     shape_of,
     symbolic_matrix,
 )
-from qifkit.numbers import exact, exact_str, reduced_fraction
+from qifkit.numbers import exact, exact_str, reduced_fraction, shown_number
 from qifkit.validation import whole_number
 
 __all__ = ["Channel", "FLOAT_TOLERANCE", "MAX_BUILT_ENTRIES"]
 
 #: Largest deviation of a float channel's row sum from 1 that is accepted.
 FLOAT_TOLERANCE = 1e-9
+
+
+def _shown(value: Any) -> str:
+    """An entry or row sum in a message: a rational of any size readable (:func:`shown_number`), an
+    expression as sympy writes it."""
+    return shown_number(value) if isinstance(value, Fraction) else str(value)
 
 
 def _row_name(labels: tuple[Hashable, ...], index: int) -> str:
@@ -283,13 +289,13 @@ class Channel(LabelledMatrix):
             for j, value in enumerate(row):
                 if _is_negative_constant(domain, value):
                     raise NegativeEntryError(
-                        f"channel entry ({i}, {j}) is {public_value(domain, value)}, a negative probability"
+                        f"channel entry ({i}, {j}) is {_shown(public_value(domain, value))}, a negative probability"
                     )
         ones = DomainMatrix.ones((shape_of(matrix)[1], 1), domain)
         for i, (total,) in enumerate((matrix * ones).to_list()):
             if total != domain.one:
                 raise NotStochasticError(
-                    f"{_row_name(self.secrets, i)} sums to {public_value(domain, total)}, not 1"
+                    f"{_row_name(self.secrets, i)} sums to {_shown(public_value(domain, total))}, not 1"
                 )
 
     # ------------------------------------------------------------------ views

@@ -44,6 +44,8 @@ __all__ = [
     "exact",
     "exact_eps_exp",
     "exact_str",
+    "shown_number",
+    "readable_message",
     "float_fraction",
     "reduced_fraction",
     "binary_log",
@@ -276,6 +278,37 @@ def float_fraction(value: float, max_denominator: int | None = None) -> Fraction
 def exact_eps_exp(value: Any) -> Fraction:
     """e^ε from a number string, ``"ln(x)"``, or an exact number (see :func:`parse_eps_exp`)."""
     return parse_eps_exp(value) if isinstance(value, str) else exact(value)
+
+
+def shown_number(value: Any, digits: int = 60) -> str:
+    """An exact number as an error message shows it: :func:`exact_str`, with a numerator or
+    denominator of more than `digits` digits shortened to its ends and its length (Python's own
+    ``str`` refuses integers of more than 4,300 digits, and a message is read, not parsed).
+
+    >>> shown_number(Fraction(10**80 + 1, 3))
+    '10000000000000000000…00000000000000000001 (81 digits)/3'
+    """
+    def part(integer: int) -> str:
+        text = _decimal_digits(abs(integer))
+        return ("-" if integer < 0 else "") + (text if len(text) <= digits else _shortened(text))
+
+    number = exact(value)
+    return part(number.numerator) if number.denominator == 1 else f"{part(number.numerator)}/{part(number.denominator)}"
+
+
+def _shortened(run: str) -> str:
+    """A long run of digits as its first and last 20 and its length."""
+    return f"{run[:20]}…{run[-20:]} ({len(run):,} digits)"
+
+
+def readable_message(message: str, digits: int = 60) -> str:
+    """A message with every run of more than `digits` digits shortened as :func:`shown_number`
+    shortens a number: a refused number of 5,000 digits still gives a line one can read.
+
+    >>> readable_message("row 0 sums to " + "7" * 100 + ", not 1")
+    'row 0 sums to 77777777777777777777…77777777777777777777 (100 digits), not 1'
+    """
+    return re.sub(f"[0-9]{{{digits + 1},}}", lambda run: _shortened(run[0]), message)
 
 
 def exact_str(value: Any) -> str:

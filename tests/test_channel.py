@@ -483,3 +483,12 @@ def test_a_kronecker_power_beyond_the_size_limit_is_refused_before_it_is_built()
     assert channel.power(3).shape == (8, 8)
     with pytest.raises(ShapeError, match="parallel composition"):
         channel.power(6).parallel(channel.power(6)).parallel(channel.power(6))
+
+
+def test_a_row_of_huge_integers_is_refused_in_a_readable_line():
+    """Issue 52: a row holding 10^5000 crashed with Python's 4,300-digit conversion limit while the
+    refusal was being written; it is refused as not stochastic, the number shortened to its ends."""
+    with pytest.raises(NotStochasticError, match=r"sums to 10000000000000000000…0{20} \(5,001 digits\), not 1"):
+        Channel.from_rows([[10**5000, 0], [0, 1]])
+    with pytest.raises(NegativeEntryError, match=r"is -10{19}…0{20} \(5,001 digits\), a negative"):
+        Channel.from_rows([[-(10**5000), 1 + 10**5000], [0, 1]])

@@ -253,11 +253,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.set_int_max_str_digits(limit)
 
 
-def _readable(message: str) -> str:
-    """An error message with every run of more than 60 digits shortened to its ends and its length:
-    a refused number of 5,000 digits still gives a line one can read."""
-    return re.sub(r"[0-9]{61,}", lambda run: f"{run[0][:20]}…{run[0][-20:]} ({len(run[0]):,} digits)", message)
-
 
 def _run(argv: Sequence[str] | None) -> int:
     """:func:`main` within guarded streams: parse, dispatch, and map every outcome to its status."""
@@ -274,7 +269,9 @@ def _run(argv: Sequence[str] | None) -> int:
     except OutputError:
         raise
     except QifError as error:
-        print(f"qifkit: error: {_readable(str(error))}", file=sys.stderr)
+        from qifkit.numbers import readable_message  # not at import: --help loads no numeric layer
+
+        print(f"qifkit: error: {readable_message(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         resume = getattr(arguments, "resume", None)
