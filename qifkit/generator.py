@@ -36,7 +36,7 @@ from typing import Any
 import sympy
 
 from qifkit.channel import Channel
-from qifkit.errors import QifError
+from qifkit.errors import ParameterError, QifError, ShapeError
 from qifkit.expressions import parse_rational_function
 from qifkit.numbers import exact_str, parse_eps_exp
 from qifkit.real_roots import sign_on
@@ -83,16 +83,23 @@ def _written(expression: sympy.Expr) -> str:
 
 def generator_matrix(channel: Channel, t: sympy.Symbol) -> sympy.Matrix:
     """L(t) = B_t⁻¹·dB_t/dt of a square channel whose entries are rational functions of `t`,
-    exactly (entries cancelled). Raises :class:`~qifkit.errors.QifError` if B_t is not square or
-    is singular as a matrix of rational functions."""
+    exactly (entries cancelled).
+
+    Raises
+    ------
+    ShapeError
+        If B_t is not square.
+    ParameterError
+        If B_t is singular as a matrix of rational functions.
+    """
     rows, columns = channel.shape
     if rows != columns:
-        raise QifError(f"the generator needs a square perturber; this one is {rows}×{columns}")
+        raise ShapeError(f"the generator needs a square perturber; this one is {rows}×{columns}")
     matrix = channel.matrix
     domain = matrix.domain
     derivative = matrix.applyfunc(lambda entry: domain.from_sympy(sympy.diff(domain.to_sympy(entry), t)))
     if matrix.det() == domain.zero:
-        raise QifError("the perturber is singular as a matrix of rational functions of e^ε")
+        raise ParameterError("the perturber is singular as a matrix of rational functions of e^ε")
     product = matrix.inv() * derivative
     return sympy.Matrix(rows, columns, lambda i, j: sympy.cancel(domain.to_sympy(product[i, j].element)))
 
@@ -159,7 +166,7 @@ def generator_refinement_on_range(perturber: Callable[[Any], Channel], low: Any,
 def _partition(blocks: Sequence[Sequence[int]], size: int) -> tuple[tuple[int, ...], ...]:
     partition = tuple(tuple(sorted(int(k) for k in block)) for block in blocks)
     if sorted(k for block in partition for k in block) != list(range(size)) or any(not b for b in partition):
-        raise QifError(f"the blocks {[list(b) for b in partition]} are not a partition of the outputs 0..{size - 1}")
+        raise ShapeError(f"the blocks {[list(b) for b in partition]} are not a partition of the outputs 0..{size - 1}")
     return partition
 
 
