@@ -164,7 +164,10 @@ def generator_refinement_on_range(perturber: Callable[[Any], Channel], low: Any,
 
 
 def _partition(blocks: Sequence[Sequence[int]], size: int) -> tuple[tuple[int, ...], ...]:
-    partition = tuple(tuple(sorted(int(k) for k in block)) for block in blocks)
+    if not all(isinstance(block, (list, tuple)) and all(isinstance(k, int) and not isinstance(k, bool) for k in block)
+               for block in blocks):
+        raise ShapeError(f"the blocks must be lists of output indices, got {str(blocks)[:80]}")
+    partition = tuple(tuple(sorted(block)) for block in blocks)
     if sorted(k for block in partition for k in block) != list(range(size)) or any(not b for b in partition):
         raise ShapeError(f"the blocks {[list(b) for b in partition]} are not a partition of the outputs 0..{size - 1}")
     return partition

@@ -91,3 +91,5 @@ def test_a_written_proof_is_derived_again_and_a_forged_one_is_refused():
     assert generator_proof_defect(_bent, bent) is None
     assert "positive somewhere" in generator_proof_defect(_bent, {**bent, "from": "2"})  # widened over the bend
     assert generator_proof_defect(family, {"kind": "count"}).startswith("a generator proof")
+    for blocks in ("0,1", [["0"], [1, 2]], [[0], [1]], [[0, 0], [1, 2]], [[True], [1, 2]]):
+        assert generator_proof_defect(family, {**document, "blocks": blocks}).startswith("the proof does not read")
