@@ -487,9 +487,14 @@ def _expression_channel(rows: list[list[sympy.Expr]], eps_exp: Any) -> Channel:
     value = exact_eps_exp(eps_exp)
     point = sympy.Rational(value.numerator, value.denominator)
     exact_rows = []
-    for row in rows:
-        entries = [sympy.Rational(entry.subs(_T, point)) for entry in row]
-        exact_rows.append([reduced_fraction(v) for v in entries])
+    for i, row in enumerate(rows):
+        entries = []
+        for j, entry in enumerate(row):
+            if sympy.fraction(sympy.cancel(entry))[1].subs(_T, point) == 0:
+                raise SpecError(f"the expression perturber's entry ({i}, {j}) = {entry} has a pole at e^ε = "
+                                f"{exact_str(value)}: it is no mechanism there")
+            entries.append(reduced_fraction(sympy.Rational(entry.subs(_T, point))))
+        exact_rows.append(entries)
     return Channel.from_rows(exact_rows)
 
 

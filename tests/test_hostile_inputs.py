@@ -712,6 +712,10 @@ def _round4_cases() -> list[Case]:
         cases.append(Case(f"spec-file-family-e-eps-twice-{name}", ("stability", "{d}/s.toml"),
                           {"s.toml": spec_toml(_with("perturber", family="file", files=files)), **twice},
                           says="twice"))
+    pole = {"pole.csv": "(t-1)/(t-2),1-(t-1)/(t-2)\n1/2,1/2\n"}
+    cases.append(Case("spec-expression-pole-at-a-grid-point", ("stability", "{d}/s.toml"),
+                      {"s.toml": spec_toml(_with("perturber", family="expression", values=2, matrix="pole.csv")),
+                       **pole}, says="has a pole at e^ε = 2"))
     long = "1" * 5001  # past Python's 4,300-digit conversion limit, within the README's 200,000 characters
     cases += [_refine_a("5001-digit-row-sum", f"1/{long},1\n0,1\n", "5,001 digits"),
               _refine_a("5001-digit-cell-holds", f"{long}/{long},0\n0,1\n", "holds", 0),
