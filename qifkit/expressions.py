@@ -29,6 +29,9 @@ _TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+
 _MAX_POWER = 64
 _MAX_LENGTH = 10_000
 _MAX_DEPTH = 100  # parentheses and signs nested deeper than this are refused (not a RecursionError)
+#: The largest degree (numerator's and denominator's added up, bounded from the text) of a rational
+#: function read: its sign proofs on a range isolate the real roots of polynomials of this degree.
+_MAX_DEGREE = 256
 
 
 def parse_rational_function(text: str, variable: sympy.Symbol) -> sympy.Expr:
@@ -38,8 +41,9 @@ def parse_rational_function(text: str, variable: sympy.Symbol) -> sympy.Expr:
     ------
     NumberSyntaxError
         Naming the text and the position where it stops following the grammar, another name than
-        the variable, a power that is not a whole number up to 64, a division by zero, or
-        parentheses and signs nested more than 100 deep.
+        the variable, a power that is not a whole number up to 64, a division by zero,
+        parentheses and signs nested more than 100 deep, or a degree that may exceed 256 (the
+        numerator's and the denominator's added up, bounded from the text: ``((t^64)^64)^64``).
 
     Examples
     --------
@@ -55,7 +59,7 @@ def parse_rational_function(text: str, variable: sympy.Symbol) -> sympy.Expr:
         raise NumberSyntaxError(f"an expression of {len(text):,} characters is longer than {_MAX_LENGTH:,}")
     tokens = _tokens(text)
     reader = _Reader(text, tokens, variable)
-    value = reader.expression()
+    value, _ = reader.expression()
     if reader.position < len(tokens):
         raise reader.error("an operator or the end")
     return value
@@ -103,40 +107,51 @@ class _Reader:
     def peek(self) -> str | None:
         return self.tokens[self.position][1] if self.position < len(self.tokens) else None
 
-    def expression(self) -> sympy.Expr:
-        value = self.term()
+    def bounded(self, degree: int) -> int:
+        """`degree`, an upper bound of the degrees of a part's numerator and denominator added up,
+        refused past :data:`_MAX_DEGREE` before sympy builds it (``((t^64)^64)^64``)."""
+        if degree > _MAX_DEGREE:
+            raise NumberSyntaxError(f"{quoted(self.text[:40] + '...')}: a rational function of degree up to "
+                                    f"{degree:,}, beyond {_MAX_DEGREE}")
+        return degree
+
+    def expression(self) -> tuple[sympy.Expr, int]:
+        value, degree = self.term()
         while self.peek() in ("+", "-"):
             operator = self.tokens[self.position][1]
             self.position += 1
-            value = value + self.term() if operator == "+" else value - self.term()
-        return value
+            right, more = self.term()
+            degree = self.bounded(degree + more)  # a common denominator multiplies
+            value = value + right if operator == "+" else value - right
+        return value, degree
 
-    def term(self) -> sympy.Expr:
-        value = self.factor()
+    def term(self) -> tuple[sympy.Expr, int]:
+        value, degree = self.factor()
         while self.peek() in ("*", "/"):
             operator = self.tokens[self.position][1]
             self.position += 1
-            right = self.factor()
+            right, more = self.factor()
+            degree = self.bounded(degree + more)
             if operator == "/":
                 if right == 0:
                     raise NumberSyntaxError(f"{quoted(self.text)} divides by zero")
                 value = value / right
             else:
                 value = value * right
-        return value
+        return value, degree
 
-    def factor(self) -> sympy.Expr:
+    def factor(self) -> tuple[sympy.Expr, int]:
         if self.peek() in ("+", "-"):
             operator = self.tokens[self.position][1]
             self.position += 1
             self.deeper()
-            value = self.factor()
+            value, degree = self.factor()
             self.depth -= 1
-            return -value if operator == "-" else value
+            return (-value if operator == "-" else value), degree
         return self.power()
 
-    def power(self) -> sympy.Expr:
-        base = self.atom()
+    def power(self) -> tuple[sympy.Expr, int]:
+        base, degree = self.atom()
         if self.peek() in ("^", "**"):
             self.position += 1
             if self.position >= len(self.tokens) or self.tokens[self.position][0] != "number":
@@ -148,30 +163,30 @@ class _Reader:
                     f"number from 0 to {_MAX_POWER}"
                 )
             self.position += 1
-            return base ** int(exponent)
-        return base
+            return base ** int(exponent), self.bounded(degree * int(exponent))
+        return base, degree
 
-    def atom(self) -> sympy.Expr:
+    def atom(self) -> tuple[sympy.Expr, int]:
         if self.position >= len(self.tokens):
             raise self.error("a number, the variable or '('")
         kind, token, _ = self.tokens[self.position]
         if kind == "number":
             self.position += 1
             value = parse_number(token)
-            return sympy.Rational(value.numerator, value.denominator)
+            return sympy.Rational(value.numerator, value.denominator), 0
         if kind == "name":
             if token != self.variable.name:
                 raise NumberSyntaxError(f"{quoted(self.text)}: unknown name {quoted(token)}; the variable is "
                                         f"{self.variable.name}")
             self.position += 1
-            return self.variable
+            return self.variable, 1
         if token == "(":
             self.position += 1
             self.deeper()
-            value = self.expression()
+            value, degree = self.expression()
             self.depth -= 1
             if self.peek() != ")":
                 raise self.error("')'")
             self.position += 1
-            return value
+            return value, degree
         raise self.error("a number, the variable or '('")

@@ -716,6 +716,13 @@ def _round4_cases() -> list[Case]:
     cases.append(Case("spec-expression-pole-at-a-grid-point", ("stability", "{d}/s.toml"),
                       {"s.toml": spec_toml(_with("perturber", family="expression", values=2, matrix="pole.csv")),
                        **pole}, says="has a pole at e^ε = 2"))
+    nested = {"n.csv": "((t^64)^64)^64/(1+((t^64)^64)^64),1/(1+((t^64)^64)^64)\n1/2,1/2\n"}
+    for name, sweep in (("grid", {}), ("range", {"eps_exp": None, "from": "2", "to": "3"})):
+        document = _with("perturber", family="expression", values=2, matrix="n.csv")
+        document["sweep"] = {**document["sweep"], **sweep}
+        document["sweep"] = {k: v for k, v in document["sweep"].items() if v is not None}
+        cases.append(Case(f"spec-expression-nested-powers-{name}", ("stability", "{d}/s.toml"),
+                          {"s.toml": spec_toml(document), **nested}, says="beyond 256"))
     long = "1" * 5001  # past Python's 4,300-digit conversion limit, within the README's 200,000 characters
     cases += [_refine_a("5001-digit-row-sum", f"1/{long},1\n0,1\n", "5,001 digits"),
               _refine_a("5001-digit-cell-holds", f"{long}/{long},0\n0,1\n", "holds", 0),

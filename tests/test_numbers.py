@@ -157,6 +157,9 @@ def test_expressions_in_t_are_built_exactly_by_the_grammar():
     ("", "is empty"), ("t t", "an operator or the end expected"), ("1//2", "expected at character 3"),
     ("t$", "unexpected '$'"), ("9" * 10001, "longer than"),
     ("(" * 4000 + "t" + ")" * 4000, "nested deeper than 100"), ("-" * 9000 + "t", "nested deeper than 100"),
+    # issue 52: nested powers and long products of degree beyond 256, refused before sympy builds them
+    ("((t^64)^64)^64", "degree up to 4,096, beyond 256"), ("*".join(["t^64"] * 64), "degree up to 320"),
+    ("1/(t+1)^64/(t+2)^64/(t+3)^64/(t+4)^64/(t+5)", "degree up to 257"),
 ])
 def test_an_expression_that_is_not_in_the_grammar_is_refused_naming_why(text, message):
     import sympy
