@@ -114,3 +114,12 @@ def test_a_file_of_the_user_where_a_pair_folder_goes_is_refused_before_any_work(
     with pytest.raises(UsageError, match="pair-1 is in the way"):
         CertificateFolder(tmp_path, 2, {})
     assert (tmp_path / "pair-1").read_text() == "the user's"
+
+
+def test_a_run_path_that_is_the_certificate_folder_itself_is_refused(tmp_path):
+    """A fresh mutant of issue 53: an output of the run given as the certificate folder (or as a
+    path that leads to it) would be written over by the certificates, or write over them."""
+    (tmp_path / "x").mkdir()
+    for given in (tmp_path, tmp_path / "x" / ".."):
+        with pytest.raises(UsageError, match="is the --certificate folder"):
+            CertificateFolder(tmp_path, 1, {"--json": str(given)})
