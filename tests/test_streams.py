@@ -94,3 +94,26 @@ def test_ascii_spellings_cover_every_symbol_the_toolkit_prints():
                    for path in (ROOT / package).rglob("*.py"))
     unspelled = {ch for ch in text if ord(ch) > 127} - set(ASCII_SPELLINGS)
     assert all(ch in "üöćÃ" or 0x300 <= ord(ch) < 0x370 for ch in unspelled), sorted(unspelled)
+
+
+@pytest.mark.parametrize("errno_, cause", [(28, "No space left on device"), (30, "Read-only file system"),
+                                            (13, "Permission denied")])
+def test_a_fault_while_writing_an_output_is_exit_2_naming_the_path(channels, tmp_path, monkeypatch, capsys, errno_,
+                                                                   cause):
+    """Issue 52: ENOSPC, EROFS or EACCES while `--json` is written was an internal error (exit 3);
+    it is exit 2, one line naming the path and the cause, and the earlier file is left as it was
+    (the writer is made to fail here, as a full or read-only disk would)."""
+    from proofs_checks.cli import main
+    from qifkit import files
+
+    out = tmp_path / "cert.json"
+    out.write_text("the earlier certificate")
+
+    def failing(path, data):
+        raise OSError(errno_, cause, str(path))
+
+    monkeypatch.setattr(files, "atomic_write_bytes", failing)
+    assert main(["refine", *map(str, channels), "--json", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and str(out) in lines[0] and cause in lines[0]
+    assert out.read_text() == "the earlier certificate"
