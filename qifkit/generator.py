@@ -34,6 +34,7 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
+from sympy.polys.matrices.exceptions import DMNonInvertibleMatrixError
 
 from qifkit.channel import Channel
 from qifkit.errors import ParameterError, QifError, ShapeError
@@ -98,9 +99,11 @@ def generator_matrix(channel: Channel, t: sympy.Symbol) -> sympy.Matrix:
     matrix = channel.matrix
     domain = matrix.domain
     derivative = matrix.applyfunc(lambda entry: domain.from_sympy(sympy.diff(domain.to_sympy(entry), t)))
-    if matrix.det() == domain.zero:
-        raise ParameterError("the perturber is singular as a matrix of rational functions of e^ε")
-    product = matrix.inv() * derivative
+    try:
+        inverse = matrix.inv()
+    except DMNonInvertibleMatrixError:
+        raise ParameterError("the perturber is singular as a matrix of rational functions of e^ε") from None
+    product = inverse * derivative
     return sympy.Matrix(rows, columns, lambda i, j: sympy.cancel(domain.to_sympy(product[i, j].element)))
 
 
