@@ -93,3 +93,16 @@ def test_a_written_proof_is_derived_again_and_a_forged_one_is_refused():
     assert generator_proof_defect(family, {"kind": "count"}).startswith("a generator proof")
     for blocks in ("0,1", [["0"], [1, 2]], [[0], [1]], [[0, 0], [1, 2]], [[True], [1, 2]]):
         assert generator_proof_defect(family, {**document, "blocks": blocks}).startswith("the proof does not read")
+
+
+def test_a_perturber_singular_inside_the_range_gets_no_proof():
+    """Randomized response at e^ε = 1 + (t − 3)²: at t = 3 every row is (1/3, 1/3, 1/3), B_t is
+    singular and L has a pole there; the proof says so instead of deciding signs across it."""
+    def flat_at_three(t):
+        g = 1 + (t - 3) ** 2
+        rows = [[g / (g + 2) if i == j else 1 / (g + 2) for j in range(3)] for i in range(3)]
+        return Channel.from_symbolic(rows, parameters=(t,))
+
+    proof, reason = generator_refinement_on_range(flat_at_three, 2, 4)
+    assert proof is None and "singular" in reason
+    assert generator_refinement_on_range(flat_at_three, "31/10", 4)[0] is not None
