@@ -69,6 +69,7 @@ from qifkit.channel import Channel
 from qifkit.errors import QifError, TimeLimitReached, UndecidableError
 from qifkit.expressions import parse_rational_function
 from qifkit.files import read_input_text, read_table_csv
+from qifkit.generator import generator_proof_defect, generator_refinement_on_range
 from qifkit.measures import (
     Loss,
     Prior,
@@ -173,6 +174,7 @@ _KEYS = {
     "query": {"kind", "of", "at", "table"},
     "analyst": {"prior", "loss", "scale"},
     "sweep": {"eps_exp", "from", "to", "exact"},
+    "gate": {"question", "tolerance"},
 }
 _FAMILIES: dict[str, Callable[[int, Any], Channel]] = {
     "geometric": truncated_geometric,  # also Cormode et al.'s GM on counts 0..values-1
@@ -294,6 +296,10 @@ class StabilitySpec:
     # a family of polytopes (PerturberFamily): its build(e^ε), made when the spec was read
     built: Callable[[Any], Channel] | None = dataclasses.field(default=None, compare=False, repr=False)
     inputs: tuple[str, ...] = ()  # every file the spec names (perturbers, quality, pre-processor, map, prior, loss)
+    question: str = "analyst"  # whose stability gates the release: "analyst" (the spec's) or "every_analyst"
+    tolerance: Fraction = Fraction(0)  # the largest rise of the spec's analyst's loss that still passes
+    # why the pipeline cannot be built (beyond the size limits), for a range that a proof may still settle
+    oversize: str | None = None
 
     @functools.cached_property
     def perturber(self) -> Callable[[int, Any], Channel]:
@@ -713,10 +719,6 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     query = get("query", "kind")
     if query not in ("count", "threshold", "map", "sum", "histogram", "argmax"):
         raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, map, sum, histogram or argmax")
-    if query == "histogram" and respondents * (respondents + 1) ** (values - 1) + 1 > HISTOGRAM_MAX_LENGTH:
-        raise SpecError(f"a histogram query of {respondents:,} respondents over {values} values is worked out on "
-                        f"polynomials of {respondents * (respondents + 1) ** (values - 1) + 1:,} terms; the limit is "
-                        f"{HISTOGRAM_MAX_LENGTH:,} (fewer respondents or values, or a count query)")
     counted = get("query", "of", [])
     at = get("query", "at")
     if query == "threshold":
@@ -752,12 +754,19 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     scale = _number(get("analyst", "scale", 1), "[analyst] scale")
     if scale <= 0:
         raise SpecError(f"[analyst] scale must be positive, got {scale}")
-    prior = get("analyst", "prior", "uniform")
+    histogram_secrets = query == "argmax" or respondents - len(known) > 1
+    prior = get("analyst", "prior", "uniform_histograms" if histogram_secrets else "uniform")
     if isinstance(prior, str) and prior.endswith(".csv"):
         prior = str((folder or Path(".")) / prior)
-    elif not (prior in ("uniform", "uniform_tuples") or isinstance(prior, list)):
-        raise SpecError(f"[analyst] prior must be 'uniform', 'uniform_tuples', a list or a CSV file (prior.csv), got "
-                        f"{quoted(prior)}")
+    elif prior == "uniform" and histogram_secrets:
+        raise SpecError('[analyst] prior = "uniform" could mean two priors when the secrets are histograms: '
+                        '"uniform_histograms" (every histogram of the unknown respondents equally likely) or '
+                        '"uniform_tuples" (every tuple of their values equally likely, so a histogram weighs as '
+                        'many tuples as it has orderings); name one')
+    elif not (prior in ("uniform", "uniform_histograms", "uniform_tuples") or isinstance(prior, list)):
+        raise SpecError(f"[analyst] prior must be 'uniform' (one unknown respondent), 'uniform_histograms', "
+                        f"'uniform_tuples', a list or a CSV file (prior.csv), got {quoted(prior)}")
+    question, tolerance = _gate(document.get("gate", {}), "analyst" in document)
     eps_list = _grid(get("sweep", "eps_exp", []))
     ends = [get("sweep", key) for key in ("from", "to")]
     if (ends[0] is None) != (ends[1] is None):
@@ -798,21 +807,19 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                          eps_list, exact_flag, eps_range, files,
                          matrix, at or 0, quality, sensitivity, released, before, built,
                          _named_files(document, folder or Path("."), files, matrix, quality,
-                                      *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))))
+                                      *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))),
+                         question, tolerance)
     side = respondents + 1 if query == "argmax" else values
     if side > MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is {MAX_PERTURBER:,} "
                         "(fewer values" + (", fewer respondents" if query == "argmax" else "") + ")")
-    rows = _secret_count(spec)
-    if rows <= MAX_ROWS and rows * _output_count(spec) > MAX_ENTRIES:
-        raise SpecError(f"the pipeline would have {rows:,} secrets × {_output_count(spec):,} outputs, more than "
-                        f"{MAX_ENTRIES:,} exact entries: list more respondents as known, or use fewer respondents")
-    if rows > MAX_ROWS:
-        unknown = respondents if query == "argmax" else respondents - len(spec.known)
-        raise SpecError(
-            f"the secrets are more than {MAX_ROWS:,} histograms of {unknown:,} unknown respondents over {values:,} "
-            f"values (the limit); list more respondents as known, or use fewer values"
-        )
+    oversize = _oversize(spec)
+    if oversize is not None:
+        if eps_range is None or eps_list or query not in ("count", "histogram") or not exact_flag:
+            raise SpecError(oversize + (
+                "; a range (from, to) without a grid may still be proved for every analyst at any size"
+                if query in ("count", "histogram") else ""))
+        return dataclasses.replace(spec, oversize=oversize)
     outputs = _output_count(spec)
     if exact_flag and len(eps_list) >= 2 and outputs ** 2 > MAX_WITNESS_ENTRIES:
         raise SpecError(f"the pipelines have {outputs:,} outputs: certifying one against another needs an exact "
@@ -824,6 +831,46 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if any(isinstance(p, str) and p.endswith(".csv") for p in (prior, loss)):
         spec.analyst  # noqa: B018 - prior and loss files read now, once: a bad one is refused before any work
     return spec
+
+
+def _gate(table: dict[str, Any], names_analyst: bool) -> tuple[str, Fraction]:
+    """The ``[gate]`` table: whose stability gates the release, and the rise that still passes.
+
+    ``question = "analyst"`` (the default when the spec has an ``[analyst]`` table: a deployer who
+    names the adversary's prior and loss asks about that adversary, and it is the question that
+    census-sized pipelines can answer) or ``"every_analyst"`` (refinement: the default without
+    one). ``tolerance`` (default 0, exact) is absolute, in the units of the spec's analyst's
+    expected loss (after ``scale``): the largest total rise of that loss as e^ε grows that still
+    passes as "stable within tolerance"; it needs the analyst's question (a refinement's gap is in
+    the units of whatever loss refutes it)."""
+    question = table.get("question", "analyst" if names_analyst else "every_analyst")
+    if question not in ("analyst", "every_analyst"):
+        raise SpecError(f"[gate] question must be \"analyst\" (the spec's analyst) or \"every_analyst\", got "
+                        f"{quoted(question)}")
+    tolerance = _number(table.get("tolerance", 0), "[gate] tolerance")
+    if tolerance < 0:
+        raise SpecError(f"[gate] tolerance must be at least 0, got {exact_str(tolerance)}")
+    if tolerance and question != "analyst":
+        raise SpecError("[gate] tolerance is a rise of the spec's analyst's loss: it needs question = \"analyst\"")
+    return question, tolerance
+
+
+def _oversize(spec: StabilitySpec) -> str | None:
+    """Why the spec's pipeline is too large to build (secrets, entries, or a histogram's generating
+    polynomials beyond the limits), or None."""
+    rows, respondents, values = _secret_count(spec), spec.respondents, spec.values
+    if spec.query == "histogram" and respondents * (respondents + 1) ** (values - 1) + 1 > HISTOGRAM_MAX_LENGTH:
+        return (f"a histogram query of {respondents:,} respondents over {values} values is worked out on "
+                f"polynomials of {respondents * (respondents + 1) ** (values - 1) + 1:,} terms; the limit is "
+                f"{HISTOGRAM_MAX_LENGTH:,} (fewer respondents or values, or a count query)")
+    if rows > MAX_ROWS:
+        unknown = respondents if spec.query == "argmax" else respondents - len(spec.known)
+        return (f"the secrets are more than {MAX_ROWS:,} histograms of {unknown:,} unknown respondents over "
+                f"{values:,} values (the limit); list more respondents as known, or use fewer values")
+    if rows * _output_count(spec) > MAX_ENTRIES:
+        return (f"the pipeline would have {rows:,} secrets × {_output_count(spec):,} outputs, more than "
+                f"{MAX_ENTRIES:,} exact entries: list more respondents as known, or use fewer respondents")
+    return None
 
 
 def _named_files(document: dict[str, Any], folder: Path, files: tuple[tuple[str, str], ...], *paths: Any
@@ -997,7 +1044,7 @@ def _analyst(spec: StabilitySpec) -> tuple[Prior, Loss]:
 
 
 def _exact_analyst(spec: StabilitySpec, secrets: tuple[Any, ...]) -> tuple[Prior, Loss]:
-    if spec.prior == "uniform":
+    if spec.prior in ("uniform", "uniform_histograms"):
         prior = uniform_prior(secrets)
     elif spec.prior == "uniform_tuples":
         weights = [1] * len(secrets) if not isinstance(secrets[0], tuple) else histogram_prior_weights(secrets)
@@ -1044,23 +1091,77 @@ def _exact_loss(spec: StabilitySpec, prior: Prior, loss: Loss, build: Callable[[
                                              loss, spec.known, release)
 
 
+def every_analyst_on_range(spec: StabilitySpec) -> tuple[dict[str, Any] | None, str]:
+    """A proof that the spec's pipelines refine for every e^ε' ≤ e^ε of its range, so that no
+    analyst gains from less privacy there, at any number of respondents, any known ones and any
+    prior: as the JSON document ``qifkit verify --range-proof`` re-checks (without the spec's
+    SHA-256), or (None, the reason there is none).
+
+    Routes: a count whose perturber has two hit probabilities by
+    :func:`qifkit.stability.count_refinement_on_range`; a count otherwise, and a histogram, by the
+    perturber's generator (:func:`qifkit.generator.generator_refinement_on_range`, lumped by the
+    counted values and the rest for a count). Other queries have no route: a threshold, map, sum
+    or ArgMax of lumped reports need not be a post-processing of the same release at more privacy.
+    """
+    assert spec.eps_range is not None  # only for a range
+    low, high = spec.eps_range
+    family = spec.perturber
+
+    def perturber(t: Any) -> Channel:
+        return family(spec.values, t)
+
+    if spec.query not in ("count", "histogram"):
+        return None, f"no proof route for a {spec.query} query (count and histogram queries have one)"
+    blocks = None
+    if spec.query == "count":
+        proof, reason = count_refinement_on_range(perturber, spec.counted, low, high)
+        if proof is not None:
+            return {"kind": "count", "from": exact_str(proof.low), "to": exact_str(proof.high), "hit": proof.hit,
+                    "miss": proof.miss, "conditions": list(proof.conditions)}, ""
+        counted = set(spec.counted)
+        outputs = perturber(high).outputs
+        blocks = [[j for j, y in enumerate(outputs) if y in counted], [j for j, y in enumerate(outputs)
+                                                                       if y not in counted]]
+    generator, why = generator_refinement_on_range(perturber, low, high, blocks)
+    if generator is None:
+        return None, why if spec.query == "histogram" else f"{reason}; by the generator: {why}"
+    return generator.document(), ""
+
+
 def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
     """What is wrong with a ``range-proof.json`` for this spec (``qifkit verify --range-proof``), or
-    None when it is valid: the spec must ask a count query over a range, the proof must name that
-    query and counted values and cover the spec's whole range, and it is re-checked exactly
-    against the spec's perturber family (:func:`qifkit.stability.range_proof_defect`). The caller
-    checks the spec's SHA-256 the proof names."""
-    if spec.query != "count":
-        return f"a range proof is about count pipelines; this spec asks a {spec.query} query"
+    None when it is valid: the spec must ask a count or histogram query over a range, the proof
+    must name that query and counted values and cover the spec's whole range, and it is re-checked
+    exactly against the spec's perturber family (:func:`qifkit.stability.range_proof_defect` for
+    two hit probabilities, :func:`qifkit.generator.generator_proof_defect` for a generator, whose
+    blocks must be the counted values and the rest, or none for a histogram). The caller checks
+    the spec's SHA-256 the proof names."""
+    if spec.query not in ("count", "histogram"):
+        return f"a range proof is about count or histogram pipelines; this spec asks a {spec.query} query"
     if spec.eps_range is None:
         return "this spec asks a grid of e^ε, not a range: a range proof covers a range"
     if not isinstance(document, dict):
         return "a range proof is a JSON object"
     if {key: document.get(key) for key in ("query", "counted")} != range_proof_fields(spec):
         return (f"the proof is about the query {document.get('query')!r} of {document.get('counted')!r}, not the "
-                f"spec's count of {list(spec.counted)}")
+                f"spec's {spec.query} query" + (f" of {list(spec.counted)}" if spec.query == "count" else ""))
     family = spec.perturber
-    defect = range_proof_defect(lambda t: family(spec.values, t), spec.counted, document)
+
+    def perturber(t: Any) -> Channel:
+        return family(spec.values, t)
+
+    if document.get("kind") == "generator":
+        outputs = perturber(spec.eps_range[1]).outputs
+        blocks = (None if spec.query == "histogram" else
+                  [[j for j, y in enumerate(outputs) if y in set(spec.counted)],
+                   [j for j, y in enumerate(outputs) if y not in set(spec.counted)]])
+        if document.get("blocks") != blocks:
+            return f"the proof lumps by the blocks {document.get('blocks')!r}; this spec's query needs {blocks!r}"
+        defect = generator_proof_defect(perturber, document)
+    elif spec.query == "count":
+        defect = range_proof_defect(perturber, spec.counted, document)
+    else:
+        return 'a histogram query is proved by its perturber\'s generator: the proof needs "kind": "generator"'
     if defect is not None:
         return defect
     low, high = spec.eps_range
@@ -1072,8 +1173,8 @@ def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
 
 def range_proof_fields(spec: StabilitySpec) -> dict[str, Any]:
     """What a range proof names of its spec besides the SHA-256 (:func:`range_proof_problem` checks
-    them): the count query it is about and the counted values."""
-    return {"query": "count", "counted": list(spec.counted)}
+    them): the query it is about and the counted values (none for a histogram)."""
+    return {"query": spec.query, "counted": list(spec.counted)}
 
 
 def _range_degree(spec: StabilitySpec) -> int:
@@ -1093,6 +1194,10 @@ def describe_work(spec: StabilitySpec) -> list[str]:
     pipeline's secrets, outputs and entries, the grid pairs to certify, and the route the range
     takes, with the degree in e^ε that its symbolic route works on (an estimate,
     :func:`_range_degree`)."""
+    if spec.oversize is not None:
+        return [f"pipeline: not built ({spec.oversize})",
+                f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: decided only by a proof for every analyst "  # type: ignore[index]
+                "(the perturber's hit probabilities or its generator), which holds at any number of respondents"]
     secrets, outputs = _secret_count(spec), _output_count(spec)
     entries = secrets * outputs
     lines = [f"pipeline: {secrets:,} secrets × {outputs:,} outputs = {entries:,} entries "
@@ -1120,7 +1225,7 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                      f"{ball}if still undecided, {symbolic}")
         else:
             route = symbolic
-        proof = "a proof for every analyst is tried first; " if spec.query == "count" else ""
+        proof = "a proof for every analyst is tried first; " if spec.query in ("count", "histogram") else ""
         lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")
         pairs = secrets * (secrets - 1) // 2
         lines.append(f"range, without a proof or a rise: {pairs:,} pairs of secrets searched for a two-secret analyst "
@@ -1182,12 +1287,15 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     grid = sorted(spec.eps_exp, key=exact_eps_exp)
     number = exact if spec.exact else float  # the report keeps numbers; report_document writes them
     report: dict[str, Any] = {
+        "question": spec.question,
+        "tolerance": spec.tolerance,
         "arithmetic": "exact" if spec.exact else "float",
-        "secrets": _secret_count(spec),
+        "secrets": None if spec.oversize else _secret_count(spec),
         "coverage": " and ".join(c for c, on in (("grid", grid), ("interval", spec.eps_range)) if on),
         "points": [],
         "monotone": True,
         "instability": None,
+        "rises_within_tolerance": [],
         "pairs": [
             {
                 "eps_exp_low": low,
@@ -1221,6 +1329,15 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
 
     def steps() -> str | None:
         """The grid and the range, in order; the reason the run stopped early, or None."""
+        if spec.oversize is not None:  # a range only: nothing but a proof for every analyst can decide it
+            stage[0] = "during the proof for every analyst"
+            say(f"range {list(map(exact_str, spec.eps_range or ()))}: a proof for every analyst (the pipeline is "
+                "not built)")
+            proof, reason = every_analyst_on_range(spec)
+            report["range"] = {"from": spec.eps_range[0], "to": spec.eps_range[1],  # type: ignore[index]
+                               "every_analyst": {"proved": True, **proof} if proof is not None else
+                               {"proved": False, "reason": reason}, "analyst": f"not followed: {spec.oversize}"}
+            return None
         prior, loss = _analyst(spec)
         exact_loss = _exact_loss(spec, prior, loss, build)
         if grid:
@@ -1231,9 +1348,17 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                                                                                 strict=True)]
             if curve.violation is not None:
                 report["monotone"] = False
-                low, high, gap = curve.violation
-                refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
-            if spec.exact:
+                low, high, gap = _largest_rise(curve) if spec.tolerance else curve.violation
+                if gap > spec.tolerance:
+                    refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
+                else:
+                    report["rises_within_tolerance"].append({"where": "grid", "rise_at_least": gap,
+                                                             "rise_at_most": gap})
+            if spec.exact and spec.question == "analyst":
+                for pair in report["pairs"]:
+                    pair["method"] = ('the question is the spec\'s analyst; question = "every_analyst" compares '
+                                      "the pipelines")
+            elif spec.exact:
                 candidate = _candidate(spec)
                 pairs, started = len(grid) - 1, time.perf_counter()
                 for k, (low, high) in enumerate(zip(grid, grid[1:], strict=False)):
@@ -1259,7 +1384,8 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
             stage[0] = "during the range"
             sweep = _FloatSweep(spec)
             _range_report(spec, report, prior, loss, build, exact_loss, refuted, say, sweep)
-            if report["instability"] is None and not report["range"]["every_analyst"]["proved"]:
+            if (spec.question == "every_analyst" and report["instability"] is None
+                    and not report["range"]["every_analyst"]["proved"]):
                 stage[0] = "during the search for a constructed analyst"
                 _constructed_analyst(spec, report, build, refuted, say, sweep)
         return None
@@ -1280,14 +1406,47 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
         if report["monotone"] and not followed and not report["range"]["every_analyst"].get("proved"):
             report["monotone"] = None  # sampled, or stopped: the loss between the points is not known
     proved = bool(report.get("range", {}).get("every_analyst", {}).get("proved"))
+    report["stable"], report["undecided"] = _verdict(spec, report, timed_out, proved, bool(grid))
+    compared = sum(pair["verdict"] != "not compared" for pair in report["pairs"])
+    report["covered"] = {"question": spec.question, "grid_pairs_compared": compared, "grid_pairs": len(report["pairs"]),
+                         "interval": None if spec.eps_range is None else
+                         f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
+                         "not proved for every analyst"}
+    return report, [instability] if instability is not None else witnesses
+
+
+def _verdict(spec: StabilitySpec, report: dict[str, Any], timed_out: str | None, proved: bool, grid: bool
+             ) -> tuple[bool | None, str | None]:
+    """``stable`` and ``undecided`` of a report, answering the spec's question (``[gate] question``):
+    the spec's analyst (its loss never rises by more than the tolerance as e^ε grows, on the grid
+    and at every e^ε of the range; every analyst proved on the range covers it too) or every
+    analyst (every grid pair refines and the range is proved)."""
     if not spec.exact:
-        report["stable"], report["undecided"] = None, "a float sweep decides nothing; set exact = true"
-    elif report["instability"] is not None:
-        report["stable"], report["undecided"] = False, None
-    elif timed_out is not None:
-        report["stable"], report["undecided"] = None, timed_out
-    elif spec.eps_range is not None and not proved:
-        report["stable"] = None
+        return None, "a float sweep decides nothing; set exact = true"
+    if report["instability"] is not None:
+        return False, None
+    if timed_out is not None:
+        return None, timed_out
+    if spec.oversize is not None and not proved:
+        return None, (f"the pipeline is not built ({spec.oversize}) and no proof for every analyst covers the range "
+                      f"({report['range']['every_analyst']['reason']})")
+    if spec.question == "analyst":
+        interval = report.get("range", {})
+        unbounded = [rise for rise in report["rises_within_tolerance"]
+                     if rise["rise_at_most"] is None or rise["rise_at_most"] > spec.tolerance]
+        if unbounded:
+            rise = unbounded[0]
+            return None, (f"the spec's analyst's loss rises by at least {_decimal(rise['rise_at_least'])} on the "
+                          f"{rise['where']}, within the tolerance {exact_str(spec.tolerance)}, but "
+                          + ("no upper bound of the rise was found" if rise["rise_at_most"] is None else
+                             f"it is only bounded by {_decimal(rise['rise_at_most'])}"))
+        followed = "rising" in interval and "samples" not in interval
+        if spec.eps_range is not None and not (proved or followed):
+            return None, ("the spec's analyst's loss was not followed at every e^ε of the range ("
+                          + str(interval.get("analyst", "not reached")) + ") and no proof for every analyst covers it"
+                          + (f" ({interval['every_analyst']['reason']})" if "every_analyst" in interval else ""))
+        return True, None
+    if spec.eps_range is not None and not proved:
         outputs = _output_count(spec)
         where = ("only at the grid's points" if grid else "only where a grid is given (eps_exp)"
                  if outputs ** 2 <= MAX_WITNESS_ENTRIES else
@@ -1295,17 +1454,23 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                  f"{MAX_WITNESS_ENTRIES:,} entries refinement takes, so no spec of this pipeline gets a verdict for "
                  "every analyst yet")
         searched = report["range"].get("constructed")
-        report["undecided"] = ("no rise was found, but refinement between the pipelines (every analyst) over the "
-                               f"range is not proved ({report['range']['every_analyst']['reason']}); it is certified "
-                               + where + (f"; two-secret analysts searched: {searched}" if searched else ""))
-    else:
-        report["stable"], report["undecided"] = True, None
-    compared = sum(pair["verdict"] != "not compared" for pair in report["pairs"])
-    report["covered"] = {"grid_pairs_compared": compared, "grid_pairs": len(report["pairs"]),
-                         "interval": None if spec.eps_range is None else
-                         f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
-                         "not proved for every analyst"}
-    return report, [instability] if instability is not None else witnesses
+        return None, ("no rise was found, but refinement between the pipelines (every analyst) over the range is not "
+                      f"proved ({report['range']['every_analyst']['reason']}); it is certified " + where
+                      + (f"; two-secret analysts searched: {searched}" if searched else ""))
+    return True, None
+
+
+def _largest_rise(curve: Any) -> tuple[Any, Any, Any]:
+    """The grid's e^ε low < high where the analyst's loss rises most, and that rise (exact):
+    what a tolerance is compared with."""
+    best: tuple[Any, Any, Any] = (curve.eps_exp[0], curve.eps_exp[0], 0)
+    lowest = 0
+    for k, loss in enumerate(curve.values):
+        if loss - curve.values[lowest] > best[2]:
+            best = (curve.eps_exp[lowest], curve.eps_exp[k], loss - curve.values[lowest])
+        if loss < curve.values[lowest]:
+            lowest = k
+    return best
 
 
 def exact_text(value: Any) -> str:
@@ -1372,21 +1537,16 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
                   build: Callable[[Any], Channel], exact_loss: Callable[[Any], Any],
                   refuted: Callable[..., None], say: Callable[[str], None], sweep: _FloatSweep) -> None:
     """The spec's range, into ``report["range"]``: refinement for every analyst where a proof exists
-    (:func:`qifkit.stability.count_refinement_on_range`), and the spec's analyst at every e^ε
+    (:func:`every_analyst_on_range`), and the spec's analyst at every e^ε
     (:func:`qifkit.stability.loss_on_range`) for pipelines of at most :data:`RANGE_MAX_ENTRIES`
     entries; beyond :data:`RANGE_FOLLOW_WORK` a float search comes first, and a rise it confirms
     exactly is the verdict. `say` is told as each step begins."""
     low, high = spec.eps_range  # type: ignore[misc]
-    family = spec.perturber
-    say(
-        f"range [{low}, {high}]: a proof for every analyst"
-        + ("" if spec.query == "count" else f" (none for a {spec.query} query)")
-    )
-    proof, reason = (count_refinement_on_range(lambda t: family(spec.values, t), spec.counted, low, high)
-                     if spec.query == "count" else (None, f"no proof route for a {spec.query} query"))
+    say(f"range [{low}, {high}]: a proof for every analyst"
+        + ("" if spec.query in ("count", "histogram") else f" (none for a {spec.query} query)"))
+    proof, reason = every_analyst_on_range(spec)
     report["range"] = {"from": low, "to": high, "every_analyst": (
-        {"proved": True, "hit": proof.hit, "miss": proof.miss, "conditions": list(proof.conditions)}
-        if proof is not None else {"proved": False, "reason": reason})}
+        {"proved": True, **proof} if proof is not None else {"proved": False, "reason": reason})}
     entries, work = _secret_count(spec) * _output_count(spec), _symbolic_work(spec)
     if entries > RANGE_MAX_ENTRIES or work > RANGE_FOLLOW_WORK:
         if proof is not None:  # a proof settles every analyst; else the analyst's curve is searched in floats
@@ -1404,7 +1564,7 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
             del report["range"][key]
     say(f"range: the analyst's loss followed exactly at every e^ε ({entries:,} pipeline entries as rational "
         "functions of e^ε, their best actions' changes and the loss's slope by real-root isolation)")
-    curve = loss_on_range(_builder(spec), low, high, prior, loss)
+    curve = loss_on_range(_builder(spec), low, high, prior, loss, tolerance=spec.tolerance or None)
 
     report["range"].update(
         {
@@ -1418,13 +1578,27 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     )
     if curve.rising and proof is not None:  # pragma: no cover - a proof excludes every rise
         raise UndecidableError("internal contradiction: a proved-stable range shows a rising loss")
-    if curve.rising:
-        report["monotone"] = False
-        start, end = curve.rising[0]
-        a, b, lower, upper = _inside_rise(start, end, exact_loss)
-        certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
-                                 gap=upper - lower, method="the spec's analyst on the range's rising stretch")
-        refuted("range", a, b, certificate)
+    if not curve.rising:
+        return
+    report["monotone"] = False
+    stretch = 0
+    if spec.tolerance:
+        bounds = curve.rise_bounds
+        report["range"]["rise_bounds"] = [list(bound) for bound in bounds]
+        stretch = max(range(len(bounds)), key=lambda k: bounds[k][0])
+        if bounds[stretch][0] <= spec.tolerance:
+            uppers = [upper for _, upper in bounds]
+            report["rises_within_tolerance"].append({
+                "where": "range", "rise_at_least": bounds[stretch][0],
+                "rise_at_most": None if None in uppers else sum(uppers, Fraction(0))})
+            return
+        start, end = curve.rising[stretch]  # narrowed by the bounds: the inner ends are inside the rise
+        a, b = start.bounds[1], end.bounds[0]
+        lower, upper = exact_loss(a), exact_loss(b)
+    else:
+        a, b, lower, upper = _inside_rise(*curve.rising[0], exact_loss)
+    refuted("range", a, b, Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
+                                      gap=upper - lower, method="the spec's analyst on the range's rising stretch"))
 
 
 def _inside_rise(start: RealPoint | Fraction, end: RealPoint | Fraction, exact_loss: Callable[[Any], Any]
@@ -1575,6 +1749,10 @@ def _ball_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss:
     })
     if curve.rising:
         report["monotone"] = False
+        if upper - lower <= spec.tolerance:
+            report["rises_within_tolerance"].append({"where": "range", "rise_at_least": upper - lower,
+                                                     "rise_at_most": None})
+            return True
         refuted("range", a, b, Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                           gap=upper - lower,
                                           method="the spec's analyst on a rising stretch proved in ball arithmetic"))
@@ -1587,7 +1765,8 @@ def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, lo
     """The spec's analyst on a range too large to follow symbolically first (`why` says how), by
     :func:`qifkit.stability.search_rises` (float64 pipelines at :data:`RANGE_SAMPLES` e^ε, each rise
     re-decided by the exact losses), into ``report["range"]``. The rising stretches are reported
-    between sampled points, not with exact ends. Returns whether a rise was confirmed."""
+    between sampled points, not with exact ends. Returns whether a rise beyond the spec's tolerance
+    was confirmed."""
     assert spec.eps_range is not None  # only called for a range
     found = search_rises(sweep.losses, exact_loss, *spec.eps_range, samples=RANGE_SAMPLES)
     report["range"].update({
@@ -1599,9 +1778,11 @@ def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, lo
     })
     if found.confirmed:
         report["monotone"] = False
-        rise = found.confirmed[0]
+    beyond = [rise for rise in found.confirmed if rise.loss_high - rise.loss_low > spec.tolerance]
+    if beyond:
+        rise = beyond[0]
         certificate = Refinement(False, prior=prior, loss=loss, uncertainty_a=rise.loss_high,
                                  uncertainty_b=rise.loss_low, gap=rise.loss_high - rise.loss_low,
                                  method="the spec's analyst at two sampled e^ε of a rise")
         refuted("range", rise.low, rise.high, certificate)
-    return bool(found.confirmed)
+    return bool(beyond)

@@ -179,7 +179,10 @@ class RangeLoss:
     stretch); the ends are exact (:class:`~qifkit.real_roots.RealPoint`: rational, or an algebraic
     number with its isolating interval). ``breakpoints`` are the e^ε where the analyst's best
     action changes for some output; between them the loss is one rational function of e^ε.
-    ``loss_low`` and ``loss_high`` are the exact losses at the ends.
+    ``loss_low`` and ``loss_high`` are the exact losses at the ends. ``rise_bounds``, when a
+    tolerance was given to :func:`loss_on_range`, has for each rising stretch rational bounds
+    (lower, upper) of how much the loss rises over it, L(end) − L(start); upper is None where no
+    bound was found within the work allowed.
     """
 
     low: Fraction
@@ -188,6 +191,7 @@ class RangeLoss:
     breakpoints: tuple[RealPoint, ...]
     loss_low: Fraction
     loss_high: Fraction
+    rise_bounds: tuple[tuple[Fraction, Fraction | None], ...] = ()
 
     @property
     def monotone(self) -> bool:
@@ -196,7 +200,7 @@ class RangeLoss:
 
 
 def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: Prior | Sequence[Any],
-                  loss: Loss) -> RangeLoss:
+                  loss: Loss, tolerance: Fraction | None = None) -> RangeLoss:
     """U_ℓ(π, build(e^ε)) for every e^ε in [low, high], and the stretches where it rises.
 
     `build` is called once with a sympy symbol t standing for e^ε and must return the pipeline with
@@ -208,6 +212,12 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     rational function, and it rises exactly where the numerator of its derivative is positive;
     every such numerator's roots are added, and the sign is decided at one rational point of
     each gap (:mod:`qifkit.real_roots`). No floating point is used.
+
+    With a `tolerance`, each rising stretch's rise L(end) − L(start) is also bounded: below by the
+    exact losses at rationals just inside its ends, above by enclosing the loss at each algebraic
+    end (the piece's rational function in centred form over the end's isolating interval), the
+    intervals narrowed (widths 2^-32 down to 2^-1024 of the range) until the bounds settle which
+    side of the tolerance the rises are on (their sum at most it, or one of them beyond it).
 
     Complexity: one symbolic pipeline, and for every output a root isolation of each pair of
     distinct expected-loss polynomials, so it suits pipelines of tens of secrets and actions
@@ -260,19 +270,75 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     slopes = [slope_numerator(chosen(rational_between(a, b))) for a, b in zip(ends, ends[1:], strict=False)]
     points = [RealPoint(low), *real_roots(differences + [p for p in slopes if not p.is_zero], low, high),
               RealPoint(high)]
-    stretches: list[list[RealPoint]] = []
+    stretches: list[list[Any]] = []  # start, end, and a rational inside the first and the last piece
     for a, b in zip(points, points[1:], strict=False):
         middle = rational_between(a, b)
         if value(slope_numerator(chosen(middle)), middle) > 0:
             if stretches and stretches[-1][1] is a:
-                stretches[-1][1] = b
+                stretches[-1][1], stretches[-1][3] = b, middle
             else:
-                stretches.append([a, b])
+                stretches.append([a, b, middle, middle])
 
     def loss_at(at: Fraction) -> Fraction:
         return sum((value(f, at) / value(d, at) for f, (d, _) in zip(chosen(at), columns, strict=True)), Fraction(0))
 
-    return RangeLoss(low, high, tuple((a, b) for a, b in stretches), tuple(breakpoints), loss_at(low), loss_at(high))
+    def piece(inside: Fraction) -> sympy.Poly:
+        """The numerator, over the common denominator, of the loss on the piece holding `inside`."""
+        return sum((f * c for f, c in zip(chosen(inside), cofactors, strict=True)), sympy.Poly(0, t))
+
+    bounds = () if tolerance is None or not stretches else _rise_bounds(
+        [(a, b, piece(first), piece(last)) for a, b, first, last in stretches], total_denominator, loss_at,
+        high - low, tolerance)
+    return RangeLoss(low, high, tuple((a, b) for a, b, _, _ in stretches), tuple(breakpoints), loss_at(low),
+                     loss_at(high), bounds)
+
+
+#: The widths (as fractions of the range) that :func:`_rise_bounds` narrows a stretch's ends to, in turn.
+_RISE_WIDTHS = tuple(Fraction(1, 2 ** (32 << k)) for k in range(6))
+
+
+def _rise_bounds(stretches: Sequence[tuple[RealPoint, RealPoint, sympy.Poly, sympy.Poly]], denominator: sympy.Poly,
+                 loss_at: Callable[[Fraction], Fraction], length: Fraction, tolerance: Fraction
+                 ) -> tuple[tuple[Fraction, Fraction | None], ...]:
+    """For each rising stretch (start, end, the loss's numerator on its first and on its last piece),
+    rational bounds of L(end) − L(start) (:func:`loss_on_range`, with a tolerance; the upper one
+    None while an end's interval is too wide to bound the loss there). Work is bounded by
+    :data:`_RISE_WIDTHS`, never by the clock."""
+    found: list[tuple[Fraction, Fraction | None]] = []
+    for width in _RISE_WIDTHS:
+        found = []
+        for start, end, first, last in stretches:
+            (start_low, start_high), (end_low, end_high) = (point.narrowed(width * length) for point in (start, end))
+            at_end, at_start = _enclosure(last, denominator, end_low, end_high), _enclosure(first, denominator,
+                                                                                             start_low, start_high)
+            upper = None if at_end is None or at_start is None else at_end[1] - at_start[0]
+            lower = loss_at(end_low) - loss_at(start_high) if start_high < end_low else Fraction(0)
+            found.append((max(lower, Fraction(0)), upper))
+        uppers = [upper for _, upper in found if upper is not None]
+        if (len(uppers) == len(found) and sum(uppers, Fraction(0)) <= tolerance
+                or max(low for low, _ in found) > tolerance):
+            break
+    return tuple(found)
+
+
+def _enclosure(numerator: sympy.Poly, denominator: sympy.Poly, low: Fraction, high: Fraction
+               ) -> tuple[Fraction, Fraction] | None:
+    """Rational bounds of numerator/denominator on [low, high], where the denominator is positive
+    (None when the interval is too wide for its enclosure to stay positive): each polynomial in
+    centred form, p(m) ± Σ_k |p_k| r^k with p(m + s) = Σ_k p_k s^k."""
+    middle, radius = (low + high) / 2, (high - low) / 2
+
+    def centred(p: sympy.Poly) -> tuple[Fraction, Fraction]:
+        coefficients = p.shift(sympy.Rational(middle.numerator, middle.denominator)).all_coeffs()[::-1]
+        exact = [Fraction(int(c.p), int(c.q)) for c in map(sympy.Rational, coefficients)]
+        spread = sum((abs(c) * radius**k for k, c in enumerate(exact) if k), Fraction(0))
+        return exact[0] - spread, exact[0] + spread
+
+    top, bottom = centred(numerator), centred(denominator)
+    if bottom[0] <= 0:
+        return None
+    quotients = [a / b for a in top for b in bottom]
+    return min(quotients), max(quotients)
 
 
 @dataclass(frozen=True)

@@ -129,11 +129,12 @@ def channels(draw, rows=None, columns=None):
 
 # ------------------------------------------------------------------ stability specs
 def spec_document(family="randomized_response", values=2, respondents=3, *, known=None, known_counts=None,
-                  query="count", of=(0,), at=None, table=None, prior="uniform", loss="bayes", eps=("2", "3"),
-                  low=None, high=None, exact=None, sections=None):
+                  query="count", of=(0,), at=None, table=None, prior="uniform_histograms", loss="bayes",
+                  eps=("2", "3"), low=None, high=None, exact=None, question=None, tolerance=None, sections=None):
     """A stability spec as ``parse_spec`` reads it (the tests' one spec writer): keywords for the
     usual keys; `of` is written for the count, threshold and map queries; `sections` replaces whole
-    sections (``{"perturber": {...}}``) for anything the keywords do not say."""
+    sections (``{"perturber": {...}}``) for anything the keywords do not say; `question` and
+    `tolerance` make a ``[gate]`` table."""
     population = {"respondents": respondents}
     if known is not None:
         population["known"] = list(known)
@@ -147,6 +148,9 @@ def spec_document(family="randomized_response", values=2, respondents=3, *, know
     sweep.update({key: value for key, value in (("from", low), ("to", high), ("exact", exact)) if value is not None})
     document = {"perturber": {"family": family, "values": values}, "population": population, "query": query_section,
                 "analyst": {"prior": prior, "loss": loss}, "sweep": sweep}
+    gate = {key: value for key, value in (("question", question), ("tolerance", tolerance)) if value is not None}
+    if gate:
+        document["gate"] = gate
     document.update({name: section for name, section in (sections or {}).items() if section is not None})
     return document
 

@@ -51,7 +51,7 @@ def _stable_spec(tmp_path, eps=("3/2", "2", "3")):
     from conftest import spec_document, write_spec
 
     return write_spec(tmp_path, spec_document(family="randomized_response", values=3, respondents=2, of=(0,),
-                                              eps=eps))
+                                              eps=eps, question="every_analyst"))
 
 
 def test_a_pair_folder_that_is_the_users_symbolic_link_is_never_written_through(tmp_path, capsys):

@@ -13,8 +13,9 @@ from proofs_checks.cli import main
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def _spec(tmp_path, family="geometric", values=3, respondents=2, exact=True, **keywords):
-    return write_spec(tmp_path, spec_document(family, values, respondents, exact=exact, **keywords))
+def _spec(tmp_path, family="geometric", values=3, respondents=2, exact=True, question="every_analyst", **keywords):
+    """A spec of these tests: refinement between the pipelines (every analyst) unless `question` says otherwise."""
+    return write_spec(tmp_path, spec_document(family, values, respondents, exact=exact, question=question, **keywords))
 
 
 def test_appd1_spec_gives_both_printed_losses_and_no_monotonicity(tmp_path):
@@ -202,7 +203,8 @@ def test_a_range_without_a_proof_is_searched_by_two_secret_analysts(tmp_path, ca
     assert main(["stability", spec, "--json", str(out), "--certificate", str(folder)]) == 1
     report = json.loads(out.read_text())
     assert report["stable"] is False and report["range"]["rising"] == []
-    assert report["range"]["every_analyst"] == {"proved": False, "reason": "no proof route for a sum query"}
+    assert report["range"]["every_analyst"] == {
+        "proved": False, "reason": "no proof route for a sum query (count and histogram queries have one)"}
     instability = report["instability"]
     assert instability["found_by"] == "constructed" and report["range"]["constructed"].startswith("a rise found")
     assert sum(Fraction(p) > 0 for p in instability["prior"]) == 2  # an analyst of two secrets
@@ -238,15 +240,15 @@ def test_a_certificate_path_that_is_a_file_is_refused_before_any_work(tmp_path, 
 
 def test_the_readme_quickstart_spec_runs_and_is_stable(tmp_path):
     """The spec on the README's first screen, as a newcomer would copy it: exit 0, a proof for the
-    range and one verifiable witness for the grid pair."""
+    range that verify re-checks; its question is the spec's analyst, so no grid pair is compared."""
     readme = (EXAMPLES.parent / "README.md").read_text()
     spec = readme[readme.index("cat > my_pipeline.toml <<'TOML'\n") + len("cat > my_pipeline.toml <<'TOML'\n"):]
     (tmp_path / "my_pipeline.toml").write_text(spec[: spec.index("\nTOML\n") + 1])
     folder = tmp_path / "certs"
     assert main(["stability", str(tmp_path / "my_pipeline.toml"), "--certificate", str(folder)]) == 0
     assert (folder / "range-proof.json").exists()
-    place = folder / "pair-1"
-    assert main(["verify", str(place / "a.csv"), str(place / "b.csv"), str(place / "cert.json")]) == 0
+    assert main(["verify", "--range-proof", str(folder / "range-proof.json"), str(tmp_path / "my_pipeline.toml")]) == 0
+    assert not (folder / "pair-1").exists()
 
 
 def test_progress_is_reported_per_pair_on_stderr(tmp_path, capsys):

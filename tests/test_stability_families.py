@@ -122,7 +122,7 @@ def test_a_fixed_point_perturber_from_polytopes(tmp_path):
     perturber = {"family": "fixed_point", "values": 3, "z": ["1/4", "1/2", "1/4"]}
     parsed = parse_spec({"perturber": perturber, "population": {"respondents": 1},
                          "query": {"kind": "count", "of": [0]}, "analyst": {"prior": "uniform", "loss": "bayes"},
-                         "sweep": {"eps_exp": ["2", "3"]}}, tmp_path)
+                         "sweep": {"eps_exp": ["2", "3"]}, "gate": {"question": "every_analyst"}}, tmp_path)
     report, certificates = evaluate_spec(parsed)
     mechanism = heuristic_constructor(["1/4", "1/2", "1/4"], "2").matrix
     z = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]

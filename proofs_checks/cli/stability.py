@@ -78,8 +78,11 @@ def run(arguments: argparse.Namespace) -> int:
         print(f"every e^ε in [{interval['from']}, {interval['to']}]:")
         every = interval["every_analyst"]
         if every["proved"]:
-            print(f"  every analyst: PROVED, the pipelines refine for every e^ε' ≤ e^ε of the range (hit probabilities "
-                  f"H = {every['hit']}, M = {every['miss']}: " + "; ".join(every["conditions"]) + ")")
+            how = (f"hit probabilities H = {every['hit']}, M = {every['miss']}" if every["kind"] == "count" else
+                   "the perturber's generator L = B⁻¹·dB/dt" + (f", lumped by the blocks {every['blocks']}"
+                                                                if every["blocks"] else ""))
+            print(f"  every analyst: PROVED at any number of respondents, the pipelines refine for every e^ε' ≤ e^ε of "
+                  f"the range ({how}: " + "; ".join(every["conditions"]) + ")")
         else:
             print(f"  every analyst: not proved ({every['reason']})")
         if "samples" in interval:  # census scale: sampled in floats, each rise re-decided exactly at its ends
@@ -107,10 +110,15 @@ def run(arguments: argparse.Namespace) -> int:
                 print("  the loss never rises as e^ε grows")
     if "constructed" in report.get("range", {}):
         print(f"  every analyst, searched: {report['range']['constructed']}")
-    verdict = {True: f"stable (certified: {_covered(report)})", False: "NOT stable",
-               None: f"not decided: {report['undecided']}"}
+    within = [rise for rise in report["rises_within_tolerance"] if rise["rise_at_most"] is not None]
+    most = max((rise["rise_at_most"] for rise in within), default=0)
+    stable = (f"stable within tolerance (the loss rises by at most {approximately(most)}, tolerance "
+              f"{exact_str(report['tolerance'])}; certified: {_covered(report)})" if within else
+              f"stable (certified: {_covered(report)})")
+    verdict = {True: stable, False: "NOT stable", None: f"not decided: {report['undecided']}"}
     monotone = {True: "yes", False: "NO", None: "not decided (sampled or stopped)"}[report["monotone"]]
-    print(f"analyst's loss monotone: {monotone}; family ({report['coverage']}): {verdict[report['stable']]}")
+    asked = "the spec's analyst" if report["question"] == "analyst" else "every analyst"
+    print(f"analyst's loss monotone: {monotone}; for {asked} ({report['coverage']}): {verdict[report['stable']]}")
     instability = report["instability"]
     if instability:
         print(
@@ -134,7 +142,7 @@ def run(arguments: argparse.Namespace) -> int:
             pair["certificate"] = str(folder.path / certified.name / "cert.json")
         every = report.get("range", {}).get("every_analyst", {})
         low, high = report.get("range", {}).get("from"), report.get("range", {}).get("to")
-        proof = ({"statement": f"count pipelines refine for every {low} ≤ e^ε' ≤ e^ε ≤ {high} (qifkit verify "
+        proof = ({"statement": f"{spec.query} pipelines refine for every {low} ≤ e^ε' ≤ e^ε ≤ {high} (qifkit verify "
                                "--range-proof range-proof.json SPEC.toml re-checks it)",
                   "from": exact_str(low), "to": exact_str(high), **range_proof_fields(spec), **every}
                  if every.get("proved") else None)
@@ -237,9 +245,18 @@ def sha256_of(path: str) -> str:
 
 
 def _covered(report: dict[str, Any]) -> str:
-    """What a stable verdict covered, in words: the grid pairs certified and the range proved."""
-    covered = report["covered"]
+    """What a stable verdict covered, in words: for the spec's analyst, its loss on the grid and the
+    range; for every analyst, the grid pairs certified and the range proved."""
+    covered, interval = report["covered"], report.get("range", {})
     parts = []
+    if covered["question"] == "analyst":
+        if report["points"]:
+            parts.append(f"the spec's analyst's loss at the grid's {len(report['points'])} e^ε")
+        if interval:
+            parts.append("every analyst proved on the range, the spec's included"
+                         if interval["every_analyst"]["proved"] else
+                         f"the spec's analyst's loss {interval['analyst']}")
+        return "; ".join(parts)
     if covered["grid_pairs"]:
         parts.append(f"{covered['grid_pairs_compared']} of {covered['grid_pairs']} consecutive grid pairs refine")
     if covered["interval"] is not None:
