@@ -89,6 +89,7 @@ from qifkit.mechanisms import (
 )
 from qifkit.numbers import exact, exact_eps_exp, exact_str, parse_eps_exp, parse_number, quoted, reduced_fraction
 from qifkit.pipelines import (
+    POPULATION,
     argmax_pipeline,
     count_pipeline,
     count_uncertainty,
@@ -97,6 +98,7 @@ from qifkit.pipelines import (
     histogram_prior_weights,
     histograms,
     sum_pipeline,
+    with_population_row,
 )
 from qifkit.postprocess import deterministic
 from qifkit.real_roots import RealPoint, rational_between
@@ -170,7 +172,7 @@ DICHOTOMY_MAX_SECRETS = 10
 DICHOTOMY_CONFIRMATIONS = 3
 _KEYS = {
     "perturber": {"family", "values", "files", "matrix", "quality", "sensitivity", "before"},
-    "population": {"respondents", "known", "known_counts"},
+    "population": {"respondents", "known", "known_counts", "targets", "population_prior"},
     "query": {"kind", "of", "at", "table"},
     "analyst": {"prior", "loss", "scale"},
     "sweep": {"eps_exp", "from", "to", "exact"},
@@ -300,6 +302,10 @@ class StabilitySpec:
     tolerance: Fraction = Fraction(0)  # the largest rise of the spec's analyst's loss that still passes
     # why the pipeline cannot be built (beyond the size limits), for a range that a proof may still settle
     oversize: str | None = None
+    # the population model: each of `others` unknown respondents who are not the secret holds a value drawn
+    # from `population` (one probability per value); None: every unknown respondent is the secret
+    population: tuple[Fraction, ...] | None = None
+    others: int = 0
 
     @functools.cached_property
     def perturber(self) -> Callable[[int, Any], Channel]:
@@ -716,6 +722,9 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
         raise SpecError(
             f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown"
         )
+    population, others = _population_model(get("population", "population_prior"), get("population", "targets"),
+                                           values, respondents - len(known))
+    targets = respondents - len(known) - others
     query = get("query", "kind")
     if query not in ("count", "threshold", "map", "sum", "histogram", "argmax"):
         raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, map, sum, histogram or argmax")
@@ -734,11 +743,12 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
             raise SpecError("[query] of must list the values a count query counts")
         for value in counted:
             _whole(value, "[query] of: a counted value", 0, values - 1)
-    if query == "argmax" and known:
-        raise SpecError("an argmax query has histograms as secrets: [population] known is not allowed")
+    if query == "argmax" and (known or population):
+        raise SpecError("an argmax query has histograms of all respondents as secrets: [population] known, targets and "
+                        "population_prior are not allowed")
     loss = get("analyst", "loss", "bayes")
     if isinstance(loss, str) and loss.endswith(".csv"):
-        if query == "argmax" or respondents - len(known) != 1:
+        if query == "argmax" or targets != 1:
             raise SpecError("a loss from a file has one row per value of the one unknown respondent: list the other "
                             "respondents as known (or use a named loss)")
         loss = str((folder or Path(".")) / loss)
@@ -748,13 +758,13 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
         raise SpecError("the ama loss needs the argmax query (its actions are categories)")
     if query == "argmax" and loss not in ("ama", "bayes"):
         raise SpecError(f"an argmax query has histograms as secrets: use the ama or bayes loss, not {loss}")
-    if loss in ("linear", "squared") and (query == "argmax" or respondents - len(known) != 1):
+    if loss in ("linear", "squared") and (query == "argmax" or targets != 1):
         raise SpecError(f"the {loss} loss needs one unknown respondent (a numeric secret); use bayes, or list more "
                         "known values")
     scale = _number(get("analyst", "scale", 1), "[analyst] scale")
     if scale <= 0:
         raise SpecError(f"[analyst] scale must be positive, got {scale}")
-    histogram_secrets = query == "argmax" or respondents - len(known) > 1
+    histogram_secrets = query == "argmax" or targets > 1
     prior = get("analyst", "prior", "uniform_histograms" if histogram_secrets else "uniform")
     if isinstance(prior, str) and prior.endswith(".csv"):
         prior = str((folder or Path(".")) / prior)
@@ -808,7 +818,7 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                          matrix, at or 0, quality, sensitivity, released, before, built,
                          _named_files(document, folder or Path("."), files, matrix, quality,
                                       *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))),
-                         question, tolerance)
+                         question, tolerance, None, population, others)
     side = respondents + 1 if query == "argmax" else values
     if side > MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is {MAX_PERTURBER:,} "
@@ -864,7 +874,7 @@ def _oversize(spec: StabilitySpec) -> str | None:
                 f"polynomials of {respondents * (respondents + 1) ** (values - 1) + 1:,} terms; the limit is "
                 f"{HISTOGRAM_MAX_LENGTH:,} (fewer respondents or values, or a count query)")
     if rows > MAX_ROWS:
-        unknown = respondents if spec.query == "argmax" else respondents - len(spec.known)
+        unknown = respondents if spec.query == "argmax" else _targets(spec)
         return (f"the secrets are more than {MAX_ROWS:,} histograms of {unknown:,} unknown respondents over "
                 f"{values:,} values (the limit); list more respondents as known, or use fewer values")
     if rows * _output_count(spec) > MAX_ENTRIES:
@@ -937,11 +947,47 @@ def _bounded_comb(total: int, chosen: int, limit: int) -> int:
     return value
 
 
+def _population_model(prior: Any, targets: Any, values: int, unknown: int) -> tuple[tuple[Fraction, ...] | None, int]:
+    """``[population] population_prior`` and ``targets``: the population prior of the unknown
+    respondents who are not the secret, and how many of them there are (the unknown respondents
+    but the targets, 1 by default). Without a population prior every unknown respondent is the
+    secret, and ``targets`` is not needed."""
+    if prior is None:
+        if targets is not None:
+            raise SpecError("[population] targets needs population_prior: the prior of the other unknown respondents' "
+                            "values")
+        return None, 0
+    if not isinstance(prior, list) or len(prior) != values:
+        raise SpecError(f"[population] population_prior must list {values} probabilities, one per value")
+    weights = tuple(_number(p, "[population] population_prior entry") for p in prior)
+    if any(w < 0 for w in weights) or sum(weights) != 1:
+        raise SpecError(f"[population] population_prior must be a distribution (entries ≥ 0 summing to 1), got "
+                        f"{[exact_str(w) for w in weights]}")
+    count = _whole(1 if targets is None else targets, "[population] targets", 1, unknown)
+    return weights, unknown - count
+
+
+def _targets(spec: StabilitySpec) -> int:
+    """How many unknown respondents are the secret (the rest follow the population prior)."""
+    return spec.respondents - len(spec.known) - spec.others
+
+
+def _with_population(spec: StabilitySpec, perturber: Channel) -> tuple[Channel, tuple[Any, ...], Any]:
+    """The perturber, the known respondents and the values the secret respondents hold, as the
+    pipelines of :mod:`qifkit.pipelines` take them: with a population model the perturber gets the
+    population's mixture row (:func:`qifkit.pipelines.with_population_row`) and each other unknown
+    respondent is listed as known to hold it."""
+    if spec.population is None:
+        return perturber, spec.known, None
+    return (with_population_row(perturber, spec.population), spec.known + (POPULATION,) * spec.others,
+            perturber.secrets)
+
+
 def _secret_count(spec: StabilitySpec) -> int:
     """The number of secrets (histograms of the unknown respondents), capped at MAX_ROWS + 1."""
     if spec.query == "argmax":
         return _bounded_comb(spec.respondents + spec.values - 1, spec.values - 1, MAX_ROWS)
-    unknown = spec.respondents - len(spec.known)
+    unknown = _targets(spec)
     return spec.values if unknown == 1 else _bounded_comb(unknown + spec.values - 1, spec.values - 1, MAX_ROWS)
 
 
@@ -980,18 +1026,19 @@ def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
             perturber = family(spec.values, eps_exp)
         if not spec.exact:
             perturber = perturber.to_float()
+        if spec.query == "argmax":
+            return argmax_pipeline(perturber, spec.values, histograms(spec.values, spec.respondents))
+        perturber, known, values = _with_population(spec, perturber)
         if spec.query in ("count", "threshold", "map"):
-            counts = count_pipeline(perturber, spec.respondents, set(spec.counted), spec.known)
+            counts = count_pipeline(perturber, spec.respondents, set(spec.counted), known, values)
             if release is None:
                 return counts
             labels = tuple(dict.fromkeys(release(count) for count in counts.outputs))
             post = deterministic(release, counts.outputs, labels)
             return counts @ (post if spec.exact else post.to_float())
         if spec.query == "sum":
-            return sum_pipeline(perturber, spec.respondents, spec.known)
-        if spec.query == "histogram":
-            return histogram_pipeline(perturber, spec.respondents, spec.known)
-        return argmax_pipeline(perturber, spec.values, histograms(spec.values, spec.respondents))
+            return sum_pipeline(perturber, spec.respondents, known, values)
+        return histogram_pipeline(perturber, spec.respondents, known, values)
 
     return build
 
@@ -999,7 +1046,7 @@ def _builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
 def _candidate(spec: StabilitySpec) -> Callable[[Any, Any], Channel | None]:
     """A candidate witness for pipeline(high) ⊑ pipeline(low): the lumped one of
     :func:`qifkit.pipelines.count_witness` for exact count queries, else none (the LP decides)."""
-    if spec.query != "count" or not spec.exact:
+    if spec.query != "count" or not spec.exact or spec.population is not None:
         return lambda high, low: None
     family = spec.perturber
     return lambda high, low: count_witness(family(spec.values, high), family(spec.values, low), spec.respondents,
@@ -1075,7 +1122,7 @@ def secret_labels(spec: StabilitySpec) -> tuple[Any, ...]:
     histograms of the unknown respondents (all respondents for argmax), as the pipelines list them."""
     if spec.query == "argmax":
         return tuple(histograms(spec.values, spec.respondents))
-    unknown = spec.respondents - len(spec.known)
+    unknown = _targets(spec)
     return tuple(range(spec.values)) if unknown == 1 else tuple(histograms(spec.values, unknown))
 
 
@@ -1087,8 +1134,12 @@ def _exact_loss(spec: StabilitySpec, prior: Prior, loss: Loss, build: Callable[[
     if spec.query not in ("count", "threshold", "map") or not spec.exact:
         return lambda eps_exp: posterior_uncertainty(prior, build(eps_exp), loss)
     family, release = spec.perturber, _release(spec)
-    return lambda eps_exp: count_uncertainty(family(spec.values, eps_exp), spec.respondents, set(spec.counted), prior,
-                                             loss, spec.known, release)
+
+    def exact_loss(eps_exp: Any) -> Any:
+        perturber, known, values = _with_population(spec, family(spec.values, eps_exp))
+        return count_uncertainty(perturber, spec.respondents, set(spec.counted), prior, loss, known, release, values)
+
+    return exact_loss
 
 
 def every_analyst_on_range(spec: StabilitySpec) -> tuple[dict[str, Any] | None, str]:
@@ -1200,8 +1251,13 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                 "(the perturber's hit probabilities or its generator), which holds at any number of respondents"]
     secrets, outputs = _secret_count(spec), _output_count(spec)
     entries = secrets * outputs
-    lines = [f"pipeline: {secrets:,} secrets × {outputs:,} outputs = {entries:,} entries "
+    lines = [f"question: {'the spec' + chr(39) + 's analyst' if spec.question == 'analyst' else 'every analyst'}"
+             + (f" (tolerance {exact_str(spec.tolerance)})" if spec.tolerance else ""),
+             f"pipeline: {secrets:,} secrets × {outputs:,} outputs = {entries:,} entries "
              f"({'exact' if spec.exact else 'float64'})"]
+    if spec.population is not None:
+        lines.append(f"population: {_targets(spec):,} target(s) (the secret), {len(spec.known):,} known, "
+                     f"{spec.others:,} others drawn from the population prior, one mixture row each")
     if len(spec.eps_exp) >= 2:
         lines.append(
             f"grid: {len(spec.eps_exp)} e^ε, {len(spec.eps_exp) - 1} consecutive pairs to certify"
@@ -1228,11 +1284,13 @@ def describe_work(spec: StabilitySpec) -> list[str]:
         proof = "a proof for every analyst is tried first; " if spec.query in ("count", "histogram") else ""
         lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")
         pairs = secrets * (secrets - 1) // 2
-        lines.append(f"range, without a proof or a rise: {pairs:,} pairs of secrets searched for a two-secret analyst "
-                     f"whose loss rises ({RANGE_SAMPLES} e^ε in float64; the largest {DICHOTOMY_CONFIRMATIONS} decided "
-                     "exactly)" if secrets <= DICHOTOMY_MAX_SECRETS else
-                     f"range, without a proof or a rise: not decided ({secrets:,} secrets, beyond the "
-                     f"{DICHOTOMY_MAX_SECRETS} whose pairs are searched for a constructed analyst)")
+        if spec.question == "every_analyst":
+            lines.append(
+                f"range, without a proof or a rise: {pairs:,} pairs of secrets searched for a two-secret analyst "
+                f"whose loss rises ({RANGE_SAMPLES} e^ε in float64; the largest {DICHOTOMY_CONFIRMATIONS} decided "
+                "exactly)" if secrets <= DICHOTOMY_MAX_SECRETS else
+                f"range, without a proof or a rise: not decided ({secrets:,} secrets, beyond the "
+                f"{DICHOTOMY_MAX_SECRETS} whose pairs are searched for a constructed analyst)")
     return lines
 
 
@@ -1721,12 +1779,17 @@ def _ball_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss:
         return False
     say(f"range: the analyst's loss decided piece by piece in ball arithmetic (at most {budget:,} enclosures)")
     family = spec.perturber
+    _, known, values = _with_population(spec, family(spec.values, spec.eps_range[1]))
+
+    def perturber(t: Any) -> Channel:
+        return _with_population(spec, family(spec.values, t))[0]
+
     if spec.query == "sum":
-        curve = sum_loss_on_range(lambda t: family(spec.values, t), spec.respondents, prior, loss, *spec.eps_range,
-                                  known=spec.known, pieces=budget)
+        curve = sum_loss_on_range(perturber, spec.respondents, prior, loss, *spec.eps_range, known=known,
+                                  pieces=budget, unknown_values=values)
     else:
-        curve = count_loss_on_range(lambda t: family(spec.values, t), spec.respondents, set(spec.counted), prior,
-                                    loss, *spec.eps_range, known=spec.known, release=_release(spec), pieces=budget)
+        curve = count_loss_on_range(perturber, spec.respondents, set(spec.counted), prior, loss, *spec.eps_range,
+                                    known=known, release=_release(spec), pieces=budget, unknown_values=values)
     undecided = curve.undecided
     report["range"]["ball"] = {"pieces": len(curve.pieces), "enclosures": curve.evaluations,
                                "undecided": [list(stretch) for stretch in undecided[:SHOWN_STRETCHES]],

@@ -269,7 +269,7 @@ class _LossSlope:
 
     def __init__(self, channel: Channel, t: sympy.Symbol, respondents: int, tally: Sequence[int], prior: Prior,
                  loss: Loss, known: Sequence[Hashable], release: Callable[[int], Hashable] | None, low: Fraction,
-                 high: Fraction) -> None:
+                 high: Fraction, unknown_values: Sequence[Hashable] | None = None) -> None:
         # each value's factor Σ_y C[v, y](t)·z^tally[y] (a count: 1 − h + h·z), one rational
         # function of t per power of z, kept as N's and D's p^(j)/j!
         # values with the same factor (as exact rational functions) are one class: a secret's row
@@ -293,7 +293,7 @@ class _LossSlope:
             representative[value] = classes.setdefault(tuple(key), value)
             self.factor_terms.setdefault(representative[value], terms)
         self.known = Counter(representative[value] for value in known)
-        secrets, unknown = unknown_secrets(channel.secrets, respondents - len(known))
+        secrets, unknown = unknown_secrets(unknown_values or channel.secrets, respondents - len(known))
         prior = prior._aligned(tuple(secrets))
         if tuple(loss.secrets) != tuple(secrets):
             raise LabelError("the loss's secrets are not the pipeline's secrets (in the same order)")
@@ -514,7 +514,8 @@ def _split(a: Fraction, b: Fraction) -> Fraction:
 
 def count_loss_on_range(family: Callable[[Any], Channel], respondents: int, counted: Collection[Hashable],
                         prior: Prior, loss: Loss, low: Any, high: Any, *, known: Sequence[Hashable] = (),
-                        release: Callable[[int], Hashable] | None = None, pieces: int = BALL_PIECES) -> BallRange:
+                        release: Callable[[int], Hashable] | None = None, pieces: int = BALL_PIECES,
+                        unknown_values: Sequence[Hashable] | None = None) -> BallRange:
     """Where the analyst's loss on a count pipeline rises and falls over e^ε in [low, high].
 
     Parameters
@@ -522,7 +523,7 @@ def count_loss_on_range(family: Callable[[Any], Channel], respondents: int, coun
     family : callable
         The perturber at an e^ε: called once with a sympy symbol, it must give a channel whose
         entries are rational functions of it (the toolkit's mechanisms do).
-    respondents, counted, known, release
+    respondents, counted, known, release, unknown_values
         As for :func:`qifkit.pipelines.count_uncertainty`.
     prior, loss : Prior, Loss
         Exact, on the pipeline's secrets.
@@ -551,12 +552,13 @@ def count_loss_on_range(family: Callable[[Any], Channel], respondents: int, coun
     if not set(counted) <= set(channel.outputs):
         raise LabelError(f"a counted value is not an output of the perturber: {sorted(map(repr, counted))}")
     tally = [int(y in counted) for y in channel.outputs]
-    return _pieces(_LossSlope(channel, t, respondents, tally, prior, loss, known, release, low, high), low, high,
-                   pieces)
+    return _pieces(_LossSlope(channel, t, respondents, tally, prior, loss, known, release, low, high, unknown_values),
+                   low, high, pieces)
 
 
 def sum_loss_on_range(family: Callable[[Any], Channel], respondents: int, prior: Prior, loss: Loss, low: Any,
-                      high: Any, *, known: Sequence[Hashable] = (), pieces: int = BALL_PIECES) -> BallRange:
+                      high: Any, *, known: Sequence[Hashable] = (), pieces: int = BALL_PIECES,
+                      unknown_values: Sequence[Hashable] | None = None) -> BallRange:
     """As :func:`count_loss_on_range` for the sum query (:func:`qifkit.pipelines.sum_pipeline`): the
     perturber's outputs are whole numbers ≥ 0, each respondent's factor Σ_y C[v, y]·z^y.
 
@@ -576,7 +578,8 @@ def sum_loss_on_range(family: Callable[[Any], Channel], respondents: int, prior:
     if not all(isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in channel.outputs):
         raise LabelError("a sum query needs perturber outputs that are whole numbers >= 0")
     tally = [int(y) for y in channel.outputs]  # type: ignore[call-overload]  # whole numbers, checked above
-    return _pieces(_LossSlope(channel, t, respondents, tally, prior, loss, known, None, low, high), low, high, pieces)
+    return _pieces(_LossSlope(channel, t, respondents, tally, prior, loss, known, None, low, high, unknown_values), low,
+                   high, pieces)
 
 
 def _pieces(slope: _LossSlope, low: Fraction, high: Fraction, pieces: int) -> BallRange:

@@ -8,7 +8,10 @@ The Kronecker algebra of Alvim et al. (2023) makes these channels small:
 * the rows of an exchangeable pipeline depend only on the histogram of the unknown values, so
   they are lumped by histogram (identical rows carry identical information: refinement and every
   posterior uncertainty are unchanged once the prior is summed over each histogram);
-* respondents whose values the analyst knows (App. D.1, §9.2) enter as fixed factors.
+* respondents whose values the analyst knows (App. D.1, §9.2) enter as fixed factors;
+* respondents who are neither known nor the secret (a population's other members, whose values the
+  analyst knows only through a population prior π) enter the same way, each as the mixture row π·C
+  (:func:`with_population_row`): the secrets stay the histograms of the targets at any N.
 
 Exact pipelines multiply polynomials with python-flint (``fmpq_poly``), float pipelines with
 numpy (binomial factors through scipy's binomial pmf), symbolic ones naively over the field.
@@ -51,7 +54,12 @@ __all__ = [
     "argmax_pipeline",
     "histogram_prior_weights",
     "count_witness",
+    "with_population_row",
+    "POPULATION",
 ]
+
+#: The value label of the population row (:func:`with_population_row`).
+POPULATION = "population"
 
 
 def histograms(values: int, respondents: int) -> list[tuple[int, ...]]:
@@ -143,8 +151,12 @@ def _channel_from_rows(
     return Channel(matrix, tuple(secrets), tuple(outputs))
 
 
-def _check_population(perturber: Channel, respondents: int, known: Sequence[Hashable]) -> int:
+def _check_population(perturber: Channel, respondents: int, known: Sequence[Hashable],
+                      unknown_values: Sequence[Hashable] | None = None) -> int:
     whole_number(respondents, 1, "respondents")
+    if unknown_values is not None and (not unknown_values or not set(unknown_values) <= set(perturber.secrets)):
+        raise LabelError(f"the unknown respondents' values {list(unknown_values)!r} must be some of the perturber's "
+                         f"values {perturber.secrets}")
     if len(known) > respondents - 1:
         raise ShapeError(
             f"{len(known)} known values for {respondents} respondents: at least one respondent must be unknown"
@@ -156,15 +168,17 @@ def _check_population(perturber: Channel, respondents: int, known: Sequence[Hash
 
 
 def _lumped(algebra: _Algebra, perturber: Channel, factors: dict[Hashable, Any], respondents: int,
-            known: Sequence[Hashable], length: int, outputs: Sequence[Hashable]) -> Channel:
+            known: Sequence[Hashable], length: int, outputs: Sequence[Hashable],
+            unknown_values: Sequence[Hashable] | None = None) -> Channel:
     """Rows of Π_i factor(value_i): fixed factors for the known values, then one row per value of
-    a single unknown respondent, or per histogram of several."""
+    a single unknown respondent, or per histogram of several (over `unknown_values`, default every
+    value)."""
     base = algebra.one()
     for value, count in Counter(known).items():
         base = algebra.mul(base, algebra.power(factors[value], count))
-    secrets, unknown_values = unknown_secrets(perturber.secrets, respondents - len(known))
+    secrets, held = unknown_secrets(unknown_values or perturber.secrets, respondents - len(known))
     rows = []
-    for counts in unknown_values:
+    for counts in held:
         poly = base
         for value, count in counts.items():
             poly = algebra.mul(poly, factors[value] if count == 1 else algebra.power(factors[value], count))
@@ -173,7 +187,7 @@ def _lumped(algebra: _Algebra, perturber: Channel, factors: dict[Hashable, Any],
 
 
 def count_pipeline(perturber: Channel, respondents: int, counted: Collection[Hashable],
-                   known: Sequence[Hashable] = ()) -> Channel:
+                   known: Sequence[Hashable] = (), unknown_values: Sequence[Hashable] | None = None) -> Channel:
     """C^{⊗N}·T for the counting query T = B^{⊗N}·Y with B = "the output is in `counted`" (Def. 21).
 
     Parameters
@@ -186,6 +200,10 @@ def count_pipeline(perturber: Channel, respondents: int, counted: Collection[Has
         The perturbed values the query counts.
     known : sequence, optional
         Values of respondents the analyst knows; the others are the secret.
+    unknown_values : sequence, optional
+        The values an unknown respondent may hold (default: every value of the perturber); with a
+        population row (:func:`with_population_row`), every value but it, the population's
+        members then listed in `known` as :data:`POPULATION`.
 
     Returns
     -------
@@ -196,7 +214,7 @@ def count_pipeline(perturber: Channel, respondents: int, counted: Collection[Has
     Complexity: with u unknown respondents, C(u+K−1, K−1) rows, each a product of at most K+1
     binomial polynomials of degree ≤ N; nothing of size K^N is formed.
     """
-    _check_population(perturber, respondents, known)
+    _check_population(perturber, respondents, known, unknown_values)
     unknown_outputs = [y for y in counted if y not in perturber.outputs]
     if unknown_outputs:
         raise LabelError(f"counted value {unknown_outputs[0]!r} is not an output of the perturber")
@@ -206,12 +224,14 @@ def count_pipeline(perturber: Channel, respondents: int, counted: Collection[Has
     for value, row in zip(perturber.secrets, _rows(perturber), strict=True):
         hit = sum((row[j] for j in columns), _zero(algebra))
         factors[value] = algebra.poly([_one(algebra) - hit, hit])
-    return _lumped(algebra, perturber, factors, respondents, known, respondents + 1, range(respondents + 1))
+    return _lumped(algebra, perturber, factors, respondents, known, respondents + 1, range(respondents + 1),
+                   unknown_values)
 
 
 def count_uncertainty(perturber: Channel, respondents: int, counted: Collection[Hashable], prior: Prior,
                       loss: Loss, known: Sequence[Hashable] = (),
-                      release: Callable[[int], Hashable] | None = None) -> Fraction:
+                      release: Callable[[int], Hashable] | None = None,
+                      unknown_values: Sequence[Hashable] | None = None) -> Fraction:
     """U_ℓ(π, count_pipeline(...)·R) exactly, without forming the pipeline (Alvim et al. 2023, Def. 2
     and App. A's generating functions): census-sized populations in seconds.
 
@@ -226,7 +246,7 @@ def count_uncertainty(perturber: Channel, respondents: int, counted: Collection[
 
     Parameters
     ----------
-    perturber, respondents, counted, known
+    perturber, respondents, counted, known, unknown_values
         As for :func:`count_pipeline`; the perturber exact.
     prior, loss : Prior, Loss
         Exact, on the pipeline's secrets (:func:`count_pipeline`'s order).
@@ -238,7 +258,7 @@ def count_uncertainty(perturber: Channel, respondents: int, counted: Collection[
     Fraction
         Equal to ``posterior_uncertainty(prior, count_pipeline(...) @ R, loss)`` (tested).
     """
-    _check_population(perturber, respondents, known)
+    _check_population(perturber, respondents, known, unknown_values)
     if any(item.kind is not NumberKind.EXACT for item in (perturber, prior, loss)):
         raise NumberKindError("count_uncertainty is exact: give an exact perturber, prior and loss")
     columns = [j for j, y in enumerate(perturber.outputs) if y in counted]
@@ -251,9 +271,9 @@ def count_uncertainty(perturber: Channel, respondents: int, counted: Collection[
     base = flint.fmpq_poly([1])
     for value, count in Counter(known).items():
         base *= factor[value] ** count
-    secrets, unknown_values = unknown_secrets(perturber.secrets, respondents - len(known))
+    secrets, held = unknown_secrets(unknown_values or perturber.secrets, respondents - len(known))
     polys = []
-    for counts in unknown_values:
+    for counts in held:
         poly = flint.fmpq_poly([1])
         for value, count in counts.items():
             poly *= factor[value] ** count
@@ -374,13 +394,14 @@ def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: 
     return Channel.from_rows(rows, secrets=range(respondents + 1), outputs=range(respondents + 1))
 
 
-def histogram_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable] = ()) -> Channel:
+def histogram_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable] = (),
+                       unknown_values: Sequence[Hashable] | None = None) -> Channel:
     """C^{⊗N}·H: the histogram of the N perturbed reports is released (how many reported each output),
     Alvim et al.'s histogram pre-processor H applied after the perturber.
 
     The multivariate generating function Π_i Σ_y C[v_i, y]·x_y is formed in one variable by
     Kronecker substitution, x_y = t^((N+1)^y) (no carries: every count is at most N), with the
-    same lumping and known respondents as :func:`count_pipeline`; the coefficient of
+    same lumping, known respondents and `unknown_values` as :func:`count_pipeline`; the coefficient of
     t^(Σ_y h_y (N+1)^y) is the chance of the report histogram h.
 
     Returns
@@ -392,7 +413,7 @@ def histogram_pipeline(perturber: Channel, respondents: int, known: Sequence[Has
     Complexity: rows of length N·(N+1)^(K−1) + 1 for K outputs before the histograms are picked,
     so meant for small K and N (a spec checks the size first).
     """
-    _check_population(perturber, respondents, known)
+    _check_population(perturber, respondents, known, unknown_values)
     width = len(perturber.outputs)
     base = respondents + 1
     algebra = _Algebra(perturber)
@@ -403,19 +424,21 @@ def histogram_pipeline(perturber: Channel, respondents: int, known: Sequence[Has
             coefficients[base**y] = probability
         factors[value] = algebra.poly(coefficients)
     length = respondents * base ** (width - 1) + 1
-    lumped = _lumped(algebra, perturber, factors, respondents, known, length, range(length))
+    lumped = _lumped(algebra, perturber, factors, respondents, known, length, range(length), unknown_values)
     outputs = histograms(width, respondents)
     picked = [sum(count * base**y for y, count in enumerate(h)) for h in outputs]
     rows = [[row[k] for k in picked] for row in _rows(lumped)]  # domain elements, or floats
     return _channel_from_rows(algebra, rows, lumped.secrets, outputs)
 
 
-def sum_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable] = ()) -> Channel:
+def sum_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable] = (),
+                 unknown_values: Sequence[Hashable] | None = None) -> Channel:
     """C^{⊗N}·S for the sum query S of eq. (16); the perturber's outputs must be integers ≥ 0.
 
-    Outputs are the sums 0..N·max(output). Secrets as in :func:`count_pipeline`.
+    Outputs are the sums 0..N·max(output). Secrets, `known` and `unknown_values` as in
+    :func:`count_pipeline`.
     """
-    _check_population(perturber, respondents, known)
+    _check_population(perturber, respondents, known, unknown_values)
     if not all(isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in perturber.outputs):
         raise LabelError("a sum query needs perturber outputs that are whole numbers >= 0")
     outputs = [y for y in perturber.outputs if isinstance(y, int)]  # all of them, as checked
@@ -428,7 +451,40 @@ def sum_pipeline(perturber: Channel, respondents: int, known: Sequence[Hashable]
             coefficients[y] = probability
         factors[value] = algebra.poly(coefficients)
     length = respondents * top + 1
-    return _lumped(algebra, perturber, factors, respondents, known, length, range(length))
+    return _lumped(algebra, perturber, factors, respondents, known, length, range(length), unknown_values)
+
+
+def with_population_row(perturber: Channel, weights: Sequence[Any], label: Hashable = POPULATION) -> Channel:
+    """The perturber with one more row, `label`: π·C, the report distribution of a respondent whose
+    value is drawn from the population prior π (`weights`, one per value, exact): a population's
+    member who is neither known nor the secret. List such members in `known` as `label`, and the
+    perturber's own values as `unknown_values`, in the pipelines of this module.
+
+    Raises
+    ------
+    ShapeError, NegativeEntryError, NotStochasticError
+        If `weights` is not a distribution over the perturber's values.
+    LabelError
+        If `label` is already a value of the perturber.
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response
+    >>> with_population_row(randomized_response(2, 3), ["1/2", "1/2"]).rows()[2]
+    [Fraction(1, 2), Fraction(1, 2)]
+    """
+    if label in perturber.secrets:
+        raise LabelError(f"the population row's label {label!r} is already a value of the perturber")
+    prior = Prior.from_values(list(weights), perturber.secrets)
+    secrets = (*perturber.secrets, label)
+    if perturber.kind is NumberKind.FLOAT:
+        matrix = np.asarray(perturber.matrix, dtype=np.float64)
+        mixed = np.asarray([float(p) for p in prior.probabilities()]) @ matrix
+        return Channel(np.vstack([matrix, mixed]), secrets, perturber.outputs)
+    domain = perturber.matrix.domain
+    row = DomainMatrix([[domain.convert_from(QQ(p.numerator, p.denominator), QQ) for p in prior.probabilities()]],
+                       (1, len(perturber.secrets)), domain)
+    return Channel(perturber.matrix.vstack(row * perturber.matrix), secrets, perturber.outputs)
 
 
 def argmax_pipeline(perturber: Channel, bars: int, histogram_list: Sequence[Sequence[int]] | None = None) -> Channel:
