@@ -16,33 +16,43 @@ A spec names a perturber family, a population, a query, an analyst and a sweep o
     [population] respondents = 4
                  known = [0, 1, 1]           # optional: values the analyst knows, or
                  known_counts = {"0" = 5000, "1" = 6709}  # how many known respondents hold each value
+                 population_prior = ["1/2", "1/4", "1/4"]  # optional: the other unknown respondents'
+                 targets = 1                 # values are drawn from it; the secret is the targets' values
     [query]      kind = "count"              # "count", "threshold", "map", "sum", "histogram" or "argmax"
                  of = [0]                    # count, threshold, map: the perturbed values counted
                  at = 2                      # threshold: the release is whether the count is >= at
                  table = "bands.csv"         # map: rows count,label; the release is the count's label
-    [analyst]    prior = "uniform"           # or "uniform_tuples", a list of probabilities, "prior.csv"
+    [analyst]    prior = "uniform"           # one unknown respondent; else "uniform_histograms" or
+                                             # "uniform_tuples", a list of probabilities, "prior.csv"
                  loss = "linear"             # "bayes", "linear", "squared", "ama" or "loss.csv"
                  scale = 1000                # optional multiplier of the loss
+    [gate]       question = "analyst"        # or "every_analyst" (_gate: the default and why)
+                 tolerance = "1/1000"        # the spec's analyst's loss may rise this much (absolute)
     [sweep]      eps_exp = ["7/2", "351/100"]  # a grid of e^ε, and/or
                  from = "3"                  # a range: every e^ε in [from, to]
                  to = "4"
                  exact = true                # false: float64 curve on the grid, no certificates
 
 Secrets are the value of the one unknown respondent, or the histograms of the unknown
-respondents (lumped; ``prior = "uniform"`` is uniform over those histograms, ``"uniform_tuples"``
-uniform over the tuples of unknown values). For ``argmax`` (noisy ArgMax, Alvim et al. §8) the
-secrets are the histograms of all respondents over ``values`` categories, each bar perturbed on
-heights 0..respondents, and ``known`` is not allowed.
+respondents (lumped; ``prior = "uniform_histograms"`` is uniform over those histograms,
+``"uniform_tuples"`` uniform over the tuples of unknown values; plain ``"uniform"`` only where they
+agree, one unknown respondent). With a ``population_prior`` only the ``targets`` are the secret; each
+other unknown respondent enters the generating functions as one mixture row
+(:func:`qifkit.pipelines.with_population_row`), so the secrets stay few at any N. For ``argmax``
+(noisy ArgMax, Alvim et al. §8) the secrets are the histograms of all respondents over ``values``
+categories, each bar perturbed on heights 0..respondents, and ``known`` is not allowed.
 
-Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`):
+Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`) answer the spec's
+question (:func:`_verdict`): the spec's analyst, or every analyst; the other is information.
 
 * on the grid: the analyst's loss at each e^ε (:func:`~qifkit.stability.loss_curve`) and the
   refinement of every consecutive pair of pipelines (:func:`~qifkit.stability.pipeline_refinement`),
   each with its certificate;
 * on the range: the analyst's loss at *every* e^ε of [from, to] and the stretches where it rises,
-  with exact ends (:func:`~qifkit.stability.loss_on_range`). That covers the spec's analyst only:
-  refinement between the pipelines (every analyst) is certified at the grid's points, not between
-  them, so a range without a rise gives ``stable = null`` and says so.
+  with exact ends (:func:`~qifkit.stability.loss_on_range`), which answers the spec's analyst;
+  for every analyst a range needs a proof (:func:`every_analyst_on_range`: counts and
+  histograms, at any number of respondents), else refinement is certified at the grid's points
+  only, and a range without a rise gives ``stable = null`` and says so.
 """
 
 from __future__ import annotations
