@@ -170,3 +170,25 @@ def test_an_oversize_pipeline_with_a_grid_is_refused_with_the_way_around(tmp_pat
                              eps=("2", "3"), question="every_analyst")
     assert main(["stability", write_spec(tmp_path, document)]) == 2
     assert "a range (from, to) without a grid may still be proved" in capsys.readouterr().err
+
+
+def test_a_count_with_three_hit_probabilities_is_proved_by_the_lumped_generator(tmp_path, capsys):
+    """P·R_t (a fixed mixing P of values 1 and 2 before randomized response R_t on 3 values) has
+    R_t's generator, lumpable by any blocks, but three chances of reporting 1: the count of {1} is
+    proved by the generator lumped by [[1], [0, 2]], not by two hit probabilities. The written proof
+    re-checks, and one naming other blocks is refused."""
+    (tmp_path / "mixed.csv").write_text(",0,1,2\n0,t/(t+2),1/(t+2),1/(t+2)\n"
+                                        "1,1/(t+2),(3*t+1)/(4*t+8),(t+3)/(4*t+8)\n"
+                                        "2,1/(t+2),(t+3)/(4*t+8),(3*t+1)/(4*t+8)\n")
+    document = {"perturber": {"family": "expression", "values": 3, "matrix": "mixed.csv"},
+                "population": {"respondents": 50}, "query": {"kind": "count", "of": [1]},
+                "gate": {"question": "every_analyst"}, "sweep": {"from": "3/2", "to": "8"}}
+    spec, folder = write_spec(tmp_path, document), tmp_path / "certs"
+    assert main(["stability", spec, "--certificate", str(folder)]) == 0
+    assert "lumped by the blocks [[1], [0, 2]]" in capsys.readouterr().out
+    proof = json.loads((folder / "range-proof.json").read_text())
+    assert proof["kind"] == "generator" and proof["blocks"] == [[1], [0, 2]]
+    assert main(["verify", "--range-proof", str(folder / "range-proof.json"), spec]) == 0
+    (tmp_path / "forged.json").write_text(json.dumps({**proof, "blocks": None}))
+    assert main(["verify", "--range-proof", str(tmp_path / "forged.json"), spec]) == 1
+    assert "this spec's query needs [[1], [0, 2]]" in capsys.readouterr().out
