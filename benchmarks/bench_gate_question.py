@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from fractions import Fraction
 
 import numpy as np
 import sympy

@@ -1283,7 +1283,8 @@ def describe_work(spec: StabilitySpec) -> list[str]:
         ball = ("" if spec.query not in BALL_QUERIES else
                 f"if no rise is confirmed, in ball arithmetic piece by piece (at most {budget:,} enclosures of cost "
                 f"{cost:,}); " if budget >= BALL_MIN_PIECES else
-                f"(ball arithmetic not tried: {budget} enclosures of cost {cost:,} within {BALL_WORK:,}); ")
+                f"(ball arithmetic not tried: one enclosure costs {cost:,}, so its budget of {BALL_WORK:,} would allow "
+                f"only {budget}, fewer than the {BALL_MIN_PIECES} it needs); ")
         if entries > RANGE_MAX_ENTRIES:
             route = f"{sampled} ({entries:,} entries, beyond {RANGE_MAX_ENTRIES:,} for a symbolic build); {ball}"
         elif work > RANGE_FOLLOW_WORK:

@@ -192,3 +192,13 @@ def test_a_count_with_three_hit_probabilities_is_proved_by_the_lumped_generator(
     (tmp_path / "forged.json").write_text(json.dumps({**proof, "blocks": None}))
     assert main(["verify", "--range-proof", str(tmp_path / "forged.json"), spec]) == 1
     assert "this spec's query needs [[1], [0, 2]]" in capsys.readouterr().out
+
+
+def test_the_deployers_example_is_stable_for_its_analyst(tmp_path, capsys):
+    """examples/deploy_population.toml (README's gate section): two targets, 500 known, 498 from the
+    population prior, a tolerance; the count is proved for every analyst, the spec's included."""
+    out = tmp_path / "r.json"
+    assert main(["stability", str(EXAMPLES / "deploy_population.toml"), "--json", str(out), "-v"]) == 0
+    report = json.loads(out.read_text())
+    assert report["question"] == "analyst" and report["tolerance"] == "1/1000" and report["secrets"] == 15
+    assert "498 others drawn from the population prior" in capsys.readouterr().out
