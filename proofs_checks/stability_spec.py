@@ -1232,6 +1232,55 @@ def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
     return None
 
 
+def instability_document(instability: dict[str, Any]) -> dict[str, Any]:
+    """An instability whose pipelines are too large to write (``pipelines`` in the report) as the
+    JSON of ``instability.json``: the two e^ε, the prior and the loss on the spec's secrets, and the
+    exact losses and gap, for :func:`instability_problem` (the caller adds the spec's SHA-256)."""
+    return {"kind": "instability", **{key: jsonable(instability[key]) for key in (
+        "found_by", "eps_exp_low", "eps_exp_high", "prior", "loss", "loss_low", "loss_high", "gap")}}
+
+
+def instability_problem(spec: StabilitySpec, document: Any) -> str | None:
+    """What is wrong with an ``instability.json`` (:func:`instability_document`) for this spec, or
+    None when it is valid: the prior must be a distribution and the loss a table of non-negative
+    numbers on the spec's secrets, both e^ε in the spec's sweep, and the analyst's exact losses there,
+    recomputed from the spec (generating functions for counts, never the written pipelines), must be
+    the recorded ones and rise by more than the spec's tolerance. The caller checks the SHA-256."""
+    if not isinstance(document, dict) or document.get("kind") != "instability":
+        return 'an instability certificate is a JSON object with "kind": "instability"'
+    if spec.oversize is not None:
+        return f"this spec's pipeline is not built ({spec.oversize})"
+    secrets = secret_labels(spec)
+    try:
+        low, high = (parse_eps_exp(str(document.get(key))) for key in ("eps_exp_low", "eps_exp_high"))
+        prior = Prior.from_values([parse_number(str(p)) for p in _listed(document.get("prior"), len(secrets))],
+                                  secrets)
+        rows = [[parse_number(str(v)) for v in _listed(row, None)] for row in _listed(document.get("loss"),
+                                                                                    len(secrets))]
+        loss = Loss.from_rows(rows, secrets, range(len(rows[0]) if rows else 0))
+        recorded = [parse_number(str(document.get(key))) for key in ("loss_low", "loss_high", "gap")]
+    except (QifError, TypeError, ValueError) as error:
+        return f"the certificate does not read: {error}"
+    grid = set(spec.eps_exp)
+    inside = spec.eps_range is not None and spec.eps_range[0] <= low and high <= spec.eps_range[1]
+    if not low < high or not ({low, high} <= grid or inside):
+        return f"e^ε = {exact_str(low)} and {exact_str(high)} are not two increasing e^ε of the spec's sweep"
+    exact_loss = _exact_loss(spec, prior, loss, _builder(spec))
+    losses = [exact_loss(low), exact_loss(high)]
+    if [*losses, losses[1] - losses[0]] != recorded:
+        return (f"the losses recomputed from the spec are {exact_str(losses[0])} and {exact_str(losses[1])}, not the "
+                "recorded ones")
+    if not losses[1] - losses[0] > spec.tolerance:
+        return f"the loss rises by {exact_str(losses[1] - losses[0])}, not more than the tolerance"
+    return None
+
+
+def _listed(value: Any, length: int | None) -> list[Any]:
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        raise SpecError(f"expected a list of {length if length is not None else 'some'} entries")
+    return value
+
+
 def range_proof_fields(spec: StabilitySpec) -> dict[str, Any]:
     """What a range proof names of its spec besides the SHA-256 (:func:`range_proof_problem` checks
     them): the query it is about and the counted values (none for a histogram)."""
@@ -1385,14 +1434,15 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
             report["instability"] = {"found_by": found_by, "eps_exp_low": low, "eps_exp_high": high,
                                      "prior": [number(p) for p in certificate.prior.probabilities()],
                                      "loss": [[number(v) for v in row] for row in certificate.loss.rows()],
-                                     "gap": number(certificate.gap)}
+                                     "loss_low": number(certificate.uncertainty_b),
+                                     "loss_high": number(certificate.uncertainty_a), "gap": number(certificate.gap)}
             entries = _secret_count(spec) * _output_count(spec)
             if spec.exact and entries <= MAX_CERTIFIED_ENTRIES:
                 instability = Certified("instability", low, high, build(high), build(low), certificate)
             elif spec.exact:
                 report["instability"]["pipelines"] = (
                     f"not materialised: {entries:,} exact entries each (beyond {MAX_CERTIFIED_ENTRIES:,}); the two "
-                    "losses are exact (qifkit.pipelines.count_uncertainty re-derives them)")
+                    "losses are exact, and qifkit verify --instability re-derives them from the spec")
 
     stage = ["before the grid's losses"]
 

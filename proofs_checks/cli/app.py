@@ -84,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--range-proof", metavar="PROOF.json",
                         help="re-check a range proof of qifkit stability against its spec: verify --range-proof "
                         "range-proof.json SPEC.toml")
+    verify.add_argument("--instability", metavar="INSTABILITY.json",
+                        help="re-check an instability of qifkit stability whose pipelines were too large to write, "
+                        "from its spec: verify --instability instability.json SPEC.toml")
     verify.set_defaults(module="verify")
     stability = commands.add_parser("stability", help="gate a pipeline on its stability over a grid or range of e^ε",
                                     description="Exit 0 stable (certified), 1 NOT stable (certified instability), "

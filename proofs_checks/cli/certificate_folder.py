@@ -35,8 +35,8 @@ __all__ = ["MANIFEST", "CertificateFolder"]
 
 MANIFEST = "qifkit-certificates.json"
 _PAIR_FILES = ("a.csv", "b.csv", "cert.json")
-_TOP_FILES = (*_PAIR_FILES, "range-proof.json")
-_OURS = re.compile(r"(?:pair-[1-9][0-9]{0,6}/)?(?:a\.csv|b\.csv|cert\.json)|range-proof\.json")
+_TOP_FILES = (*_PAIR_FILES, "range-proof.json", "instability.json")
+_OURS = re.compile(r"(?:pair-[1-9][0-9]{0,6}/)?(?:a\.csv|b\.csv|cert\.json)|range-proof\.json|instability\.json")
 
 
 def _digests(listed: Any) -> tuple[str, ...]:
@@ -148,10 +148,14 @@ class CertificateFolder:
         write_json(self.path / MANIFEST, {"written_by": "qifkit stability", "spec_sha256": spec_sha256,
                                           "files": files})
 
-    def write(self, certificates: list[Any], proof: dict[str, Any] | None, spec_sha256: str, say: Any = print) -> None:
-        """Replace the earlier run's certificates by these, and the range proof if there is one, in
-        the order of the module docstring (each file atomically)."""
+    def write(self, certificates: list[Any], proof: dict[str, Any] | None, spec_sha256: str, say: Any = print,
+              instability: dict[str, Any] | None = None) -> None:
+        """Replace the earlier run's certificates by these, the range proof and the instability
+        re-derived from the spec (``instability.json``) if there are, in the order of the module
+        docstring (each file atomically)."""
         contents: dict[str, bytes] = {}
+        if instability is not None:
+            contents["instability.json"] = json_text({**instability, "spec_sha256": spec_sha256}).encode("utf-8")
         for certified in certificates:
             prefix = "" if certified.name == "instability" else f"{certified.name}/"
             contents[f"{prefix}a.csv"] = certified.less_private.csv_text().encode("utf-8")
@@ -175,6 +179,8 @@ class CertificateFolder:
         self._write_manifest(dict(new), spec_sha256)
         if proof is not None:
             say(f"range proof written: {self.path / 'range-proof.json'}")
+        if instability is not None:
+            say(f"instability written: qifkit verify --instability {self.path / 'instability.json'} SPEC.toml")
         if certificates:
             where = self.path / ("" if certificates[0].name == "instability" else certificates[0].name)
             say(f"{len(certificates)} certificate(s) written: qifkit verify {where / 'a.csv'} {where / 'b.csv'} "

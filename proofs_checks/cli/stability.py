@@ -46,7 +46,13 @@ def read_stability_spec(path: str) -> Any:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from proofs_checks.stability_spec import describe_work, evaluate_spec, exact_text, range_proof_fields
+    from proofs_checks.stability_spec import (
+        describe_work,
+        evaluate_spec,
+        exact_text,
+        instability_document,
+        range_proof_fields,
+    )
 
     spec = read_stability_spec(arguments.spec)
     if arguments.list_secrets:
@@ -146,7 +152,9 @@ def run(arguments: argparse.Namespace) -> int:
                                "--range-proof range-proof.json SPEC.toml re-checks it)",
                   "from": exact_str(low), "to": exact_str(high), **range_proof_fields(spec), **every}
                  if every.get("proved") else None)
-        folder.write(certificates, proof, sha256_of(arguments.spec))
+        unwritten = report["instability"] if report["instability"] and "pipelines" in report["instability"] else None
+        folder.write(certificates, proof, sha256_of(arguments.spec),
+                     instability=None if unwritten is None else instability_document(unwritten))
     if arguments.json:  # before the plot: what was decided is kept whatever drawing does
         write_json(arguments.json, _with_provenance(report, arguments.spec, spec), "report")
     if arguments.plot:
