@@ -1455,7 +1455,8 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
             proof, reason = every_analyst_on_range(spec)
             report["range"] = {"from": spec.eps_range[0], "to": spec.eps_range[1],  # type: ignore[index]
                                "every_analyst": {"proved": True, **proof} if proof is not None else
-                               {"proved": False, "reason": reason}, "analyst": f"not followed: {spec.oversize}"}
+                               {"proved": False, "reason": reason}, "analyst": f"not followed: {spec.oversize}",
+                               "route": "not followed"}
             return None
         prior, loss = _analyst(spec)
         exact_loss = _exact_loss(spec, prior, loss, build)
@@ -1521,7 +1522,8 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
         timed_out, report["interrupted"] = f"interrupted (Ctrl-C) {stage[0]}", True
     if "range" in report:
         report["range"].setdefault("analyst", f"not followed: {timed_out}")
-        followed = "rising" in report["range"] and "samples" not in report["range"]
+        report["range"].setdefault("route", "not followed")
+        followed = report["range"]["route"] in ("exact", "ball")
         if report["monotone"] and not followed and not report["range"]["every_analyst"].get("proved"):
             report["monotone"] = None  # sampled, or stopped: the loss between the points is not known
     proved = bool(report.get("range", {}).get("every_analyst", {}).get("proved"))
@@ -1559,7 +1561,7 @@ def _verdict(spec: StabilitySpec, report: dict[str, Any], timed_out: str | None,
                           f"{rise['where']}, within the tolerance {exact_str(spec.tolerance)}, but "
                           + ("no upper bound of the rise was found" if rise["rise_at_most"] is None else
                              f"it is only bounded by {_decimal(rise['rise_at_most'])}"))
-        followed = "rising" in interval and "samples" not in interval
+        followed = interval.get("route") in ("exact", "ball")
         if spec.eps_range is not None and not (proved or followed):
             return None, ("the spec's analyst's loss was not followed at every e^ε of the range ("
                           + str(interval.get("analyst", "not reached")) + ") and no proof for every analyst covers it"
@@ -1669,7 +1671,8 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     entries, work = _secret_count(spec) * _output_count(spec), _symbolic_work(spec)
     if entries > RANGE_MAX_ENTRIES or work > RANGE_FOLLOW_WORK:
         if proof is not None:  # a proof settles every analyst; else the analyst's curve is searched in floats
-            report["range"]["analyst"] = "not followed: every analyst is proved safe on the range"
+            report["range"].update(analyst="not followed: every analyst is proved safe on the range",
+                                   route="not followed")
             return
         why = (f"{entries:,} pipeline entries, beyond {RANGE_MAX_ENTRIES:,} for a symbolic build"
                if entries > RANGE_MAX_ENTRIES else
@@ -1688,6 +1691,7 @@ def _range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, los
     report["range"].update(
         {
             "analyst": "followed at every e^ε",
+            "route": "exact",
             "loss_from": curve.loss_low,
             "loss_to": curve.loss_high,
             "rising": [list(stretch) for stretch in curve.rising],
@@ -1865,6 +1869,7 @@ def _ball_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss:
     for key in ("samples", "rises_not_confirmed"):
         report["range"].pop(key, None)
     report["range"].update({
+        "route": "ball",
         "analyst": f"followed at every e^ε in ball arithmetic ({len(curve.pieces):,} pieces proved rising or "
                    f"falling, {curve.evaluations:,} enclosures)",
         "loss_from": exact_loss(curve.low), "loss_to": exact_loss(curve.high),
@@ -1894,6 +1899,7 @@ def _sampled_range(spec: StabilitySpec, report: dict[str, Any], prior: Prior, lo
     assert spec.eps_range is not None  # only called for a range
     found = search_rises(sweep.losses, exact_loss, *spec.eps_range, samples=RANGE_SAMPLES)
     report["range"].update({
+        "route": "sampled",
         "analyst": f"sampled ({why}): its loss in float64 at {len(found.samples)} e^ε, each rise re-decided exactly",
         "samples": len(found.samples),
         "rising": [[rise.start, rise.end] for rise in found.confirmed],

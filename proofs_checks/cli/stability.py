@@ -91,7 +91,7 @@ def run(arguments: argparse.Namespace) -> int:
                   f"the range ({how}: " + "; ".join(every["conditions"]) + ")")
         else:
             print(f"  every analyst: not proved ({every['reason']})")
-        if "samples" in interval:  # census scale: sampled in floats, each rise re-decided exactly at its ends
+        if interval["route"] == "sampled":  # census scale: in floats, each rise re-decided exactly at its ends
             print(f"  the spec's analyst: {interval['analyst']}")
             for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"], strict=True):
                 print(f"  the loss RISES between the samples e^ε = {float(low):.12g} and {float(high):.12g}  (decided "
@@ -99,12 +99,12 @@ def run(arguments: argparse.Namespace) -> int:
             if not interval["rising"]:
                 print(f"  no rise confirmed ({interval['rises_not_confirmed']} float rise(s) not confirmed exactly); "
                       "the loss is sampled, not proved monotone")
-        elif "rising" not in interval:
+        elif interval["route"] == "not followed":
             print(f"  the spec's analyst: {interval['analyst']}")
         else:
             print(f"  the spec's analyst: loss {approximately(interval['loss_from'])} at {interval['from']}, "
                   f"{approximately(interval['loss_to'])} at {interval['to']}")
-            balls = interval["analyst"].startswith("followed at every e^ε in ball arithmetic")
+            balls = interval["route"] == "ball"
             for low, high in interval["rising"]:
                 print(f"  the loss RISES on [{low.decimal(12)}, {high.decimal(12)}]  " + (
                     f"(proved between the rationals {exact_text(low)} and {exact_text(high)}; where it stops "
