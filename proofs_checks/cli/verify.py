@@ -33,7 +33,7 @@ def run(arguments: argparse.Namespace) -> int:
     a, b = read_channel(arguments.a), read_channel(arguments.b)
     entries = a.shape[1] * b.shape[1]
     # a witness is checked entry by entry: its size is bounded before the work; a prior and a loss are not
-    refutation = isinstance(document, dict) and document.get("holds") is False
+    refutation = isinstance(document, dict) and document.get("refines") is False
     if not refutation and entries > MAX_WITNESS_ENTRIES:
         raise UsageError(f"verify re-checks witnesses (A's outputs × B's outputs) of at most {MAX_WITNESS_ENTRIES:,} "
                          f"entries, the limit of refine; A has {a.shape[1]:,} outputs and B {b.shape[1]:,}: "
