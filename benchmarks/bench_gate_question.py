@@ -27,7 +27,7 @@ import time
 import numpy as np
 import sympy
 
-from proofs_checks.stability_spec import evaluate_spec, parse_spec, sampled_losses
+from proofs_checks.gate import evaluate_spec, parse_spec, sampled_losses
 from qifkit.generator import generator_matrix
 from qifkit.stability import sample_grid
 

@@ -147,7 +147,7 @@ def main() -> None:
         return name, run
 
     def survey() -> str:
-        from proofs_checks.stability_spec import evaluate_spec, read_spec
+        from proofs_checks.gate import evaluate_spec, read_spec
 
         report, _ = evaluate_spec(
             read_spec(str(Path(__file__).resolve().parent.parent / "examples" / "survey_rr.toml"))

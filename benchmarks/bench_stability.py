@@ -18,12 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from proofs_checks import stability_spec
-from proofs_checks.stability_spec import evaluate_spec, read_spec, sampled_losses
+from proofs_checks.gate import evaluate_spec, limits, read_spec, sampled_losses
 from qifkit.numbers import exact_eps_exp
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLLOW_WORK = stability_spec.RANGE_FOLLOW_WORK
+FOLLOW_WORK = limits.RANGE_FOLLOW_WORK
 
 THRESHOLD = """[perturber]
 family = "geometric"
@@ -89,9 +88,9 @@ def main() -> None:
              str(threshold), 20.0)
         _row("the same, no time limit", str(threshold), None)
         if arguments.full:
-            stability_spec.RANGE_FOLLOW_WORK = 10**12  # the symbolic route straight away, as before issue 32
+            limits.RANGE_FOLLOW_WORK = 10**12  # the symbolic route straight away, as before issue 32
             _row("the same, followed symbolically", str(threshold), None)
-            stability_spec.RANGE_FOLLOW_WORK = FOLLOW_WORK
+            limits.RANGE_FOLLOW_WORK = FOLLOW_WORK
         _row("geometric 5 values, 10,000 respondents, count of {0, 1}, Bayes, [1.1, 20]", str(census), None)
         _row("examples/census_gd_range.toml", str(ROOT / "examples" / "census_gd_range.toml"), None)
 

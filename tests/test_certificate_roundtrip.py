@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from proofs_checks import stability_spec
 from proofs_checks.cli.app import main
+from proofs_checks.gate import limits
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FAST_EXAMPLES = ["appd1.toml", "appd1_range.toml", "survey_rr.toml", "survey_rr_range.toml", "deploy_histogram.toml",
@@ -47,7 +47,7 @@ def test_a_census_sized_instability_is_written_as_its_spec_and_losses_and_verifi
     meets it: no CSVs, an instability.json that verify re-derives from the spec (generating
     functions), and forged copies refused: a loss, the gap, an e^ε outside the range, a prior on
     other secrets, another spec."""
-    monkeypatch.setattr(stability_spec, "MAX_CERTIFIED_ENTRIES", 10)
+    monkeypatch.setattr(limits, "MAX_CERTIFIED_ENTRIES", 10)
     folder, spec = tmp_path / "certs", str(EXAMPLES / "appd1_range.toml")
     assert main(["stability", spec, "--certificate", str(folder), "-q"]) == 1
     assert not (folder / "a.csv").exists()

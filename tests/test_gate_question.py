@@ -13,7 +13,7 @@ import pytest
 from conftest import spec_document, write_spec
 
 from proofs_checks.cli.app import main
-from proofs_checks.stability_spec import evaluate_spec, parse_spec
+from proofs_checks.gate import evaluate_spec, parse_spec
 from qifkit import linear_error, truncated_geometric, uniform_prior
 from qifkit.measures import posterior_uncertainty
 from qifkit.pipelines import count_pipeline

@@ -18,8 +18,9 @@ import qifkit.ball_range
 import qifkit.generator
 import qifkit.lp.attempts
 import qifkit.stability
-from proofs_checks import stability_spec
 from proofs_checks.cli.app import main
+from proofs_checks.gate import pipelines as gate_pipelines
+from proofs_checks.gate import ranges as gate_ranges
 from qifkit.errors import TimeLimitReached
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -76,10 +77,10 @@ STOPS = [
     ("root isolation", _app_d1_range, qifkit.stability, "value", 40),
     ("ball arithmetic", _ball, qifkit.ball_range._LossSlope, "slopes", 0),
     ("ball arithmetic", _ball, qifkit.ball_range._LossSlope, "slopes", 7),
-    ("float sweep", _threshold, stability_spec, "posterior_uncertainty", 60),
-    ("exact re-decision", _threshold, stability_spec, "count_uncertainty", 0),
-    ("exact re-decision", _threshold, stability_spec, "count_uncertainty", 1),
-    ("two-secret search", lambda folder: _census_like(folder, "every_analyst"), stability_spec, "dichotomy_risks", 90),
+    ("float sweep", _threshold, gate_ranges, "posterior_uncertainty", 60),
+    ("exact re-decision", _threshold, gate_pipelines, "count_uncertainty", 0),
+    ("exact re-decision", _threshold, gate_pipelines, "count_uncertainty", 1),
+    ("two-secret search", lambda folder: _census_like(folder, "every_analyst"), gate_ranges, "dichotomy_risks", 90),
     ("proof for every analyst", _histogram, qifkit.generator, "sign_on", 2),
 ]
 

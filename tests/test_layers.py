@@ -193,3 +193,19 @@ def test_no_two_modules_import_each_other():
 def test_the_cycle_search_finds_a_cycle():
     assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
     assert import_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_the_gate_is_small_modules_and_the_cli_reads_none_of_its_prose():
+    """Issue 51: the gate is a package of modules of at most 500 lines, and the command line prints
+    the report's typed fields: it never matches a string the library wrote (by prefix, suffix,
+    substring or split)."""
+    import re
+
+    sizes = {path.name: len(path.read_text(encoding="utf-8").splitlines())
+             for path in (ROOT / "proofs_checks" / "gate").glob("*.py")}
+    assert len(sizes) >= 8 and max(sizes.values()) <= 500, sizes
+    for name in ("stability.py", "verify.py"):
+        text = (ROOT / "proofs_checks" / "cli" / name).read_text(encoding="utf-8")
+        read = re.findall(r"\[[\"'][a-z_]+[\"']\]\s*\.\s*(?:startswith|endswith|split|find|index)\(", text)
+        contained = re.findall(r"[\"'][^\"']+[\"']\s+in\s+(?:report|interval|every|instability)\[", text)
+        assert not read and not contained, (name, read, contained)

@@ -13,7 +13,7 @@ import pytest
 from conftest import spec_document, write_spec
 
 from proofs_checks.cli.app import main
-from proofs_checks.stability_spec import SpecError, evaluate_spec, parse_spec
+from proofs_checks.gate import SpecError, evaluate_spec, parse_spec
 from qifkit import bayes_risk, randomized_response, truncated_geometric
 from qifkit.errors import DistributionError, LabelError
 from qifkit.measures import Prior, posterior_uncertainty

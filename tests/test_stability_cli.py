@@ -274,7 +274,7 @@ def test_a_time_limit_leaves_the_gate_undecided_unless_an_instability_is_certifi
         assert "not decided: the time limit" in capsys.readouterr().out
     # the timer is stood in for by the progress line of the first pair: the analyst's rise on the grid
     # was certified before it, and stands
-    from proofs_checks.stability_spec import evaluate_spec, read_spec
+    from proofs_checks.gate import evaluate_spec, read_spec
     from qifkit.errors import TimeLimitReached
 
     def stop_at_a_pair(line):
@@ -288,10 +288,10 @@ def test_a_time_limit_leaves_the_gate_undecided_unless_an_instability_is_certifi
 def test_ctrl_c_writes_the_partial_report_and_keeps_what_was_certified(tmp_path, monkeypatch, capsys):
     """Issue 32: Ctrl-C in the second grid pair: exit 130, the report written with the first pair's
     verdict and its certificate kept for qifkit verify."""
-    from proofs_checks import stability_spec
+    from proofs_checks.gate import evaluate as gate_evaluate
 
     calls = []
-    original = stability_spec.pipeline_refinement
+    original = gate_evaluate.pipeline_refinement
 
     def interrupted_second(*arguments):
         calls.append(1)
@@ -299,7 +299,7 @@ def test_ctrl_c_writes_the_partial_report_and_keeps_what_was_certified(tmp_path,
             raise KeyboardInterrupt
         return original(*arguments)
 
-    monkeypatch.setattr(stability_spec, "pipeline_refinement", interrupted_second)
+    monkeypatch.setattr(gate_evaluate, "pipeline_refinement", interrupted_second)
     spec = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("3/2", "2", "3"))
     out, folder = tmp_path / "r.json", tmp_path / "certs"
     assert main(["stability", spec, "--json", str(out), "--certificate", str(folder)]) == 130
@@ -322,7 +322,7 @@ def test_a_time_limit_that_is_not_a_positive_number_is_refused(limit, capsys):
 def test_plot_draws_the_loss_and_its_float_curve_rises_where_the_exact_stretch_is(tmp_path, monkeypatch, capsys):
     """--plot (issue 15): a PNG of App. D.1's loss on [3, 4]; the float64 curve it draws rises inside the
     exact rising stretch [3.50054..., 3.51661...] and falls on both sides of it."""
-    from proofs_checks.stability_spec import read_spec, sampled_losses
+    from proofs_checks.gate import read_spec, sampled_losses
 
     picture = tmp_path / "loss.png"
     assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(picture)]) == 1
@@ -548,18 +548,18 @@ def test_a_specs_files_are_read_once_whatever_the_options(tmp_path, monkeypatch)
     """Issue 32: the spec layer re-read the same CSV up to 6 times (parsing, the analyst of each
     step, the plot). The prior and loss files are now read once per parsed spec, however many steps
     and options use them (grid, range, --plot, --json), and the perturber family is built once."""
-    from proofs_checks import stability_spec
+    from proofs_checks.gate import values as gate_values
 
     (tmp_path / "prior.csv").write_text("1/2\n1/4\n1/8\n1/16\n1/16\n")
     (tmp_path / "loss.csv").write_text("\n".join(",".join(str(abs(x - w)) for w in range(5)) for x in range(5)) + "\n")
     reads: list[str] = []
-    original = stability_spec.read_table_csv
+    original = gate_values.read_table_csv
 
     def counted(path, *arguments, **keywords):
         reads.append(Path(path).name)
         return original(path, *arguments, **keywords)
 
-    monkeypatch.setattr(stability_spec, "read_table_csv", counted)
+    monkeypatch.setattr(gate_values, "read_table_csv", counted)
     spec = _spec(tmp_path, family="geometric", values=5, respondents=3, known=(0, 1), prior="prior.csv",
                  loss="loss.csv", eps=("2", "3"), low="2", high="4")
     assert main(["stability", spec, "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "x.svg")]) in (0, 1, 4)

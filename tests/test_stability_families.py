@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 from conftest import spec_document
 
-from proofs_checks.stability_spec import SpecError, evaluate_spec, parse_spec
+from proofs_checks.gate import SpecError, evaluate_spec, parse_spec
 
 
 def spec(folder, perturber, query=None, analyst=None, sweep=None, respondents=3, known=(0,)):

@@ -45,9 +45,9 @@ def test_an_undecided_range_keeps_every_grid_certificate_and_lists_it(tmp_path, 
     """Issue 32: a grid and a range whose range is undecided exited 4 with certs/ empty, though every
     grid pair refined; the JSON had no per-pair verdicts. (The generator proves this range since
     issue 50: the proof is withheld here to leave the range undecided.)"""
-    from proofs_checks import stability_spec
+    from proofs_checks.gate import proofs as gate_proofs
 
-    monkeypatch.setattr(stability_spec, "every_analyst_on_range", lambda spec: (None, "withheld by the test"))
+    monkeypatch.setattr(gate_proofs, "every_analyst_on_range", lambda spec: (None, "withheld by the test"))
     spec = write_spec(tmp_path, spec_document(values=2, respondents=2, query="histogram", low="3/2", high="8",
                                               question="every_analyst"))
     out, folder = tmp_path / "r.json", tmp_path / "certs"
@@ -152,18 +152,19 @@ def test_every_option_keeps_the_verdict_of_a_perturber_of_ones_own(tmp_path, opt
 def test_a_time_limit_stops_the_range_in_the_middle_of_its_work(tmp_path, monkeypatch):
     """Issue 32: the limit was checked only before the range, so a long range ran on for minutes.
     The range's work is stood in for by a loop that only the timer can end."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import ranges as gate_ranges
 
     def endless(*arguments, **keywords):
         for _ in range(3 * 10**8):  # pure Python, seconds of it: the timer's exception lands here
             pass
         raise AssertionError("the range's work ran to its end: the time limit did not stop it")
 
-    monkeypatch.setattr(stability_spec, "loss_on_range", endless)
-    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(family="geometric", values=3, respondents=2,
+    monkeypatch.setattr(gate_ranges, "loss_on_range", endless)
+    spec = gate.read_spec(write_spec(tmp_path, spec_document(family="geometric", values=3, respondents=2,
                                                                         query="threshold", at=1, eps=(), low="2",
                                                                         high="3")))
-    report, _ = stability_spec.evaluate_spec(spec, time_limit=0.5)
+    report, _ = gate.evaluate_spec(spec, time_limit=0.5)
     assert report["stable"] is None and report["undecided"] == "the time limit of 0.5 s was reached during the range"
     assert report["monotone"] is None and report["range"]["analyst"].startswith("not followed")
 
@@ -284,9 +285,9 @@ def test_a_range_too_large_to_follow_first_gets_its_rise_decided_exactly(tmp_pat
 def _monotone_threshold_spec(folder):
     """Geometric on 4 values, 3 respondents, whether at least one reports 0, on [3/2, 8]: a small
     range whose analyst's loss never rises (the exact route proves it straight away)."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
 
-    return stability_spec.read_spec(write_spec(folder, spec_document(family="geometric", values=4, respondents=3,
+    return gate.read_spec(write_spec(folder, spec_document(family="geometric", values=4, respondents=3,
                                                                       query="threshold", at=1, eps=(), low="3/2",
                                                                       high="8")))
 
@@ -295,30 +296,32 @@ def test_a_range_searched_first_without_a_rise_is_then_followed_exactly(tmp_path
     """Beyond RANGE_FOLLOW_WORK the float search comes first; when it confirms no rise, the analyst
     is followed exactly after all, so a monotone range is still proved: the same report as the
     symbolic route gives straight away (forced here by a work limit of 0)."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import limits
 
     spec = _monotone_threshold_spec(tmp_path)
-    straight, _ = stability_spec.evaluate_spec(spec)
+    straight, _ = gate.evaluate_spec(spec)
     lines: list[str] = []
-    monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
-    monkeypatch.setattr(stability_spec, "BALL_WORK", 0)  # the ball route (next tests) not tried
-    searched, _ = stability_spec.evaluate_spec(spec, progress=lines.append)
+    monkeypatch.setattr(limits, "RANGE_FOLLOW_WORK", 0)
+    monkeypatch.setattr(limits, "BALL_WORK", 0)  # the ball route (next tests) not tried
+    searched, _ = gate.evaluate_spec(spec, progress=lines.append)
     assert any(line.startswith("range: the analyst's loss sampled at 200 e^ε") for line in lines)
     assert searched["monotone"] is True and searched["range"]["analyst"] == "followed at every e^ε"
     searched["range"].pop("ball")  # what was not tried
-    assert stability_spec.report_document(searched) == stability_spec.report_document(straight)
+    assert gate.report_document(searched) == gate.report_document(straight)
 
 
 def test_a_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp_path, monkeypatch):
     """Issue 32, item 5: past the float search, a count pipeline's range is decided piece by piece
     in ball arithmetic; a monotone loss gets the same verdict as the exact route gives straight away."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import limits
 
     spec = _monotone_threshold_spec(tmp_path)
-    straight, _ = stability_spec.evaluate_spec(spec)
+    straight, _ = gate.evaluate_spec(spec)
     lines: list[str] = []
-    monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
-    balls, _ = stability_spec.evaluate_spec(spec, progress=lines.append)
+    monkeypatch.setattr(limits, "RANGE_FOLLOW_WORK", 0)
+    balls, _ = gate.evaluate_spec(spec, progress=lines.append)
     assert any("decided piece by piece in ball arithmetic" in line for line in lines)
     assert balls["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
     assert balls["monotone"] is straight["monotone"] is True and balls["range"]["rising"] == []
@@ -330,14 +333,15 @@ def test_a_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp
 def test_a_sum_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp_path, monkeypatch):
     """The sum query too (qifkit.ball_range.sum_loss_on_range): geometric reports on 3 values of 3
     respondents, two known, squared loss; flat at 2/3, then falling, as the exact route says."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import limits
 
-    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(
+    spec = gate.read_spec(write_spec(tmp_path, spec_document(
         family="geometric", values=3, respondents=3, known=[0, 1], query="sum", loss="squared", eps=(), low="3/2",
         high="8")))
-    straight, _ = stability_spec.evaluate_spec(spec)
-    monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
-    balls, _ = stability_spec.evaluate_spec(spec)
+    straight, _ = gate.evaluate_spec(spec)
+    monkeypatch.setattr(limits, "RANGE_FOLLOW_WORK", 0)
+    balls, _ = gate.evaluate_spec(spec)
     assert balls["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
     assert balls["monotone"] is straight["monotone"] is True
     assert (balls["range"]["loss_from"], balls["range"]["loss_to"]) == (Fraction(2, 3), straight["range"]["loss_to"])
@@ -346,16 +350,17 @@ def test_a_sum_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic
 def test_a_rise_the_float_search_misses_is_proved_in_ball_arithmetic_and_confirmed_exactly(tmp_path, monkeypatch):
     """App. D.1's loss rises only on [3.50054…, 3.51662…] of [3, 4]: three float samples miss it, the
     balls prove it, and two exact losses inside it make the certified instability."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import limits
     from qifkit import linear_error, posterior_uncertainty, truncated_geometric, uniform_prior
     from qifkit.pipelines import count_pipeline
 
-    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(
+    spec = gate.read_spec(write_spec(tmp_path, spec_document(
         family="geometric", values=7, respondents=4, known=[0, 1, 1], of=[0], loss="linear", eps=(), low="3",
         high="4")))
-    monkeypatch.setattr(stability_spec, "RANGE_FOLLOW_WORK", 0)
-    monkeypatch.setattr(stability_spec, "RANGE_SAMPLES", 3)
-    report, _ = stability_spec.evaluate_spec(spec)
+    monkeypatch.setattr(limits, "RANGE_FOLLOW_WORK", 0)
+    monkeypatch.setattr(limits, "RANGE_SAMPLES", 3)
+    report, _ = gate.evaluate_spec(spec)
     assert report["stable"] is False and report["monotone"] is False
     instability = report["instability"]
     assert instability["found_by"] == "range"
@@ -375,17 +380,17 @@ def test_the_report_keeps_exact_numbers_until_its_json_document(tmp_path):
     place they become text; App. D.1 on [3, 4] with its grid (7/2, 351/100)."""
     from fractions import Fraction
 
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
     from qifkit.real_roots import RealPoint
 
     text = (EXAMPLES / "appd1_range.toml").read_text().replace('from = "3"', 'eps_exp = ["7/2", "351/100"]\nfrom = "3"')
-    report, _ = stability_spec.evaluate_spec(stability_spec.read_spec(write_spec(tmp_path, text)))
+    report, _ = gate.evaluate_spec(gate.read_spec(write_spec(tmp_path, text)))
     assert all(isinstance(point["loss"], Fraction) and isinstance(point["eps_exp"], Fraction)
                for point in report["points"])
     (start, end), = report["range"]["rising"]
     assert isinstance(start, RealPoint) and isinstance(report["instability"]["gap"], Fraction)
     assert report["range"]["from"] == 3 and isinstance(report["range"]["from"], Fraction)
-    document = stability_spec.report_document(report)
+    document = gate.report_document(report)
     assert document["points"][0]["loss"] == "1276949536000/771895089"  # App. D.1 at 7/2, as printed in the paper
     assert document["range"]["rising"] == [["3.500544517844", "3.516615491052"]]
     assert all(text.startswith("the root of t**9") for text in document["range"]["rising_exact"][0])
@@ -433,16 +438,18 @@ def test_a_float_rise_of_a_constructed_analyst_is_no_verdict_until_exact_losses_
     respondents (2 known), its count on [3/2, 8]: a float candidate forced on the search (the
     uniform prior on secrets 0 and 1, from the first to the second sample) is not a rise exactly,
     so nothing is refuted there."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import proofs as gate_proofs
+    from proofs_checks.gate import ranges as gate_ranges
     from qifkit.stability import DichotomyRise
 
-    monkeypatch.setattr(stability_spec, "dichotomy_rises",
+    monkeypatch.setattr(gate_ranges, "dichotomy_rises",
                         lambda risks, secrets, most: [DichotomyRise(0, 1, Fraction(1, 2), 0, 1.0)])
-    monkeypatch.setattr(stability_spec, "every_analyst_on_range", lambda spec: (None, "withheld by the test"))
-    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(values=3, known=(0, 2), eps=(), low="3/2",
+    monkeypatch.setattr(gate_proofs, "every_analyst_on_range", lambda spec: (None, "withheld by the test"))
+    spec = gate.read_spec(write_spec(tmp_path, spec_document(values=3, known=(0, 2), eps=(), low="3/2",
                                                                         high="8", query="histogram",
                                                                         question="every_analyst")))
-    report, _ = stability_spec.evaluate_spec(spec)
+    report, _ = gate.evaluate_spec(spec)
     assert report["instability"] is None and report["stable"] is None
     searched = report["range"]["constructed"]
     assert searched.startswith("no rise confirmed") and "1 candidate(s)" in searched
@@ -455,20 +462,20 @@ def test_a_rises_certificate_points_lie_strictly_inside_the_rising_stretch():
     the other end would give a or b outside the rise."""
     import sympy
 
-    from proofs_checks.stability_spec import _inside_rise
+    from proofs_checks.gate.ranges import inside_rise
     from qifkit.real_roots import RealPoint
 
     t = sympy.Symbol("t")
     start = RealPoint((sympy.Poly(t**2 - 12, t), Fraction(3), Fraction(4)))
     end = RealPoint((sympy.Poly(t**2 - 13, t), Fraction(3), Fraction(4)))
-    a, b, lower, upper = _inside_rise(start, end, lambda e: e * e)
+    a, b, lower, upper = inside_rise(start, end, lambda e: e * e)
     assert 12 < a * a < b * b < 13 and (lower, upper) == (a * a, b * b)
     # apart from the start, but √12's interval reaches far to the left: its outer end 1 is no place to look
     start = RealPoint((sympy.Poly(t**2 - 12, t), Fraction(1), Fraction(7, 2)))
     end = RealPoint((sympy.Poly(t**2 - 13, t), Fraction(18, 5), Fraction(37, 10)))
-    a, b, _, _ = _inside_rise(start, end, lambda e: e)
+    a, b, _, _ = inside_rise(start, end, lambda e: e)
     assert 12 < a * a < b * b < 13
-    assert _inside_rise(Fraction(3), Fraction(4), lambda e: e)[:2] == (Fraction(16, 5), Fraction(19, 5))  # by hand
+    assert inside_rise(Fraction(3), Fraction(4), lambda e: e)[:2] == (Fraction(16, 5), Fraction(19, 5))  # by hand
 
 
 def test_the_ball_route_of_a_threshold_decides_the_released_loss_not_the_counts(tmp_path, monkeypatch):
@@ -477,14 +484,15 @@ def test_the_ball_route_of_a_threshold_decides_the_released_loss_not_the_counts(
     about 7 on while the count's own loss never rises (both found by exact root isolation when this
     test was written). Past the float search (three samples miss the rise) and with no exact route
     left, the balls must follow the threshold: a rise proved and confirmed by exact losses."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import limits
 
-    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(
+    spec = gate.read_spec(write_spec(tmp_path, spec_document(
         family="randomized_response", values=4, respondents=2, known=[1], query="threshold", of=[0, 1, 2], at=1,
         loss="linear", eps=(), low="11/10", high="8")))
     for name, value in (("RANGE_FOLLOW_WORK", 0), ("RANGE_MAX_ENTRIES", 0), ("RANGE_SAMPLES", 3)):
-        monkeypatch.setattr(stability_spec, name, value)
-    report, _ = stability_spec.evaluate_spec(spec)
+        monkeypatch.setattr(limits, name, value)
+    report, _ = gate.evaluate_spec(spec)
     assert report["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
     assert report["stable"] is False and report["monotone"] is False
     assert report["instability"]["found_by"] == "range" and Fraction(report["instability"]["eps_exp_low"]) > 6
@@ -494,12 +502,13 @@ def test_a_range_only_sampled_is_not_called_monotone(tmp_path, monkeypatch):
     """Issue 53: a threshold range too large for every exact route (forced here) whose float
     samples show no rise: the analyst's loss between the samples is not known, so ``monotone`` is
     null, not true."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import limits
 
     spec = _monotone_threshold_spec(tmp_path)
     for name, value in (("RANGE_FOLLOW_WORK", 0), ("RANGE_MAX_ENTRIES", 0), ("BALL_WORK", 0)):
-        monkeypatch.setattr(stability_spec, name, value)
-    report, _ = stability_spec.evaluate_spec(spec)
+        monkeypatch.setattr(limits, name, value)
+    report, _ = gate.evaluate_spec(spec)
     assert report["range"]["analyst"].startswith("sampled") and report["range"]["rising"] == []
     assert report["monotone"] is None
 
@@ -508,12 +517,13 @@ def test_a_range_of_exactly_ten_secrets_is_searched_for_a_two_secret_analyst(tmp
     """Issue 53: geometric sums on 4 values of 2 unknown respondents have 10 secrets (the histograms
     of two reports), the most whose pairs are searched; the search runs and finds a two-secret
     analyst whose loss rises (Alvim et al. §7.1: geometric sums do not refine)."""
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import limits
 
-    spec = stability_spec.read_spec(write_spec(tmp_path, spec_document(
+    spec = gate.read_spec(write_spec(tmp_path, spec_document(
         family="geometric", values=4, respondents=2, query="sum", eps=(), low="3/2", high="8",
         question="every_analyst")))
-    assert len(stability_spec.secret_labels(spec)) == stability_spec.DICHOTOMY_MAX_SECRETS == 10
-    report, _ = stability_spec.evaluate_spec(spec)
+    assert len(gate.secret_labels(spec)) == limits.DICHOTOMY_MAX_SECRETS == 10
+    report, _ = gate.evaluate_spec(spec)
     assert report["range"]["constructed"].startswith("a rise found")
     assert report["stable"] is False and report["instability"]["found_by"] == "constructed"

@@ -250,13 +250,14 @@ def test_a_range_too_large_to_follow_symbolically_is_sampled_and_each_rise_decid
     from fractions import Fraction
     from pathlib import Path
 
-    from proofs_checks import stability_spec
+    from proofs_checks import gate
+    from proofs_checks.gate import limits
     from qifkit import linear_error, posterior_uncertainty, truncated_geometric, uniform_prior
     from qifkit.pipelines import count_pipeline
 
-    monkeypatch.setattr(stability_spec, "RANGE_MAX_ENTRIES", 0)
-    spec = stability_spec.read_spec(str(Path(__file__).resolve().parent.parent / "examples" / "appd1_range.toml"))
-    report, certificates = stability_spec.evaluate_spec(spec)
+    monkeypatch.setattr(limits, "RANGE_MAX_ENTRIES", 0)
+    spec = gate.read_spec(str(Path(__file__).resolve().parent.parent / "examples" / "appd1_range.toml"))
+    report, certificates = gate.evaluate_spec(spec)
     assert report["stable"] is False and report["range"]["samples"] >= 150
     (low, high), = [[Fraction(v) for v in pair] for pair in report["range"]["rising_exact"]]
     assert Fraction(3500544, 1000000) <= low < high <= Fraction(3516616, 1000000)
@@ -275,7 +276,7 @@ def test_the_census_range_example_is_decided_with_an_exact_gap(tmp_path):
     from pathlib import Path
 
     from proofs_checks.cli import main
-    from proofs_checks.stability_spec import read_spec, sampled_losses
+    from proofs_checks.gate import read_spec, sampled_losses
     from qifkit.numbers import parse_number  # the gap has 32,000 digits: beyond int()'s default limit
 
     example = Path(__file__).resolve().parent.parent / "examples" / "census_gd_range.toml"

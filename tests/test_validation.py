@@ -56,7 +56,7 @@ def test_whole_numbers_have_one_home_with_the_callers_error_class():
     """Issue 36: the inline copies of the whole-number check (lp, pipelines ×2, cluster, channel,
     spaces, two_stage ×2, the stability spec ×3) all go through qifkit.validation.whole_number now;
     each caller keeps its own error class and bounds."""
-    from proofs_checks.stability_spec import SpecError, parse_spec
+    from proofs_checks.gate import SpecError, parse_spec
     from qifkit import lp
     from qifkit.errors import ParameterError
     from qifkit.pipelines import count_pipeline

@@ -1,5 +1,5 @@
 """``qifkit stability SPEC.toml``: evaluate a pipeline over a grid and/or a range of e^ε (see
-:mod:`proofs_checks.stability_spec`) and exit as a deployment gate: 0 stable (certified), 1 NOT stable (a
+:mod:`proofs_checks.gate`) and exit as a deployment gate: 0 stable (certified), 1 NOT stable (a
 certified instability), 4 not decided (a float sweep, or a range on which only the spec's analyst
 is decided), 2 bad input. With ``--certificate DIR`` (created if missing; only the certificates of
 an earlier run are replaced, :mod:`~proofs_checks.cli.certificate_folder`) an instability is written
@@ -35,9 +35,9 @@ __all__ = ["run", "read_stability_spec", "sha256_of"]
 
 
 def read_stability_spec(path: str) -> Any:
-    """A stability spec from its file (:func:`proofs_checks.stability_spec.read_spec`); a file that
+    """A stability spec from its file (:func:`proofs_checks.gate.read_spec`); a file that
     cannot be read is a usage error."""
-    from proofs_checks.stability_spec import read_spec  # loaded by the commands that read a spec only
+    from proofs_checks.gate import read_spec  # loaded by the commands that read a spec only
 
     try:
         return read_spec(path)
@@ -46,7 +46,7 @@ def read_stability_spec(path: str) -> Any:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from proofs_checks.stability_spec import (
+    from proofs_checks.gate import (
         describe_work,
         evaluate_spec,
         exact_text,
@@ -152,7 +152,7 @@ def run(arguments: argparse.Namespace) -> int:
                                "--range-proof range-proof.json SPEC.toml re-checks it)",
                   "from": exact_str(low), "to": exact_str(high), **range_proof_fields(spec), **every}
                  if every.get("proved") else None)
-        unwritten = report["instability"] if report["instability"] and "pipelines" in report["instability"] else None
+        unwritten = report["instability"] if (report["instability"] or {}).get("pipelines") else None
         folder.write(certificates, proof, sha256_of(arguments.spec),
                      instability=None if unwritten is None else instability_document(unwritten))
     if arguments.json:  # before the plot: what was decided is kept whatever drawing does
@@ -193,7 +193,7 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
     written atomically."""
     import io
 
-    from proofs_checks.stability_spec import defined_between_points, sampled_losses
+    from proofs_checks.gate import defined_between_points, sampled_losses
     from qifkit.files import atomic_write_bytes
 
     plt = _matplotlib()
@@ -235,7 +235,7 @@ def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, 
     from importlib.metadata import version
 
     from proofs_checks.claims import jsonable
-    from proofs_checks.stability_spec import report_document
+    from proofs_checks.gate import report_document
 
     fields = {field.name: getattr(spec, field.name) for field in dataclasses.fields(spec) if field.repr}
     content = {key: jsonable(value if isinstance(value, (int, str, list, tuple, bool, Fraction)) or value is None
@@ -276,7 +276,7 @@ def _list_secrets(spec: Any) -> None:
     """``--list-secrets``: the secrets, one a line, in the order of the pipeline's rows (and of a
     prior.csv): a value of the one unknown respondent, or a histogram (how many unknown respondents
     hold each value 0..values-1, all respondents for argmax) as counts separated by spaces."""
-    from proofs_checks.stability_spec import secret_labels
+    from proofs_checks.gate import secret_labels
 
     secrets = secret_labels(spec)
     histograms = bool(secrets) and isinstance(secrets[0], tuple)

@@ -56,12 +56,12 @@ def run(arguments: argparse.Namespace) -> int:
 def _against_spec(arguments: argparse.Namespace, path: str, what: str) -> int:
     """``verify --range-proof PROOF.json SPEC.toml`` and ``verify --instability INSTABILITY.json
     SPEC.toml``: the file re-checked exactly against the spec
-    (:func:`proofs_checks.stability_spec.range_proof_problem`,
-    :func:`~proofs_checks.stability_spec.instability_problem`: the proof's conditions decided again
+    (:func:`proofs_checks.gate.proofs.range_proof_problem`,
+    :func:`~proofs_checks.gate.proofs.instability_problem`: the proof's conditions decided again
     from the perturber family, the instability's losses recomputed from the spec); a file that
     names another spec's SHA-256, or none, is refused."""
     from proofs_checks.cli.stability import read_stability_spec, sha256_of
-    from proofs_checks.stability_spec import instability_problem, range_proof_problem
+    from proofs_checks.gate import instability_problem, range_proof_problem
 
     option = "--range-proof" if what == "range proof" else "--instability"
     if arguments.b is not None or arguments.certificate is not None:

@@ -1,0 +1,305 @@
+"""The evaluation of a spec as named stages (grid losses, grid pairs, range, verdict) into a report that
+answers the spec's question, stoppable at any moment (a time limit, Ctrl-C) without changing a verdict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from proofs_checks.gate import limits, proofs
+from proofs_checks.gate.model import Certified, StabilitySpec
+from proofs_checks.gate.pipelines import (
+    builder,
+    candidate_witness,
+    exact_loss_of,
+    output_count,
+    secret_count,
+    working_analyst,
+)
+from proofs_checks.gate.ranges import FloatSweep, constructed_analyst, range_report
+from proofs_checks.gate.report import decimal_text
+from qifkit.channel import Channel
+from qifkit.errors import TimeLimitReached
+from qifkit.measures import (
+    Loss,
+    Prior,
+)
+from qifkit.numbers import exact, exact_eps_exp, exact_str
+from qifkit.refinement import MAX_WITNESS_ENTRIES, Refinement
+from qifkit.stability import (
+    loss_curve,
+    pipeline_refinement,
+)
+
+
+def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = None,
+                  time_limit: float | None = None, keep_partial: bool = False
+                  ) -> tuple[dict[str, Any], list[Certified]]:
+    """The stability report of a spec and its certificates.
+
+    `progress`, if given, receives a line as each step begins (the grid's losses, the range's
+    proof, the analyst on the range) and one per decided grid pair, with the time it took and an
+    estimate of the time left (the mean so far times the pairs left). `time_limit` (seconds) is
+    checked between steps and, in the main thread, also stops a step in the middle (a timer raises
+    :class:`~qifkit.errors.TimeLimitReached`, which a caller's own timer or `progress` may raise
+    too; a step inside a C library stops when that call returns). Either way no further step
+    begins, an instability found by then stands, and otherwise ``stable`` is null with
+    ``undecided`` saying how far the run got; what was certified is kept. With `keep_partial`,
+    a ``KeyboardInterrupt`` is handled the same way and the report has ``"interrupted": true``.
+
+    The report has ``points`` (e^ε and the analyst's expected loss, increasing e^ε), ``monotone``
+    (true: the analyst's loss never rises, on the grid and on the whole range; false: it rises
+    somewhere, decided exactly; null: the range was only sampled or not finished), ``range`` (for
+    a range: its ends, the exact losses there, the rising stretches as decimals and exactly), ``coverage``
+    (``"grid"``, ``"interval"`` or ``"grid and interval"``), ``stable`` (true: every consecutive
+    pair of the grid certified to refine and no range asked; false: a certified instability;
+    null: float sweep, or a range on which the analyst sees no rise but refinement between the
+    pipelines is only certified on the grid) with ``undecided`` saying why, and ``instability``:
+    null, or the first one found: a rise of the analyst's loss on the grid (``found_by:
+    "analyst"``), a failed pipeline refinement on the grid (``"refinement"``), a rising stretch of
+    the range (``"range"``) or, on a range no proof covers, a two-secret Bayes analyst whose loss
+    rises (``"constructed"``, :func:`constructed_analyst`), with prior, loss and exact gap.
+
+    ``pairs`` has one entry per consecutive pair of the grid (``eps_exp_low``, ``eps_exp_high``,
+    ``verdict``: ``"refines"``, ``"does not refine"`` or ``"not compared"`` with the reason, and the
+    ``method`` that certified it), and ``covered`` says what a verdict rests on: the grid pairs
+    compared out of all, and whether the range was proved for every analyst.
+
+    The certificates: the instability's (less and more private pipeline and the refutation), or
+    each consecutive pair's witness certified before the run ended (kept when the verdict is
+    undecided too: a time limit or an undecided range does not void them).
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    say = progress or (lambda line: None)
+    exact_build = builder(spec)
+    built: dict[Any, Channel] = {}
+
+    def build(eps_exp: Any) -> Channel:
+        key = exact_eps_exp(eps_exp)
+        if key not in built:
+            built[key] = exact_build(eps_exp)
+        return built[key]
+
+    grid = sorted(spec.eps_exp, key=exact_eps_exp)
+    number = exact if spec.exact else float  # the report keeps numbers; report_document writes them
+    report: dict[str, Any] = {
+        "question": spec.question,
+        "tolerance": spec.tolerance,
+        "arithmetic": "exact" if spec.exact else "float",
+        "secrets": None if spec.oversize else secret_count(spec),
+        "coverage": " and ".join(c for c, on in (("grid", grid), ("interval", spec.eps_range)) if on),
+        "points": [],
+        "monotone": True,
+        "instability": None,
+        "rises_within_tolerance": [],
+        "pairs": [
+            {
+                "eps_exp_low": low,
+                "eps_exp_high": high,
+                "verdict": "not compared",
+                "method": None if spec.exact else "a float sweep compares no pair",
+            }
+            for low, high in zip(grid, grid[1:], strict=False)
+        ],
+    }
+    instability: Certified | None = None
+    witnesses: list[Certified] = []
+
+    def refuted(found_by: str, low: Any, high: Any, certificate: Refinement) -> None:
+        nonlocal instability
+        assert certificate.prior is not None and certificate.loss is not None  # a refutation has both
+        if instability is None:
+            report["instability"] = {"found_by": found_by, "eps_exp_low": low, "eps_exp_high": high,
+                                     "prior": [number(p) for p in certificate.prior.probabilities()],
+                                     "loss": [[number(v) for v in row] for row in certificate.loss.rows()],
+                                     "loss_low": number(certificate.uncertainty_b),
+                                     "loss_high": number(certificate.uncertainty_a), "gap": number(certificate.gap)}
+            entries = secret_count(spec) * output_count(spec)
+            if spec.exact and entries <= limits.MAX_CERTIFIED_ENTRIES:
+                instability = Certified("instability", low, high, build(high), build(low), certificate)
+            elif spec.exact:
+                report["instability"]["pipelines"] = (
+                    f"not materialised: {entries:,} exact entries each (beyond {limits.MAX_CERTIFIED_ENTRIES:,}); "
+                    "the two "
+                    "losses are exact, and qifkit verify --instability re-derives them from the spec")
+
+    stage = ["before the grid's losses"]
+
+    def steps() -> str | None:
+        """The grid and the range, in order; the reason the run stopped early, or None."""
+        if spec.oversize is not None:  # a range only: nothing but a proof for every analyst can decide it
+            stage[0] = "during the proof for every analyst"
+            say(f"range {list(map(exact_str, spec.eps_range or ()))}: a proof for every analyst (the pipeline is "
+                "not built)")
+            proof, reason = proofs.every_analyst_on_range(spec)
+            report["range"] = {"from": spec.eps_range[0], "to": spec.eps_range[1],  # type: ignore[index]
+                               "every_analyst": {"proved": True, **proof} if proof is not None else
+                               {"proved": False, "reason": reason}, "analyst": f"not followed: {spec.oversize}",
+                               "route": "not followed"}
+            return None
+        prior, loss = working_analyst(spec)
+        exact_loss = exact_loss_of(spec, prior, loss, build)
+        if grid:
+            say(f"the analyst's loss at {len(grid)} e^ε of the grid")
+            stage[0] = "during the grid's losses"
+            curve = loss_curve(build, grid, prior, loss, exact_loss if spec.exact else None)
+            report["points"] = [{"eps_exp": e, "loss": number(v)} for e, v in zip(curve.eps_exp, curve.values,
+                                                                                strict=True)]
+            if curve.violation is not None:
+                report["monotone"] = False
+                low, high, gap = _largest_rise(curve) if spec.tolerance else curve.violation
+                if gap > spec.tolerance:
+                    refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
+                else:
+                    report["rises_within_tolerance"].append({"where": "grid", "rise_at_least": gap,
+                                                             "rise_at_most": gap})
+            if spec.exact and spec.question == "analyst":
+                for pair in report["pairs"]:
+                    pair["method"] = ('the question is the spec\'s analyst; question = "every_analyst" compares '
+                                      "the pipelines")
+            elif spec.exact:
+                candidate = candidate_witness(spec)
+                pairs, started = len(grid) - 1, time.perf_counter()
+                for k, (low, high) in enumerate(zip(grid, grid[1:], strict=False)):
+                    begun = time.perf_counter()
+                    stage[0] = f"after {k} of {pairs} grid pairs"
+                    if deadline is not None and begun > deadline:
+                        return f"the time limit of {time_limit:g} s was reached {stage[0]}"
+                    result = pipeline_refinement(build, high, low, candidate(high, low))
+                    now = time.perf_counter()
+                    left = (now - started) / (k + 1) * (pairs - k - 1)
+                    say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
+                        f" in {now - begun:.1f} s; about {left:.0f} s left")
+                    report["pairs"][k].update(verdict="refines" if result.holds else "does not refine",
+                                              method=result.method)
+                    if not result.holds:
+                        refuted("refinement", low, high, result)
+                        break
+                    witnesses.append(Certified(f"pair-{k + 1}", low, high, build(high), build(low), result))
+        if spec.eps_range is not None:
+            stage[0] = "before the range"
+            if deadline is not None and time.perf_counter() > deadline:
+                return f"the time limit of {time_limit:g} s was reached {stage[0]}"
+            stage[0] = "during the range"
+            sweep = FloatSweep(spec)
+            range_report(spec, report, prior, loss, build, exact_loss, refuted, say, sweep)
+            if (spec.question == "every_analyst" and report["instability"] is None
+                    and not report["range"]["every_analyst"]["proved"]):
+                stage[0] = "during the search for a constructed analyst"
+                constructed_analyst(spec, report, build, refuted, say, sweep)
+        return None
+
+    try:
+        with _alarm(time_limit):
+            timed_out = steps()
+    except TimeLimitReached:
+        timed_out = f"the time limit of {time_limit:g} s was reached {stage[0]}" if time_limit else \
+            f"the caller's time limit was reached {stage[0]}"
+    except KeyboardInterrupt:
+        if not keep_partial:
+            raise
+        timed_out, report["interrupted"] = f"interrupted (Ctrl-C) {stage[0]}", True
+    if "range" in report:
+        report["range"].setdefault("analyst", f"not followed: {timed_out}")
+        report["range"].setdefault("route", "not followed")
+        followed = report["range"]["route"] in ("exact", "ball")
+        if report["monotone"] and not followed and not report["range"]["every_analyst"].get("proved"):
+            report["monotone"] = None  # sampled, or stopped: the loss between the points is not known
+    proved = bool(report.get("range", {}).get("every_analyst", {}).get("proved"))
+    report["stable"], report["undecided"] = _verdict(spec, report, timed_out, proved, bool(grid))
+    compared = sum(pair["verdict"] != "not compared" for pair in report["pairs"])
+    report["covered"] = {"question": spec.question, "grid_pairs_compared": compared, "grid_pairs": len(report["pairs"]),
+                         "interval": None if spec.eps_range is None else
+                         f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
+                         "not proved for every analyst"}
+    return report, [instability] if instability is not None else witnesses
+
+
+def _verdict(spec: StabilitySpec, report: dict[str, Any], timed_out: str | None, proved: bool, grid: bool
+             ) -> tuple[bool | None, str | None]:
+    """``stable`` and ``undecided`` of a report, answering the spec's question (``[gate] question``):
+    the spec's analyst (its loss never rises by more than the tolerance as e^ε grows, on the grid
+    and at every e^ε of the range; every analyst proved on the range covers it too) or every
+    analyst (every grid pair refines and the range is proved)."""
+    if not spec.exact:
+        return None, "a float sweep decides nothing; set exact = true"
+    if report["instability"] is not None:
+        return False, None
+    if timed_out is not None:
+        return None, timed_out
+    if spec.oversize is not None and not proved:
+        return None, (f"the pipeline is not built ({spec.oversize}) and no proof for every analyst covers the range "
+                      f"({report['range']['every_analyst']['reason']})")
+    if spec.question == "analyst":
+        interval = report.get("range", {})
+        unbounded = [rise for rise in report["rises_within_tolerance"]
+                     if rise["rise_at_most"] is None or rise["rise_at_most"] > spec.tolerance]
+        if unbounded:
+            rise = unbounded[0]
+            return None, (f"the spec's analyst's loss rises by at least {decimal_text(rise['rise_at_least'])} on the "
+                          f"{rise['where']}, within the tolerance {exact_str(spec.tolerance)}, but "
+                          + ("no upper bound of the rise was found" if rise["rise_at_most"] is None else
+                             f"it is only bounded by {decimal_text(rise['rise_at_most'])}"))
+        followed = interval.get("route") in ("exact", "ball")
+        if spec.eps_range is not None and not (proved or followed):
+            return None, ("the spec's analyst's loss was not followed at every e^ε of the range ("
+                          + str(interval.get("analyst", "not reached")) + ") and no proof for every analyst covers it"
+                          + (f" ({interval['every_analyst']['reason']})" if "every_analyst" in interval else ""))
+        return True, None
+    if spec.eps_range is not None and not proved:
+        outputs = output_count(spec)
+        where = ("only at the grid's points" if grid else "only where a grid is given (eps_exp)"
+                 if outputs ** 2 <= MAX_WITNESS_ENTRIES else
+                 f"nowhere at this size: a grid's pairs would need {outputs:,} × {outputs:,} witnesses, beyond the "
+                 f"{MAX_WITNESS_ENTRIES:,} entries refinement takes, so no spec of this pipeline gets a verdict for "
+                 "every analyst yet")
+        searched = report["range"].get("constructed")
+        return None, ("no rise was found, but refinement between the pipelines (every analyst) over the range is not "
+                      f"proved ({report['range']['every_analyst']['reason']}); it is certified " + where
+                      + (f"; two-secret analysts searched: {searched}" if searched else ""))
+    return True, None
+
+
+def _largest_rise(curve: Any) -> tuple[Any, Any, Any]:
+    """The grid's e^ε low < high where the analyst's loss rises most, and that rise (exact):
+    what a tolerance is compared with."""
+    best: tuple[Any, Any, Any] = (curve.eps_exp[0], curve.eps_exp[0], 0)
+    lowest = 0
+    for k, loss in enumerate(curve.values):
+        if loss - curve.values[lowest] > best[2]:
+            best = (curve.eps_exp[lowest], curve.eps_exp[k], loss - curve.values[lowest])
+        if loss < curve.values[lowest]:
+            lowest = k
+    return best
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`~qifkit.errors.TimeLimitReached` where the evaluation is once `seconds` have
+    passed (a real-time timer, in the main thread only; elsewhere the checks between steps apply)."""
+    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise TimeLimitReached
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _analyst_refutation(prior: Prior, loss: Loss, curve: Any, low: Any, high: Any, gap: Any) -> Refinement:
+    """The spec's analyst as the certificate that pipeline(high) does not refine pipeline(low)."""
+    values = dict(zip(curve.eps_exp, curve.values, strict=True))
+    return Refinement(False, prior=prior, loss=loss, uncertainty_a=values[high], uncertainty_b=values[low],
+                      gap=gap, method="the spec's analyst")

@@ -1,0 +1,337 @@
+"""Stability of a described pipeline: the TOML spec of ``qifkit stability`` and its evaluation.
+
+A spec names a perturber family, a population, a query, an analyst and a sweep of e^ε::
+
+    [perturber]  family = "geometric"        # = Cormode et al.'s GM; "randomized_response",
+                                             # "explicit_fair" (Cormode et al.'s EM), "exponential",
+                                             # "expression" or "file" (the user's own mechanism);
+                                             # "uniform" (Cormode et al.'s UM); "fixed_point"
+                                             # (z = [...], Kohli and Laskowski's Algorithm 1) and
+                                             # "weakly_honest" (Cormode et al.'s WM), from polytopes
+                 matrix = "mine.csv"         # family "expression": entries in t = e^ε, t/(t+2)
+                 files = {"2" = "p2.csv"}    # family "file": a CSV per e^ε of the grid
+                 quality = "quality.csv"     # family "exponential": Q(value, report); sensitivity = "1"
+                 before = "merge.csv"        # a pre-processor (named families): rows value,input
+                 values = 7                  # secrets 0..values-1
+    [population] respondents = 4
+                 known = [0, 1, 1]           # optional: values the analyst knows, or
+                 known_counts = {"0" = 5000, "1" = 6709}  # how many known respondents hold each value
+                 population_prior = ["1/2", "1/4", "1/4"]  # optional: the other unknown respondents'
+                 targets = 1                 # values are drawn from it; the secret is the targets' values
+    [query]      kind = "count"              # "count", "threshold", "map", "sum", "histogram" or "argmax"
+                 of = [0]                    # count, threshold, map: the perturbed values counted
+                 at = 2                      # threshold: the release is whether the count is >= at
+                 table = "bands.csv"         # map: rows count,label; the release is the count's label
+    [analyst]    prior = "uniform"           # one unknown respondent; else "uniform_histograms" or
+                                             # "uniform_tuples", a list of probabilities, "prior.csv"
+                 loss = "linear"             # "bayes", "linear", "squared", "ama" or "loss.csv"
+                 scale = 1000                # optional multiplier of the loss
+    [gate]       question = "analyst"        # or "every_analyst" (_gate: the default and why)
+                 tolerance = "1/1000"        # the spec's analyst's loss may rise this much (absolute)
+    [sweep]      eps_exp = ["7/2", "351/100"]  # a grid of e^ε, and/or
+                 from = "3"                  # a range: every e^ε in [from, to]
+                 to = "4"
+                 exact = true                # false: float64 curve on the grid, no certificates
+
+Secrets are the value of the one unknown respondent, or the histograms of the unknown
+respondents (lumped; ``prior = "uniform_histograms"`` is uniform over those histograms,
+``"uniform_tuples"`` uniform over the tuples of unknown values; plain ``"uniform"`` only where they
+agree, one unknown respondent). With a ``population_prior`` only the ``targets`` are the secret; each
+other unknown respondent enters the generating functions as one mixture row
+(:func:`qifkit.pipelines.with_population_row`), so the secrets stay few at any N. For ``argmax``
+(noisy ArgMax, Alvim et al. §8) the secrets are the histograms of all respondents over ``values``
+categories, each bar perturbed on heights 0..respondents, and ``known`` is not allowed.
+
+Verdicts (:func:`evaluate_spec`, an adapter over :mod:`qifkit.stability`) answer the spec's
+question (:func:`_verdict`): the spec's analyst, or every analyst; the other is information.
+
+* on the grid: the analyst's loss at each e^ε (:func:`~qifkit.stability.loss_curve`) and the
+  refinement of every consecutive pair of pipelines (:func:`~qifkit.stability.pipeline_refinement`),
+  each with its certificate;
+* on the range: the analyst's loss at *every* e^ε of [from, to] and the stretches where it rises,
+  with exact ends (:func:`~qifkit.stability.loss_on_range`), which answers the spec's analyst;
+  for every analyst a range needs a proof (:func:`every_analyst_on_range`: counts and
+  histograms, at any number of respondents), else refinement is certified at the grid's points
+  only, and a range without a rise gives ``stable = null`` and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from proofs_checks.gate import limits
+from proofs_checks.gate.families import (
+    FAMILIES,
+    POLYTOPE_FAMILIES,
+    exponential_quality,
+    perturber_family,
+    perturber_files,
+    perturber_matrix,
+    pre_processor,
+)
+from proofs_checks.gate.model import SpecError, StabilitySpec
+from proofs_checks.gate.pipelines import output_count, secret_count, spec_analyst, target_count
+from proofs_checks.gate.values import expanded_counts, map_table, spec_eps_exp, spec_grid, spec_number, whole
+from qifkit.errors import QifError
+from qifkit.files import read_input_text
+from qifkit.numbers import exact_str, quoted
+from qifkit.refinement import MAX_WITNESS_ENTRIES
+
+SPEC_KEYS = {
+    "perturber": {"family", "values", "files", "matrix", "quality", "sensitivity", "before"},
+    "population": {"respondents", "known", "known_counts", "targets", "population_prior"},
+    "query": {"kind", "of", "at", "table"},
+    "analyst": {"prior", "loss", "scale"},
+    "sweep": {"eps_exp", "from", "to", "exact"},
+    "gate": {"question", "tolerance"},
+}
+
+
+def read_spec(path: str) -> StabilitySpec:
+    """Read and validate a TOML spec file (a perturber's files are found beside it)."""
+    text = read_input_text(path)
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise SpecError(f"{path} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise SpecError(f"{path}: nested too deep to read") from None
+    return parse_spec(document, Path(path).parent)
+
+
+def parse_spec(document: dict[str, Any], folder: Path | None = None) -> StabilitySpec:
+    """Validate a spec given as parsed TOML; every refusal names the key and the reason. A file
+    perturber's paths are relative to `folder` (the spec's folder; default the working folder)."""
+    unknown_tables = set(document) - set(SPEC_KEYS)
+    if unknown_tables:
+        raise SpecError(f"unknown table [{sorted(unknown_tables)[0]}]; the tables are {', '.join(sorted(SPEC_KEYS))}")
+    for table in SPEC_KEYS:
+        if not isinstance(document.get(table, {}), dict):
+            raise SpecError(f"[{table}] must be a table")
+    family = document.get("perturber", {}).get("family")
+    table_family = POLYTOPE_FAMILIES.get(family) if isinstance(family, str) else None
+    if family not in FAMILIES and family not in ("file", "expression", "exponential") and table_family is None:
+        raise SpecError(f"unknown perturber family {quoted(family)}; use one of "
+                        f"{', '.join(sorted([*FAMILIES, *POLYTOPE_FAMILIES]))}, exponential, expression or file")
+    family = str(family)
+    keys = {**SPEC_KEYS, "perturber": SPEC_KEYS["perturber"] | (table_family.keys if table_family else frozenset())}
+    for table, allowed in keys.items():
+        extra = set(document.get(table, {})) - allowed
+        if extra:
+            raise SpecError(
+                f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}"
+            )
+
+    def get(table, key, default=None):
+        return document.get(table, {}).get(key, default)
+
+    values = whole(get("perturber", "values"), "[perturber] values", 2)
+    respondents = whole(get("population", "respondents"), "[population] respondents", 1)
+    known = get("population", "known", [])
+    if not isinstance(known, list):
+        raise SpecError("[population] known must be a list of values")
+    known_counts = get("population", "known_counts")
+    if known_counts is not None:
+        if known:
+            raise SpecError("[population] give the known respondents as known = [...] or as known_counts, not both")
+        known = expanded_counts(known_counts, values, respondents)
+    for value in known:
+        whole(value, "[population] known value", 0, values - 1)
+    if len(known) > respondents - 1:
+        raise SpecError(
+            f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown"
+        )
+    population, others = _population_model(get("population", "population_prior"), get("population", "targets"),
+                                           values, respondents - len(known))
+    targets = respondents - len(known) - others
+    query = get("query", "kind")
+    if query not in ("count", "threshold", "map", "sum", "histogram", "argmax"):
+        raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, map, sum, histogram or argmax")
+    counted = get("query", "of", [])
+    at = get("query", "at")
+    if query == "threshold":
+        at = whole(at, "[query] at (a threshold query releases count >= at)", 1)
+        if at > respondents:
+            raise SpecError(f"[query] at = {at} is more than the {respondents} respondents: the release would be "
+                            "constant")
+    elif at is not None:
+        raise SpecError(f"[query] at is for a threshold query, not {quoted(query)}")
+    released = map_table(get("query", "table"), query, respondents, folder or Path("."))
+    if query in ("count", "threshold", "map"):
+        if not isinstance(counted, list) or not counted:
+            raise SpecError("[query] of must list the values a count query counts")
+        for value in counted:
+            whole(value, "[query] of: a counted value", 0, values - 1)
+    if query == "argmax" and (known or population):
+        raise SpecError("an argmax query has histograms of all respondents as secrets: [population] known, targets and "
+                        "population_prior are not allowed")
+    loss = get("analyst", "loss", "bayes")
+    if isinstance(loss, str) and loss.endswith(".csv"):
+        if query == "argmax" or targets != 1:
+            raise SpecError("a loss from a file has one row per value of the one unknown respondent: list the other "
+                            "respondents as known (or use a named loss)")
+        loss = str((folder or Path(".")) / loss)
+    elif loss not in ("bayes", "linear", "squared", "ama"):
+        raise SpecError(f"unknown loss {quoted(loss)}; use bayes, linear, squared, ama or a CSV file (loss.csv)")
+    if loss == "ama" and query != "argmax":
+        raise SpecError("the ama loss needs the argmax query (its actions are categories)")
+    if query == "argmax" and loss not in ("ama", "bayes"):
+        raise SpecError(f"an argmax query has histograms as secrets: use the ama or bayes loss, not {loss}")
+    if loss in ("linear", "squared") and (query == "argmax" or targets != 1):
+        raise SpecError(f"the {loss} loss needs one unknown respondent (a numeric secret); use bayes, or list more "
+                        "known values")
+    scale = spec_number(get("analyst", "scale", 1), "[analyst] scale")
+    if scale <= 0:
+        raise SpecError(f"[analyst] scale must be positive, got {scale}")
+    histogram_secrets = query == "argmax" or targets > 1
+    prior = get("analyst", "prior", "uniform_histograms" if histogram_secrets else "uniform")
+    if isinstance(prior, str) and prior.endswith(".csv"):
+        prior = str((folder or Path(".")) / prior)
+    elif prior == "uniform" and histogram_secrets:
+        raise SpecError('[analyst] prior = "uniform" could mean two priors when the secrets are histograms: '
+                        '"uniform_histograms" (every histogram of the unknown respondents equally likely) or '
+                        '"uniform_tuples" (every tuple of their values equally likely, so a histogram weighs as '
+                        'many tuples as it has orderings); name one')
+    elif not (prior in ("uniform", "uniform_histograms", "uniform_tuples") or isinstance(prior, list)):
+        raise SpecError(f"[analyst] prior must be 'uniform' (one unknown respondent), 'uniform_histograms', "
+                        f"'uniform_tuples', a list or a CSV file (prior.csv), got {quoted(prior)}")
+    question, tolerance = _gate(document.get("gate", {}), "analyst" in document)
+    eps_list = spec_grid(get("sweep", "eps_exp", []))
+    ends = [get("sweep", key) for key in ("from", "to")]
+    if (ends[0] is None) != (ends[1] is None):
+        raise SpecError("[sweep] a range needs both from and to")
+    eps_range = None
+    if ends[0] is not None:
+        low, high = (spec_eps_exp(v, f"[sweep] {key}") for v, key in zip(ends, ("from", "to"), strict=True))
+        if not low < high:
+            raise SpecError(f"[sweep] from = {quoted(ends[0])} must be below to = {quoted(ends[1])}")
+        eps_range = (low, high)
+    if not eps_list and eps_range is None:
+        raise SpecError("[sweep] needs eps_exp = [...] (a grid of e^ε values) or from = ... and to = ... (a range)")
+    exact_flag = get("sweep", "exact", True)
+    if not isinstance(exact_flag, bool):
+        raise SpecError("[sweep] exact must be true or false")
+    if eps_range is not None and not exact_flag:
+        raise SpecError("[sweep] a range (from, to) is decided exactly: remove exact = false, or use a grid")
+    files = perturber_files(get("perturber", "files"), family, values, eps_list, eps_range, query, folder or Path("."))
+    matrix = perturber_matrix(get("perturber", "matrix"), family, values, eps_list, eps_range, query,
+                               folder or Path("."))
+    before = pre_processor(get("perturber", "before"), family, values, query, counted, folder or Path("."))
+    quality, sensitivity = exponential_quality(get("perturber", "quality"), get("perturber", "sensitivity"),
+                                                family, values, eps_list, eps_range, query, folder or Path("."))
+    built = None
+    if table_family is not None:
+        if eps_range is not None:
+            raise SpecError(f"a {family} perturber ({table_family.description}) is built at the grid's e^ε only: "
+                            "use eps_exp = [...], not from/to")
+        if query == "argmax":
+            raise SpecError(f"a {family} perturber perturbs the values; argmax perturbs bar heights: use count or sum")
+        try:
+            built = table_family.make(document["perturber"], values, eps_list)
+        except SpecError:
+            raise
+        except QifError as error:
+            raise SpecError(f"[perturber] {family}: {error}") from None
+    spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
+                         eps_list, exact_flag, eps_range, files,
+                         matrix, at or 0, quality, sensitivity, released, before, built,
+                         _named_files(document, folder or Path("."), files, matrix, quality,
+                                      *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))),
+                         question, tolerance, None, population, others, perturber_family, spec_analyst)
+    side = respondents + 1 if query == "argmax" else values
+    if side > limits.MAX_PERTURBER:
+        raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is "
+                        f"{limits.MAX_PERTURBER:,} "
+                        "(fewer values" + (", fewer respondents" if query == "argmax" else "") + ")")
+    oversize = _oversize(spec)
+    if oversize is not None:
+        if eps_range is None or eps_list or query not in ("count", "histogram") or not exact_flag:
+            raise SpecError(oversize + (
+                "; a range (from, to) without a grid may still be proved for every analyst at any size"
+                if query in ("count", "histogram") else ""))
+        return dataclasses.replace(spec, oversize=oversize)
+    outputs = output_count(spec)
+    if exact_flag and len(eps_list) >= 2 and outputs ** 2 > MAX_WITNESS_ENTRIES:
+        raise SpecError(f"the pipelines have {outputs:,} outputs: certifying one against another needs an exact "
+                        f"{outputs:,} × {outputs:,} witness, more than the {MAX_WITNESS_ENTRIES:,} entries refinement "
+                        "takes; set exact = false for the float curve, or use fewer respondents")
+    if len(eps_list) == 1 and eps_range is None:
+        raise SpecError(f"[sweep] eps_exp = [\"{exact_str(eps_list[0])}\"] is one e^ε: stability compares pipelines at "
+                        "two or more, so one point decides nothing; give a second e^ε, or a range (from, to)")
+    if any(isinstance(p, str) and p.endswith(".csv") for p in (prior, loss)):
+        spec.analyst  # noqa: B018 - prior and loss files read now, once: a bad one is refused before any work
+    return spec
+
+
+def _gate(table: dict[str, Any], names_analyst: bool) -> tuple[str, Fraction]:
+    """The ``[gate]`` table: whose stability gates the release, and the rise that still passes.
+
+    ``question = "analyst"`` (the default when the spec has an ``[analyst]`` table: a deployer who
+    names the adversary's prior and loss asks about that adversary, and it is the question that
+    census-sized pipelines can answer) or ``"every_analyst"`` (refinement: the default without
+    one). ``tolerance`` (default 0, exact) is absolute, in the units of the spec's analyst's
+    expected loss (after ``scale``): the largest total rise of that loss as e^ε grows that still
+    passes as "stable within tolerance"; it needs the analyst's question (a refinement's gap is in
+    the units of whatever loss refutes it)."""
+    question = table.get("question", "analyst" if names_analyst else "every_analyst")
+    if question not in ("analyst", "every_analyst"):
+        raise SpecError(f"[gate] question must be \"analyst\" (the spec's analyst) or \"every_analyst\", got "
+                        f"{quoted(question)}")
+    tolerance = spec_number(table.get("tolerance", 0), "[gate] tolerance")
+    if tolerance < 0:
+        raise SpecError(f"[gate] tolerance must be at least 0, got {exact_str(tolerance)}")
+    if tolerance and question != "analyst":
+        raise SpecError("[gate] tolerance is a rise of the spec's analyst's loss: it needs question = \"analyst\"")
+    return question, tolerance
+
+
+def _oversize(spec: StabilitySpec) -> str | None:
+    """Why the spec's pipeline is too large to build (secrets, entries, or a histogram's generating
+    polynomials beyond the limits), or None."""
+    rows, respondents, values = secret_count(spec), spec.respondents, spec.values
+    if spec.query == "histogram" and respondents * (respondents + 1) ** (values - 1) + 1 > limits.HISTOGRAM_MAX_LENGTH:
+        return (f"a histogram query of {respondents:,} respondents over {values} values is worked out on "
+                f"polynomials of {respondents * (respondents + 1) ** (values - 1) + 1:,} terms; the limit is "
+                f"{limits.HISTOGRAM_MAX_LENGTH:,} (fewer respondents or values, or a count query)")
+    if rows > limits.MAX_ROWS:
+        unknown = respondents if spec.query == "argmax" else target_count(spec)
+        return (f"the secrets are more than {limits.MAX_ROWS:,} histograms of {unknown:,} unknown respondents over "
+                f"{values:,} values (the limit); list more respondents as known, or use fewer values")
+    if rows * output_count(spec) > limits.MAX_ENTRIES:
+        return (f"the pipeline would have {rows:,} secrets × {output_count(spec):,} outputs, more than "
+                f"{limits.MAX_ENTRIES:,} exact entries: list more respondents as known, or use fewer respondents")
+    return None
+
+
+def _named_files(document: dict[str, Any], folder: Path, files: tuple[tuple[str, str], ...], *paths: Any
+                 ) -> tuple[str, ...]:
+    """The files a spec names, as read: its perturbers' CSVs, the other files it was given as `paths`
+    (expression matrix, quality, prior and loss files; None where it has none), pre-processor and map."""
+    named = [path for _, path in files] + [path for path in paths if isinstance(path, str)]
+    named += [str(folder / document[table][key]) for table, key in (("perturber", "before"), ("query", "table"))
+              if isinstance(document.get(table, {}).get(key), str)]
+    return tuple(named)
+
+
+def _population_model(prior: Any, targets: Any, values: int, unknown: int) -> tuple[tuple[Fraction, ...] | None, int]:
+    """``[population] population_prior`` and ``targets``: the population prior of the unknown
+    respondents who are not the secret, and how many of them there are (the unknown respondents
+    but the targets, 1 by default). Without a population prior every unknown respondent is the
+    secret, and ``targets`` is not needed."""
+    if prior is None:
+        if targets is not None:
+            raise SpecError("[population] targets needs population_prior: the prior of the other unknown respondents' "
+                            "values")
+        return None, 0
+    if not isinstance(prior, list) or len(prior) != values:
+        raise SpecError(f"[population] population_prior must list {values} probabilities, one per value")
+    weights = tuple(spec_number(p, "[population] population_prior entry") for p in prior)
+    if any(w < 0 for w in weights) or sum(weights) != 1:
+        raise SpecError(f"[population] population_prior must be a distribution (entries ≥ 0 summing to 1), got "
+                        f"{[exact_str(w) for w in weights]}")
+    count = whole(1 if targets is None else targets, "[population] targets", 1, unknown)
+    return weights, unknown - count
