@@ -319,6 +319,7 @@ class _LossSlope:
         self._points: dict[Fraction, Any] = {}
         self._piece: tuple[Fraction, Fraction, Any] | None = None
         self.calls = 0
+        self.progress: Callable[[int], None] | None = None  # told the enclosures computed so far
 
     def _factors(self, a: Fraction, b: Fraction) -> tuple[dict[Hashable, _Jet], list[Any]]:
         """Each class of values' factor Σ_y C[v, y]·z^tally(y) and its first two derivatives in t,
@@ -359,6 +360,8 @@ class _LossSlope:
         if self._piece is not None and self._piece[:2] == (a, b):
             return self._piece[2]
         self.calls += 1
+        if self.progress is not None:
+            self.progress(self.calls)
         with flint.ctx.workprec(PRECISION):
             factors, powers = self._factors(a, b)
             order = 0 if a == b else ORDER
@@ -515,7 +518,8 @@ def _split(a: Fraction, b: Fraction) -> Fraction:
 def count_loss_on_range(family: Callable[[Any], Channel], respondents: int, counted: Collection[Hashable],
                         prior: Prior, loss: Loss, low: Any, high: Any, *, known: Sequence[Hashable] = (),
                         release: Callable[[int], Hashable] | None = None, pieces: int = BALL_PIECES,
-                        unknown_values: Sequence[Hashable] | None = None) -> BallRange:
+                        unknown_values: Sequence[Hashable] | None = None,
+                        progress: Callable[[int], None] | None = None) -> BallRange:
     """Where the analyst's loss on a count pipeline rises and falls over e^ε in [low, high].
 
     Parameters
@@ -531,6 +535,8 @@ def count_loss_on_range(family: Callable[[Any], Channel], respondents: int, coun
         The range of e^ε, 1 < low < high.
     pieces : int
         The budget: how many enclosures are computed before the rest is left undecided.
+    progress : callable, optional
+        Told how many enclosures have been computed, as each one begins.
 
     Returns
     -------
@@ -552,13 +558,15 @@ def count_loss_on_range(family: Callable[[Any], Channel], respondents: int, coun
     if not set(counted) <= set(channel.outputs):
         raise LabelError(f"a counted value is not an output of the perturber: {sorted(map(repr, counted))}")
     tally = [int(y in counted) for y in channel.outputs]
-    return _pieces(_LossSlope(channel, t, respondents, tally, prior, loss, known, release, low, high, unknown_values),
-                   low, high, pieces)
+    slope = _LossSlope(channel, t, respondents, tally, prior, loss, known, release, low, high, unknown_values)
+    slope.progress = progress
+    return _pieces(slope, low, high, pieces)
 
 
 def sum_loss_on_range(family: Callable[[Any], Channel], respondents: int, prior: Prior, loss: Loss, low: Any,
                       high: Any, *, known: Sequence[Hashable] = (), pieces: int = BALL_PIECES,
-                      unknown_values: Sequence[Hashable] | None = None) -> BallRange:
+                      unknown_values: Sequence[Hashable] | None = None,
+                      progress: Callable[[int], None] | None = None) -> BallRange:
     """As :func:`count_loss_on_range` for the sum query (:func:`qifkit.pipelines.sum_pipeline`): the
     perturber's outputs are whole numbers ≥ 0, each respondent's factor Σ_y C[v, y]·z^y.
 
@@ -578,8 +586,9 @@ def sum_loss_on_range(family: Callable[[Any], Channel], respondents: int, prior:
     if not all(isinstance(y, int) and not isinstance(y, bool) and y >= 0 for y in channel.outputs):
         raise LabelError("a sum query needs perturber outputs that are whole numbers >= 0")
     tally = [int(y) for y in channel.outputs]  # type: ignore[call-overload]  # whole numbers, checked above
-    return _pieces(_LossSlope(channel, t, respondents, tally, prior, loss, known, None, low, high, unknown_values), low,
-                   high, pieces)
+    slope = _LossSlope(channel, t, respondents, tally, prior, loss, known, None, low, high, unknown_values)
+    slope.progress = progress
+    return _pieces(slope, low, high, pieces)
 
 
 def _pieces(slope: _LossSlope, low: Fraction, high: Fraction, pieces: int) -> BallRange:

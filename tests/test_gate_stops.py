@@ -18,7 +18,9 @@ import qifkit.ball_range
 import qifkit.generator
 import qifkit.lp.attempts
 import qifkit.stability
+from proofs_checks import gate
 from proofs_checks.cli.app import main
+from proofs_checks.gate import limits as gate_limits
 from proofs_checks.gate import pipelines as gate_pipelines
 from proofs_checks.gate import ranges as gate_ranges
 from qifkit.errors import TimeLimitReached
@@ -139,3 +141,15 @@ def test_a_real_sigint_as_a_route_begins_ends_in_exit_130(tmp_path, spec, line, 
             break
     assert child.wait(timeout=120) == 130
     assert json.loads(out.read_text())["stable"] is None
+
+
+def test_long_routes_say_how_far_they_got(tmp_path, monkeypatch):
+    """Issue 51: the float sweep and ball arithmetic say their progress (samples, enclosures out of
+    the budget) as they go, not only as they begin (here at every step: this route is short)."""
+    monkeypatch.setattr(gate_ranges, "PROGRESS_STEPS", 10**6)
+    lines = []
+    gate.evaluate_spec(gate.read_spec(_ball(tmp_path)), progress=lines.append)
+    sweep = [line for line in lines if line.startswith("range: float sweep, ")]
+    balls = [line for line in lines if line.startswith("range: ball arithmetic, ")]
+    assert len(sweep) == gate_limits.RANGE_SAMPLES - 1 and sweep[-1].endswith(f"of {gate_limits.RANGE_SAMPLES} e^ε")
+    assert balls and all("of at most" in line for line in balls)

@@ -186,7 +186,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
             if deadline is not None and time.perf_counter() > deadline:
                 return f"the time limit of {time_limit:g} s was reached {stage[0]}"
             stage[0] = "during the range"
-            sweep = FloatSweep(spec)
+            sweep = FloatSweep(spec, say)
             range_report(spec, report, prior, loss, build, exact_loss, refuted, say, sweep)
             if (spec.question == "every_analyst" and report["instability"] is None
                     and not report["range"]["every_analyst"]["proved"]):

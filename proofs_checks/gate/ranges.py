@@ -42,6 +42,8 @@ from qifkit.stability import (
     search_rises,
 )
 
+#: How many progress lines a long route prints at most (one each 1/PROGRESS_STEPS of its work).
+PROGRESS_STEPS = 20
 
 def range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
                   build: Callable[[Any], Channel], exact_loss: Callable[[Any], Any],
@@ -134,11 +136,13 @@ class FloatSweep:
     """A spec's float64 pipelines at the range's :data:`limits.RANGE_SAMPLES` e^ε (:func:`sample_grid`),
     built once for both searches that read them: the spec's analyst's losses (:func:`sampled_route`)
     and, for at most :data:`limits.DICHOTOMY_MAX_SECRETS` secrets, every two-secret analyst's Bayes risks
-    (:func:`constructed_analyst`). Only the numbers are kept, not the pipelines."""
+    (:func:`constructed_analyst`). Only the numbers are kept, not the pipelines. `say` is told the
+    samples done every :data:`PROGRESS_STEPS`-th of the way."""
 
-    def __init__(self, spec: StabilitySpec) -> None:
+    def __init__(self, spec: StabilitySpec, say: Callable[[str], None] = lambda line: None) -> None:
         assert spec.eps_range is not None  # only for a range
         self.spec, self.grid = spec, sample_grid(*spec.eps_range, samples=limits.RANGE_SAMPLES)
+        self.say = say
         self.secrets = secret_labels(spec)
         self._losses: list[float] | None = None
         self._risks: list[Any] = []
@@ -148,7 +152,10 @@ class FloatSweep:
         prior, loss = (part.to_float() for part in self.spec.analyst)
         pairs = len(self.secrets) <= limits.DICHOTOMY_MAX_SECRETS
         self._losses = []
-        for eps_exp in self.grid:
+        step = max(1, len(self.grid) // PROGRESS_STEPS)
+        for k, eps_exp in enumerate(self.grid):
+            if k and k % step == 0:
+                self.say(f"range: float sweep, {k} of {len(self.grid)} e^ε")
             pipeline = build(eps_exp)
             self._losses.append(float(posterior_uncertainty(prior, pipeline, loss)))
             if pairs:
@@ -230,12 +237,19 @@ def ball_route(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: 
     def perturber(t: Any) -> Channel:
         return with_population(spec, family(spec.values, t))[0]
 
+    step = max(1, budget // PROGRESS_STEPS)
+
+    def told(done: int) -> None:
+        if done % step == 0:
+            say(f"range: ball arithmetic, {done:,} of at most {budget:,} enclosures")
+
     if spec.query == "sum":
         curve = sum_loss_on_range(perturber, spec.respondents, prior, loss, *spec.eps_range, known=known,
-                                  pieces=budget, unknown_values=values)
+                                  pieces=budget, unknown_values=values, progress=told)
     else:
         curve = count_loss_on_range(perturber, spec.respondents, set(spec.counted), prior, loss, *spec.eps_range,
-                                    known=known, release=release_of(spec), pieces=budget, unknown_values=values)
+                                    known=known, release=release_of(spec), pieces=budget, unknown_values=values,
+                                    progress=told)
     undecided = curve.undecided
     report["range"]["ball"] = {"pieces": len(curve.pieces), "enclosures": curve.evaluations,
                                "undecided": [list(stretch) for stretch in undecided[:limits.SHOWN_STRETCHES]],
