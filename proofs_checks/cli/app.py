@@ -96,8 +96,8 @@ def _parser() -> argparse.ArgumentParser:
     stability.add_argument("--certificate", metavar="DIR",
                            help="write the certificates for qifkit verify into DIR (created if missing)")
     stability.add_argument("--time-limit", metavar="SECONDS", type=_positive_seconds,
-                           help="stop after SECONDS (checked between grid pairs and before the range; a step begun "
-                           "finishes): an instability found by then is still certified, else exit 4")
+                           help="stop after SECONDS, anywhere in a route (a call inside a C library returns first): "
+                           "an instability certified by then stands, else exit 4 with the partial report")
     stability.add_argument("--plot", metavar="FILE.png|.svg|.pdf",
                            help="draw the analyst's loss against e^ε, the rising stretches shaded (needs matplotlib)")
     stability.add_argument("--list-secrets", action="store_true",
