@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proofs_checks.cli import main
+from proofs_checks.gate import evaluate as gate_evaluate
 from qifkit.numbers import parse_number
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -527,3 +528,26 @@ def test_a_range_of_exactly_ten_secrets_is_searched_for_a_two_secret_analyst(tmp
     report, _ = gate.evaluate_spec(spec)
     assert report["range"]["constructed"].startswith("a rise found")
     assert report["stable"] is False and report["instability"]["found_by"] == "constructed"
+
+
+def test_a_grid_pair_the_lp_cannot_certify_leaves_the_gate_undecided_not_failed(tmp_path, monkeypatch, capsys):
+    """A grid pair whose witness LP finds no exact certificate (seen on a 7-respondent histogram:
+    "HiGHS's bases did not certify exactly") was exit 2, as if the input were bad. It is that pair
+    "not decided", the other pairs still compared, and the gate exit 4 saying why."""
+    from qifkit.errors import UndecidableError
+
+    real = gate_evaluate.pipeline_refinement
+
+    def first_undecidable(build, high, low, candidate=None):
+        if low == Fraction(3, 2):
+            raise UndecidableError("no certificate found for witness LP (forced by the test)")
+        return real(build, high, low, candidate)
+
+    monkeypatch.setattr(gate_evaluate, "pipeline_refinement", first_undecidable)
+    out = tmp_path / "r.json"
+    spec = write_spec(tmp_path, spec_document(eps=("3/2", "2", "3"), question="every_analyst"))
+    assert main(["stability", spec, "--json", str(out)]) == 4
+    report = json.loads(out.read_text())
+    assert [pair["verdict"] for pair in report["pairs"]] == ["not decided", "refines"]
+    assert report["stable"] is None and "forced by the test" in report["undecided"]
+    assert report["covered"]["grid_pairs_compared"] == 1

@@ -24,7 +24,7 @@ from proofs_checks.gate.pipelines import (
 from proofs_checks.gate.ranges import FloatSweep, constructed_analyst, range_report
 from proofs_checks.gate.report import decimal_text
 from qifkit.channel import Channel
-from qifkit.errors import TimeLimitReached
+from qifkit.errors import TimeLimitReached, UndecidableError
 from qifkit.measures import (
     Loss,
     Prior,
@@ -170,7 +170,12 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
                     stage[0] = f"after {k} of {pairs} grid pairs"
                     if deadline is not None and begun > deadline:
                         return f"the time limit of {time_limit:g} s was reached {stage[0]}"
-                    result = pipeline_refinement(build, high, low, candidate(high, low))
+                    try:
+                        result = pipeline_refinement(build, high, low, candidate(high, low))
+                    except UndecidableError as error:  # the LP found no certificate: this pair is open
+                        report["pairs"][k].update(verdict="not decided", method=str(error))
+                        say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): not decided ({error})")
+                        continue
                     now = time.perf_counter()
                     left = (now - started) / (k + 1) * (pairs - k - 1)
                     say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
@@ -212,7 +217,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
             report["monotone"] = None  # sampled, or stopped: the loss between the points is not known
     proved = bool(report.get("range", {}).get("every_analyst", {}).get("proved"))
     report["stable"], report["undecided"] = _verdict(spec, report, timed_out, proved, bool(grid))
-    compared = sum(pair["verdict"] != "not compared" for pair in report["pairs"])
+    compared = sum(pair["verdict"] in ("refines", "does not refine") for pair in report["pairs"])
     report["covered"] = {"question": spec.question, "grid_pairs_compared": compared, "grid_pairs": len(report["pairs"]),
                          "interval": None if spec.eps_range is None else
                          f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
@@ -251,6 +256,10 @@ def _verdict(spec: StabilitySpec, report: dict[str, Any], timed_out: str | None,
                           + str(interval.get("analyst", "not reached")) + ") and no proof for every analyst covers it"
                           + (f" ({interval['every_analyst']['reason']})" if "every_analyst" in interval else ""))
         return True, None
+    open_pair = next((pair for pair in report["pairs"] if pair["verdict"] == "not decided"), None)
+    if open_pair is not None:
+        return None, (f"the pipelines at e^ε = {exact_str(open_pair['eps_exp_high'])} and "
+                      f"{exact_str(open_pair['eps_exp_low'])} were not compared to the end: {open_pair['method']}")
     if spec.eps_range is not None and not proved:
         outputs = output_count(spec)
         where = ("only at the grid's points" if grid else "only where a grid is given (eps_exp)"
