@@ -218,7 +218,11 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
         for key in ("eps_exp_low", "eps_exp_high"):
             axis.axvline(float(report["instability"][key]), color="tab:red", ls="--", lw=1)
     verdict = {True: "stable", False: "NOT stable", None: "not decided"}[report["stable"]]
-    axis.set(xlabel="e^ε", ylabel="expected loss", title=f"{title}: {verdict}")
+    asked = "this analyst" if report["question"] == "analyst" else "every analyst"
+    by = (report["instability"] or {}).get("found_by")
+    other = ("\n(refuted by a constructed analyst; the curve is the spec's own)"
+             if by in ("refinement", "constructed") else "")
+    axis.set(xlabel="e^ε", ylabel="the spec's analyst's expected loss", title=f"{title}: {verdict} for {asked}{other}")
     axis.set_xlim(float(low), float(high) if high > low else float(low) + 1)
     axis.legend(fontsize=8)
     buffer = io.BytesIO()
