@@ -119,6 +119,7 @@ def test_float_sweep_is_labelled_float(tmp_path):
         ({"query": "median"}, "unknown query kind"),
         ({"loss": "linear", "respondents": 3}, "one unknown respondent"),
         ({"values": 7, "respondents": 11710}, "list more respondents as known"),
+        ({"values": 1000, "eps": ("999999999", "1000000000")}, "units of work (side³ × bits), beyond"),
         ({"eps": ()}, "needs eps_exp"),
         ({"low": "2"}, "needs both from and to"),
         ({"low": "3", "high": "2"}, "must be below"),

@@ -14,6 +14,9 @@ MAX_ENTRIES = 10**7
 
 #: The largest perturber side (values, or respondents + 1 for argmax): an exact square matrix.
 MAX_PERTURBER = 1000
+#: The most work an exact perturber at one grid e^ε may ask: side³ × the bits of e^ε (a geometric
+#: perturber on 1,000 values at e^ε = 2 is 3·10^9; at e^ε = 10^9, 31 bits, ten times that).
+PERTURBER_WORK = 4 * 10**9
 
 
 #: The most values of an expression perturber: its privacy on a range is values²·(values − 1) sign proofs.

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import dataclasses
 import tomllib
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,7 @@ from proofs_checks.gate.pipelines import output_count, secret_count, spec_analys
 from proofs_checks.gate.values import expanded_counts, map_table, spec_eps_exp, spec_grid, spec_number, whole
 from qifkit.errors import QifError
 from qifkit.files import read_input_text
-from qifkit.numbers import exact_str, quoted
+from qifkit.numbers import exact_str, quoted, shown_number
 from qifkit.refinement import MAX_WITNESS_ENTRIES
 
 SPEC_KEYS = {
@@ -217,6 +218,8 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
         raise SpecError("[sweep] exact must be true or false")
     if eps_range is not None and not exact_flag:
         raise SpecError("[sweep] a range (from, to) is decided exactly: remove exact = false, or use a grid")
+    _check_perturber_size(family, respondents + 1 if query == "argmax" else values, eps_list if exact_flag else (),
+                          query)
     files = perturber_files(get("perturber", "files"), family, values, eps_list, eps_range, query, folder or Path("."))
     matrix = perturber_matrix(get("perturber", "matrix"), family, values, eps_list, eps_range, query,
                                folder or Path("."))
@@ -242,11 +245,6 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
                          _named_files(document, folder or Path("."), files, matrix, quality,
                                       *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))),
                          question, tolerance, None, population, others, perturber_family, spec_analyst)
-    side = respondents + 1 if query == "argmax" else values
-    if side > limits.MAX_PERTURBER:
-        raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is "
-                        f"{limits.MAX_PERTURBER:,} "
-                        "(fewer values" + (", fewer respondents" if query == "argmax" else "") + ")")
     oversize = _oversize(spec)
     if oversize is not None:
         if eps_range is None or eps_list or query not in ("count", "histogram") or not exact_flag:
@@ -265,6 +263,25 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     if any(isinstance(p, str) and p.endswith(".csv") for p in (prior, loss)):
         spec.analyst  # noqa: B018 - prior and loss files read now, once: a bad one is refused before any work
     return spec
+
+
+def _check_perturber_size(family: str, side: int, grid: Sequence[Fraction], query: str) -> None:
+    """Refuse a perturber too large to build exactly, before anything is built: more than
+    :data:`~proofs_checks.gate.limits.MAX_PERTURBER` values a side, or, at a grid e^ε of many digits,
+    more work than :data:`~proofs_checks.gate.limits.PERTURBER_WORK` (side³ × the bits of e^ε: a
+    geometric entry holds about side × those bits, and there are side² of them)."""
+    fewer = "fewer values" + (", fewer respondents" if query == "argmax" else "")
+    if side > limits.MAX_PERTURBER:
+        raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is "
+                        f"{limits.MAX_PERTURBER:,} ({fewer})")
+    if family in ("file", "uniform") or not grid:
+        return
+    heaviest = max(grid, key=lambda e: e.numerator.bit_length() + e.denominator.bit_length())
+    bits = heaviest.numerator.bit_length() + heaviest.denominator.bit_length()
+    if side**3 * bits > limits.PERTURBER_WORK:
+        raise SpecError(f"an exact {side:,} × {side:,} perturber at e^ε = {shown_number(heaviest)} ({bits} bits) is "
+                        f"about {side**3 * bits:,} units of work (side³ × bits), beyond {limits.PERTURBER_WORK:,}: "
+                        f"{fewer}, or an e^ε of fewer digits")
 
 
 def _gate(table: dict[str, Any], names_analyst: bool) -> tuple[str, Fraction]:

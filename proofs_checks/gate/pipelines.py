@@ -151,6 +151,7 @@ def sampled_losses(spec: StabilitySpec, eps_exps: Sequence[Fraction]) -> list[fl
 
     Examples
     --------
+    >>> from proofs_checks.gate import parse_spec
     >>> spec = parse_spec({"perturber": {"family": "geometric", "values": 7}, "population": {"respondents": 4,
     ...     "known": [0, 1, 1]}, "query": {"kind": "count", "of": [0]}, "analyst": {"prior": "uniform",
     ...     "loss": "linear", "scale": 1000}, "sweep": {"eps_exp": ["7/2", "351/100"]}})
