@@ -222,6 +222,29 @@ def _spec_cases() -> list[Case]:
         "exact-string": (_with("sweep", exact="yes"), "exact"),
         "unknown-table": ({**_SPEC, "extra": {"a": 1}}, "unknown table"),
         "unknown-key": (_with("query", colour="red"), "unknown key"),
+        # issue 50: the gate's question, tolerance, the named priors and the population model
+        "gate-question-unknown": ({**_SPEC, "gate": {"question": "mine"}}, "question"),
+        "gate-question-number": ({**_SPEC, "gate": {"question": 1}}, "question"),
+        "gate-tolerance-negative": ({**_SPEC, "gate": {"tolerance": "-1"}}, "at least 0"),
+        "gate-tolerance-float": ({**_SPEC, "gate": {"tolerance": 0.5}}, "exact numbers"),
+        "gate-tolerance-nan": ({**_SPEC, "gate": {"tolerance": "nan"}}, "tolerance"),
+        "gate-tolerance-inf": ({**_SPEC, "gate": {"tolerance": "inf"}}, "tolerance"),
+        "gate-tolerance-long": ({**_SPEC, "gate": {"tolerance": "9" * 5001}}, "characters"),
+        "gate-tolerance-every-analyst": ({**_SPEC, "gate": {"question": "every_analyst", "tolerance": "1/2"}},
+                                         "needs question"),
+        "prior-uniform-ambiguous": (_with("analyst", prior="uniform") | {"population": {"respondents": 3}},
+                                    "uniform_histograms"),
+        "population-prior-short": (_with("population", population_prior=["1"]), "probabilities"),
+        "population-prior-not-list": (_with("population", population_prior="1/2"), "probabilities"),
+        "population-prior-sum": (_with("population", population_prior=["1/2", "1/3"]), "distribution"),
+        "population-prior-negative": (_with("population", population_prior=["3/2", "-1/2"]), "distribution"),
+        "population-prior-nan": (_with("population", population_prior=["nan", "1"]), ""),
+        "population-targets-alone": (_with("population", targets=1), "needs population_prior"),
+        "population-targets-zero": (_with("population", targets=0, population_prior=["1/2", "1/2"]), "targets"),
+        "population-targets-huge": (_with("population", targets=10**18, population_prior=["1/2", "1/2"]), "targets"),
+        "population-targets-float": (_with("population", targets=1.0, population_prior=["1/2", "1/2"]), "targets"),
+        "perturber-work-digits": (_with("perturber", family="geometric", values=1000)
+                                  | {"sweep": {"eps_exp": ["999999999", "1000000000"]}}, "units of work"),
     }
     cases = [stability(name, spec_toml(document), says) for name, (document, says) in documents.items()]
     raw = {
@@ -231,12 +254,17 @@ def _spec_cases() -> list[Case]:
         "table-is-value": ("perturber = 3\n", "table"),
         "binary": (bytes(range(256)), ""),
         "deep-arrays": ("x = " + "[" * 10_000 + "]" * 10_000 + "\n", ""),
+        "gate-not-table": ('gate = "analyst"\n' + spec_toml(_SPEC), "[gate] must be a table"),
     }
     cases += [stability(name, text, says) for name, (text, says) in raw.items()]
     cases.append(Case("spec-missing-file", ("stability", "{d}/none.toml"), {}, REFUSED, "cannot read"))
     cases.append(Case("spec-certificate-onto-file", ("stability", "{d}/s.toml", "--certificate", "{d}/s.toml"),
                       {"s.toml": spec_toml(_SPEC)}, REFUSED, "not a folder"))
     cases.append(stability("answer-stable", spec_toml(_SPEC), "stable", 0))
+    cases.append(stability("answer-population-model", spec_toml(_with(
+        "population", respondents=40, known=[0] * 10, targets=1, population_prior=["1/3", "2/3"])), "stable", 0))
+    cases.append(stability("answer-histogram-ten-thousand", spec_toml(spec_document(
+        respondents=10_000, query="histogram", eps=(), low="3/2", high="8", question="every_analyst")), "stable", 0))
     return cases
 
 
