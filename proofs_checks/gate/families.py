@@ -143,7 +143,7 @@ def perturber_files(files: Any, family: str, values: int, grid: tuple[Fraction, 
         return ()
     if eps_range is not None:
         raise SpecError("a file perturber is known at the grid's e^ε only: [sweep] from/to needs a family in e^ε")
-    if query == "argmax":
+    if query.bars:
         raise SpecError("a file perturber perturbs the values; argmax perturbs bar heights: use count or sum")
     if not isinstance(files, dict) or not files:
         raise SpecError('[perturber] files must map each e^ε of the grid to a CSV, e.g. files = {"2" = "p2.csv"}')
@@ -190,7 +190,7 @@ def perturber_matrix(matrix: Any, family: str, values: int, grid: tuple[Fraction
         return None
     if not isinstance(matrix, str):
         raise SpecError('[perturber] matrix must name a CSV of expressions in t = e^ε, e.g. matrix = "mine.csv"')
-    if query == "argmax":
+    if query.bars:
         raise SpecError("an expression perturber perturbs the values; argmax perturbs bar heights: use count or sum")
     if values > limits.MAX_EXPRESSION_VALUES:
         raise SpecError(f"an expression perturber on {values} values needs {values ** 2 * (values - 1):,} exact sign "
@@ -299,7 +299,7 @@ def exponential_quality(quality: Any, sensitivity: Any, family: str, values: int
     if eps_range is not None:
         raise SpecError("the exponential mechanism's entries are powers (e^ε)^(Q/2s), not rational functions of e^ε: "
                         "use a grid (eps_exp = [...]), not from/to")
-    if query == "argmax":
+    if query.bars:
         raise SpecError("an exponential perturber perturbs the values; argmax perturbs bar heights: use count or sum")
     scale = spec_number(1 if sensitivity is None else sensitivity, "[perturber] sensitivity")
     if scale <= 0:
@@ -325,7 +325,7 @@ def pre_processor(before: Any, family: str, values: int, query: Any, counted: li
     if family not in FAMILIES:
         raise SpecError(f"[perturber] before goes with a named family ({', '.join(sorted(FAMILIES))}), not "
                         f"{quoted(family)}: give your own perturber its pre-processing directly")
-    if query == "argmax":
+    if query.bars:
         raise SpecError("[perturber] before pre-processes the values; argmax perturbs bar heights: use count or sum")
     if not isinstance(before, str):
         raise SpecError('[perturber] before must name a CSV of value,input rows, e.g. before = "coarsen.csv"')

@@ -45,20 +45,16 @@ RANGE_SAMPLES = 200
 #: prints) on which a range's analyst is followed exactly straight away. Root isolation grows with
 #: the cube of the degree, so beyond it the loss is first searched in float64 and a rise that exact
 #: losses confirm decides the verdict (NOT stable) at once; when none is confirmed, ball arithmetic
-#: (:data:`BALL_QUERIES`) and then, where pieces remain undecided, the exact route (within
+#: (the queries whose ``Query.ball`` is true) and then, where pieces remain undecided, the exact route (within
 #: :data:`RANGE_MAX_ENTRIES`) follow the analyst at every e^ε. A choice by the spec's size, never by
 #: the clock.
 RANGE_FOLLOW_WORK = 4_000_000
 
 
-#: The queries a ball-arithmetic route decides on a range (tallies of the reports:
-#: :mod:`qifkit.ball_range`), tried after the float search and before root isolation ...
-BALL_QUERIES = ("count", "threshold", "map", "sum")
-
-
-#: ... within this much work (:func:`ball_route`): enclosures × their cost, the tallies' length ×
-#: (values + secrets + actions), about 12 µs a unit here (30 respondents over 10 values: 620 a
-#: piece, 8 ms); a choice by size, never by the clock ...
+#: Ball arithmetic (:mod:`qifkit.ball_range`), tried after the float search and before root
+#: isolation for the queries that tally the reports, works within this much work
+#: (:func:`~proofs_checks.gate.ranges.ball_route`): enclosures × their cost, the tallies' length ×
+#: (values + secrets + actions); a choice by size, never by the clock ...
 BALL_WORK = 4_000_000
 
 

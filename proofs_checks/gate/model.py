@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from proofs_checks.gate.queries import QUERIES, Query
 from qifkit.channel import Channel
 from qifkit.errors import QifError
 from qifkit.measures import Loss, Prior
@@ -61,6 +62,11 @@ class StabilitySpec:
         default=None, compare=False, repr=False)
     analyst_of: Callable[[StabilitySpec], tuple[Prior, Loss]] | None = dataclasses.field(
         default=None, compare=False, repr=False)
+
+    @property
+    def kind(self) -> Query:
+        """The query's type (:data:`~proofs_checks.gate.queries.QUERIES`)."""
+        return QUERIES[self.query]
 
     @functools.cached_property
     def perturber(self) -> Callable[[int, Any], Channel]:

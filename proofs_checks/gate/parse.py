@@ -60,6 +60,7 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,7 @@ from proofs_checks.gate.families import (
 )
 from proofs_checks.gate.model import SpecError, StabilitySpec
 from proofs_checks.gate.pipelines import output_count, secret_count, spec_analyst, target_count
+from proofs_checks.gate.queries import QUERIES, HistogramQuery, Query, ThresholdQuery
 from proofs_checks.gate.values import expanded_counts, map_table, spec_eps_exp, spec_grid, spec_number, whole
 from qifkit.errors import QifError
 from qifkit.files import read_input_text
@@ -105,152 +107,36 @@ def read_spec(path: str) -> StabilitySpec:
 
 
 def parse_spec(document: dict[str, Any], folder: Path | None = None) -> StabilitySpec:
-    """Validate a spec given as parsed TOML; every refusal names the key and the reason. A file
-    perturber's paths are relative to `folder` (the spec's folder; default the working folder)."""
-    unknown_tables = set(document) - set(SPEC_KEYS)
-    if unknown_tables:
-        raise SpecError(f"unknown table [{sorted(unknown_tables)[0]}]; the tables are {', '.join(sorted(SPEC_KEYS))}")
-    for table in SPEC_KEYS:
-        if not isinstance(document.get(table, {}), dict):
-            raise SpecError(f"[{table}] must be a table")
-    family = document.get("perturber", {}).get("family")
-    table_family = POLYTOPE_FAMILIES.get(family) if isinstance(family, str) else None
-    if family not in FAMILIES and family not in ("file", "expression", "exponential") and table_family is None:
-        raise SpecError(f"unknown perturber family {quoted(family)}; use one of "
-                        f"{', '.join(sorted([*FAMILIES, *POLYTOPE_FAMILIES]))}, exponential, expression or file")
-    family = str(family)
-    keys = {**SPEC_KEYS, "perturber": SPEC_KEYS["perturber"] | (table_family.keys if table_family else frozenset())}
-    for table, allowed in keys.items():
-        extra = set(document.get(table, {})) - allowed
-        if extra:
-            raise SpecError(
-                f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}"
-            )
-
-    def get(table, key, default=None):
-        return document.get(table, {}).get(key, default)
-
-    values = whole(get("perturber", "values"), "[perturber] values", 2)
-    respondents = whole(get("population", "respondents"), "[population] respondents", 1)
-    known = get("population", "known", [])
-    if not isinstance(known, list):
-        raise SpecError("[population] known must be a list of values")
-    known_counts = get("population", "known_counts")
-    if known_counts is not None:
-        if known:
-            raise SpecError("[population] give the known respondents as known = [...] or as known_counts, not both")
-        known = expanded_counts(known_counts, values, respondents)
-    for value in known:
-        whole(value, "[population] known value", 0, values - 1)
-    if len(known) > respondents - 1:
-        raise SpecError(
-            f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown"
-        )
-    population, others = _population_model(get("population", "population_prior"), get("population", "targets"),
-                                           values, respondents - len(known))
+    """Validate a spec given as parsed TOML, one function per table; every refusal names the key and
+    the reason. A file perturber's paths are relative to `folder` (the spec's folder; default the
+    working folder)."""
+    folder = folder or Path(".")
+    family, table_family = _tables(document)
+    tables = {name: document.get(name, {}) for name in SPEC_KEYS}
+    values = whole(tables["perturber"].get("values"), "[perturber] values", 2)
+    respondents, known, population, others = _population_table(tables["population"], values)
     targets = respondents - len(known) - others
-    query = get("query", "kind")
-    if query not in ("count", "threshold", "map", "sum", "histogram", "argmax"):
-        raise SpecError(f"unknown query kind {quoted(query)}; use count, threshold, map, sum, histogram or argmax")
-    counted = get("query", "of", [])
-    at = get("query", "at")
-    if query == "threshold":
-        at = whole(at, "[query] at (a threshold query releases count >= at)", 1)
-        if at > respondents:
-            raise SpecError(f"[query] at = {at} is more than the {respondents} respondents: the release would be "
-                            "constant")
-    elif at is not None:
-        raise SpecError(f"[query] at is for a threshold query, not {quoted(query)}")
-    released = map_table(get("query", "table"), query, respondents, folder or Path("."))
-    if query in ("count", "threshold", "map"):
-        if not isinstance(counted, list) or not counted:
-            raise SpecError("[query] of must list the values a count query counts")
-        for value in counted:
-            whole(value, "[query] of: a counted value", 0, values - 1)
-    if query == "argmax" and (known or population):
+    kind, counted, at, released = _query_table(tables["query"], values, respondents, folder)
+    if kind.bars and (known or population):
         raise SpecError("an argmax query has histograms of all respondents as secrets: [population] known, targets and "
                         "population_prior are not allowed")
-    loss = get("analyst", "loss", "bayes")
-    if isinstance(loss, str) and loss.endswith(".csv"):
-        if query == "argmax" or targets != 1:
-            raise SpecError("a loss from a file has one row per value of the one unknown respondent: list the other "
-                            "respondents as known (or use a named loss)")
-        loss = str((folder or Path(".")) / loss)
-    elif loss not in ("bayes", "linear", "squared", "ama"):
-        raise SpecError(f"unknown loss {quoted(loss)}; use bayes, linear, squared, ama or a CSV file (loss.csv)")
-    if loss == "ama" and query != "argmax":
-        raise SpecError("the ama loss needs the argmax query (its actions are categories)")
-    if query == "argmax" and loss not in ("ama", "bayes"):
-        raise SpecError(f"an argmax query has histograms as secrets: use the ama or bayes loss, not {loss}")
-    if loss in ("linear", "squared") and (query == "argmax" or targets != 1):
-        raise SpecError(f"the {loss} loss needs one unknown respondent (a numeric secret); use bayes, or list more "
-                        "known values")
-    scale = spec_number(get("analyst", "scale", 1), "[analyst] scale")
-    if scale <= 0:
-        raise SpecError(f"[analyst] scale must be positive, got {scale}")
-    histogram_secrets = query == "argmax" or targets > 1
-    prior = get("analyst", "prior", "uniform_histograms" if histogram_secrets else "uniform")
-    if isinstance(prior, str) and prior.endswith(".csv"):
-        prior = str((folder or Path(".")) / prior)
-    elif prior == "uniform" and histogram_secrets:
-        raise SpecError('[analyst] prior = "uniform" could mean two priors when the secrets are histograms: '
-                        '"uniform_histograms" (every histogram of the unknown respondents equally likely) or '
-                        '"uniform_tuples" (every tuple of their values equally likely, so a histogram weighs as '
-                        'many tuples as it has orderings); name one')
-    elif not (prior in ("uniform", "uniform_histograms", "uniform_tuples") or isinstance(prior, list)):
-        raise SpecError(f"[analyst] prior must be 'uniform' (one unknown respondent), 'uniform_histograms', "
-                        f"'uniform_tuples', a list or a CSV file (prior.csv), got {quoted(prior)}")
-    question, tolerance = _gate(document.get("gate", {}), "analyst" in document)
-    eps_list = spec_grid(get("sweep", "eps_exp", []))
-    ends = [get("sweep", key) for key in ("from", "to")]
-    if (ends[0] is None) != (ends[1] is None):
-        raise SpecError("[sweep] a range needs both from and to")
-    eps_range = None
-    if ends[0] is not None:
-        low, high = (spec_eps_exp(v, f"[sweep] {key}") for v, key in zip(ends, ("from", "to"), strict=True))
-        if not low < high:
-            raise SpecError(f"[sweep] from = {quoted(ends[0])} must be below to = {quoted(ends[1])}")
-        eps_range = (low, high)
-    if not eps_list and eps_range is None:
-        raise SpecError("[sweep] needs eps_exp = [...] (a grid of e^ε values) or from = ... and to = ... (a range)")
-    exact_flag = get("sweep", "exact", True)
-    if not isinstance(exact_flag, bool):
-        raise SpecError("[sweep] exact must be true or false")
-    if eps_range is not None and not exact_flag:
-        raise SpecError("[sweep] a range (from, to) is decided exactly: remove exact = false, or use a grid")
-    _check_perturber_size(family, respondents + 1 if query == "argmax" else values, eps_list if exact_flag else (),
-                          query)
-    files = perturber_files(get("perturber", "files"), family, values, eps_list, eps_range, query, folder or Path("."))
-    matrix = perturber_matrix(get("perturber", "matrix"), family, values, eps_list, eps_range, query,
-                               folder or Path("."))
-    before = pre_processor(get("perturber", "before"), family, values, query, counted, folder or Path("."))
-    quality, sensitivity = exponential_quality(get("perturber", "quality"), get("perturber", "sensitivity"),
-                                                family, values, eps_list, eps_range, query, folder or Path("."))
-    built = None
-    if table_family is not None:
-        if eps_range is not None:
-            raise SpecError(f"a {family} perturber ({table_family.description}) is built at the grid's e^ε only: "
-                            "use eps_exp = [...], not from/to")
-        if query == "argmax":
-            raise SpecError(f"a {family} perturber perturbs the values; argmax perturbs bar heights: use count or sum")
-        try:
-            built = table_family.make(document["perturber"], values, eps_list)
-        except SpecError:
-            raise
-        except QifError as error:
-            raise SpecError(f"[perturber] {family}: {error}") from None
-    spec = StabilitySpec(family, values, respondents, tuple(known), query, tuple(counted), prior, loss, scale,
+    prior, loss, scale = _analyst_table(tables["analyst"], kind, targets, folder)
+    question, tolerance = _gate(tables["gate"], "analyst" in document)
+    eps_list, eps_range, exact_flag = _sweep_table(tables["sweep"])
+    _check_perturber_size(family, kind, kind.side(_Sides(values, respondents)), eps_list if exact_flag else ())
+    files, matrix, before, quality, sensitivity, built = _perturber_table(
+        tables["perturber"], family, table_family, values, kind, counted, eps_list, eps_range, folder)
+    spec = StabilitySpec(family, values, respondents, tuple(known), kind.name, tuple(counted), prior, loss, scale,
                          eps_list, exact_flag, eps_range, files,
-                         matrix, at or 0, quality, sensitivity, released, before, built,
-                         _named_files(document, folder or Path("."), files, matrix, quality,
+                         matrix, at, quality, sensitivity, released, before, built,
+                         _named_files(document, folder, files, matrix, quality,
                                       *(p for p in (prior, loss) if isinstance(p, str) and p.endswith(".csv"))),
                          question, tolerance, None, population, others, perturber_family, spec_analyst)
     oversize = _oversize(spec)
     if oversize is not None:
-        if eps_range is None or eps_list or query not in ("count", "histogram") or not exact_flag:
-            raise SpecError(oversize + (
-                "; a range (from, to) without a grid may still be proved for every analyst at any size"
-                if query in ("count", "histogram") else ""))
+        if eps_range is None or eps_list or not kind.proof or not exact_flag:
+            raise SpecError(oversize + ("; a range (from, to) without a grid may still be proved for every analyst at "
+                                        "any size" if kind.proof else ""))
         return dataclasses.replace(spec, oversize=oversize)
     outputs = output_count(spec)
     if exact_flag and len(eps_list) >= 2 and outputs ** 2 > MAX_WITNESS_ENTRIES:
@@ -265,12 +151,175 @@ def parse_spec(document: dict[str, Any], folder: Path | None = None) -> Stabilit
     return spec
 
 
-def _check_perturber_size(family: str, side: int, grid: Sequence[Fraction], query: str) -> None:
+@dataclass(frozen=True)
+class _Sides:
+    """What a query's perturber side depends on, before the spec exists."""
+
+    values: int
+    respondents: int
+
+
+def _tables(document: dict[str, Any]) -> tuple[str, Any]:
+    """The tables and keys a spec may have (the perturber's depend on its family): the family and,
+    for a family of polytopes, its :class:`~proofs_checks.gate.families.PerturberFamily`."""
+    unknown_tables = set(document) - set(SPEC_KEYS)
+    if unknown_tables:
+        raise SpecError(f"unknown table [{sorted(unknown_tables)[0]}]; the tables are {', '.join(sorted(SPEC_KEYS))}")
+    for table in SPEC_KEYS:
+        if not isinstance(document.get(table, {}), dict):
+            raise SpecError(f"[{table}] must be a table")
+    family = document.get("perturber", {}).get("family")
+    table_family = POLYTOPE_FAMILIES.get(family) if isinstance(family, str) else None
+    if family not in FAMILIES and family not in ("file", "expression", "exponential") and table_family is None:
+        raise SpecError(f"unknown perturber family {quoted(family)}; use one of "
+                        f"{', '.join(sorted([*FAMILIES, *POLYTOPE_FAMILIES]))}, exponential, expression or file")
+    keys = {**SPEC_KEYS, "perturber": SPEC_KEYS["perturber"] | (table_family.keys if table_family else frozenset())}
+    for table, allowed in keys.items():
+        extra = set(document.get(table, {})) - allowed
+        if extra:
+            raise SpecError(
+                f"unknown key {quoted(sorted(extra)[0])} in [{table}]; allowed: {', '.join(sorted(allowed))}"
+            )
+    return str(family), table_family
+
+
+def _population_table(table: dict[str, Any], values: int) -> tuple[int, list[Any], tuple[Fraction, ...] | None, int]:
+    """``[population]``: respondents, the known respondents' values, and the population model
+    (:func:`_population_model`)."""
+    respondents = whole(table.get("respondents"), "[population] respondents", 1)
+    known = table.get("known", [])
+    if not isinstance(known, list):
+        raise SpecError("[population] known must be a list of values")
+    if table.get("known_counts") is not None:
+        if known:
+            raise SpecError("[population] give the known respondents as known = [...] or as known_counts, not both")
+        known = expanded_counts(table["known_counts"], values, respondents)
+    for value in known:
+        whole(value, "[population] known value", 0, values - 1)
+    if len(known) > respondents - 1:
+        raise SpecError(
+            f"known lists {len(known)} values but respondents − 1 = {respondents - 1}: one must stay unknown"
+        )
+    population, others = _population_model(table.get("population_prior"), table.get("targets"), values,
+                                           respondents - len(known))
+    return respondents, known, population, others
+
+
+def _query_table(table: dict[str, Any], values: int, respondents: int, folder: Path
+                 ) -> tuple[Query, list[Any], int, tuple[str, ...]]:
+    """``[query]``: the kind (:data:`~proofs_checks.gate.queries.QUERIES`), the counted values, a
+    threshold's ``at`` and a map's labels."""
+    name = table.get("kind")
+    kind = QUERIES.get(name) if isinstance(name, str) else None
+    if kind is None:
+        raise SpecError(f"unknown query kind {quoted(name)}; use {', '.join(QUERIES)}")
+    counted, at = table.get("of", []), table.get("at")
+    if isinstance(kind, ThresholdQuery):
+        at = whole(at, "[query] at (a threshold query releases count >= at)", 1)
+        if at > respondents:
+            raise SpecError(f"[query] at = {at} is more than the {respondents} respondents: the release would be "
+                            "constant")
+    elif at is not None:
+        raise SpecError(f"[query] at is for a threshold query, not {quoted(kind.name)}")
+    released = map_table(table.get("table"), kind, respondents, folder)
+    if kind.counts:
+        if not isinstance(counted, list) or not counted:
+            raise SpecError("[query] of must list the values a count query counts")
+        for value in counted:
+            whole(value, "[query] of: a counted value", 0, values - 1)
+    return kind, counted, at or 0, released
+
+
+def _analyst_table(table: dict[str, Any], kind: Query, targets: int, folder: Path) -> tuple[Any, str, Fraction]:
+    """``[analyst]``: the prior (a name, a list or a CSV), the loss (a name or a CSV) and its scale."""
+    loss = table.get("loss", "bayes")
+    if isinstance(loss, str) and loss.endswith(".csv"):
+        if kind.bars or targets != 1:
+            raise SpecError("a loss from a file has one row per value of the one unknown respondent: list the other "
+                            "respondents as known (or use a named loss)")
+        loss = str(folder / loss)
+    elif loss not in ("bayes", "linear", "squared", "ama"):
+        raise SpecError(f"unknown loss {quoted(loss)}; use bayes, linear, squared, ama or a CSV file (loss.csv)")
+    if loss == "ama" and not kind.bars:
+        raise SpecError("the ama loss needs the argmax query (its actions are categories)")
+    if kind.bars and loss not in ("ama", "bayes"):
+        raise SpecError(f"an argmax query has histograms as secrets: use the ama or bayes loss, not {loss}")
+    if loss in ("linear", "squared") and (kind.bars or targets != 1):
+        raise SpecError(f"the {loss} loss needs one unknown respondent (a numeric secret); use bayes, or list more "
+                        "known values")
+    scale = spec_number(table.get("scale", 1), "[analyst] scale")
+    if scale <= 0:
+        raise SpecError(f"[analyst] scale must be positive, got {scale}")
+    histogram_secrets = kind.bars or targets > 1
+    prior = table.get("prior", "uniform_histograms" if histogram_secrets else "uniform")
+    if isinstance(prior, str) and prior.endswith(".csv"):
+        prior = str(folder / prior)
+    elif prior == "uniform" and histogram_secrets:
+        raise SpecError('[analyst] prior = "uniform" could mean two priors when the secrets are histograms: '
+                        '"uniform_histograms" (every histogram of the unknown respondents equally likely) or '
+                        '"uniform_tuples" (every tuple of their values equally likely, so a histogram weighs as '
+                        'many tuples as it has orderings); name one')
+    elif not (prior in ("uniform", "uniform_histograms", "uniform_tuples") or isinstance(prior, list)):
+        raise SpecError(f"[analyst] prior must be 'uniform' (one unknown respondent), 'uniform_histograms', "
+                        f"'uniform_tuples', a list or a CSV file (prior.csv), got {quoted(prior)}")
+    return prior, loss, scale
+
+
+def _sweep_table(table: dict[str, Any]) -> tuple[tuple[Fraction, ...], tuple[Fraction, Fraction] | None, bool]:
+    """``[sweep]``: the grid of e^ε, the range (from, to) and whether the grid is exact."""
+    eps_list = spec_grid(table.get("eps_exp", []))
+    ends = [table.get(key) for key in ("from", "to")]
+    if (ends[0] is None) != (ends[1] is None):
+        raise SpecError("[sweep] a range needs both from and to")
+    eps_range = None
+    if ends[0] is not None:
+        low, high = (spec_eps_exp(v, f"[sweep] {key}") for v, key in zip(ends, ("from", "to"), strict=True))
+        if not low < high:
+            raise SpecError(f"[sweep] from = {quoted(ends[0])} must be below to = {quoted(ends[1])}")
+        eps_range = (low, high)
+    if not eps_list and eps_range is None:
+        raise SpecError("[sweep] needs eps_exp = [...] (a grid of e^ε values) or from = ... and to = ... (a range)")
+    exact_flag = table.get("exact", True)
+    if not isinstance(exact_flag, bool):
+        raise SpecError("[sweep] exact must be true or false")
+    if eps_range is not None and not exact_flag:
+        raise SpecError("[sweep] a range (from, to) is decided exactly: remove exact = false, or use a grid")
+    return eps_list, eps_range, exact_flag
+
+
+def _perturber_table(table: dict[str, Any], family: str, table_family: Any, values: int, kind: Query,
+                     counted: list[Any], eps_list: tuple[Fraction, ...], eps_range: Any, folder: Path
+                     ) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """``[perturber]`` past its family and values: a file family's CSVs, an expression's matrix, a
+    pre-processor, an exponential mechanism's quality and sensitivity, and a family of polytopes
+    built at the grid's e^ε (:mod:`~proofs_checks.gate.families`)."""
+    files = perturber_files(table.get("files"), family, values, eps_list, eps_range, kind, folder)
+    matrix = perturber_matrix(table.get("matrix"), family, values, eps_list, eps_range, kind, folder)
+    before = pre_processor(table.get("before"), family, values, kind, counted, folder)
+    quality, sensitivity = exponential_quality(table.get("quality"), table.get("sensitivity"), family, values,
+                                               eps_list, eps_range, kind, folder)
+    built = None
+    if table_family is not None:
+        if eps_range is not None:
+            raise SpecError(f"a {family} perturber ({table_family.description}) is built at the grid's e^ε only: "
+                            "use eps_exp = [...], not from/to")
+        if kind.bars:
+            raise SpecError(f"a {family} perturber perturbs the values; argmax perturbs bar heights: use count or sum")
+        try:
+            built = table_family.make(table, values, eps_list)
+        except SpecError:
+            raise
+        except QifError as error:
+            raise SpecError(f"[perturber] {family}: {error}") from None
+    return files, matrix, before, quality, sensitivity, built
+
+
+def _check_perturber_size(family: str, kind: Query, side: int, grid: Sequence[Fraction]) -> None:
     """Refuse a perturber too large to build exactly, before anything is built: more than
     :data:`~proofs_checks.gate.limits.MAX_PERTURBER` values a side, or, at a grid e^ε of many digits,
     more work than :data:`~proofs_checks.gate.limits.PERTURBER_WORK` (side³ × the bits of e^ε: a
     geometric entry holds about side × those bits, and there are side² of them)."""
-    fewer = "fewer values" + (", fewer respondents" if query == "argmax" else "")
+    fewer = "fewer values" + (", fewer respondents" if kind.bars else "")
     if side > limits.MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is "
                         f"{limits.MAX_PERTURBER:,} ({fewer})")
@@ -310,12 +359,13 @@ def _oversize(spec: StabilitySpec) -> str | None:
     """Why the spec's pipeline is too large to build (secrets, entries, or a histogram's generating
     polynomials beyond the limits), or None."""
     rows, respondents, values = secret_count(spec), spec.respondents, spec.values
-    if spec.query == "histogram" and respondents * (respondents + 1) ** (values - 1) + 1 > limits.HISTOGRAM_MAX_LENGTH:
+    if isinstance(spec.kind, HistogramQuery) and respondents * (respondents + 1) ** (values - 1) + 1 > \
+            limits.HISTOGRAM_MAX_LENGTH:
         return (f"a histogram query of {respondents:,} respondents over {values} values is worked out on "
                 f"polynomials of {respondents * (respondents + 1) ** (values - 1) + 1:,} terms; the limit is "
                 f"{limits.HISTOGRAM_MAX_LENGTH:,} (fewer respondents or values, or a count query)")
     if rows > limits.MAX_ROWS:
-        unknown = respondents if spec.query == "argmax" else target_count(spec)
+        unknown = respondents if spec.kind.bars else target_count(spec)
         return (f"the secrets are more than {limits.MAX_ROWS:,} histograms of {unknown:,} unknown respondents over "
                 f"{values:,} values (the limit); list more respondents as known, or use fewer values")
     if rows * output_count(spec) > limits.MAX_ENTRIES:

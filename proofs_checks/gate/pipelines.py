@@ -11,6 +11,7 @@ from typing import Any
 
 from proofs_checks.gate import limits
 from proofs_checks.gate.model import SpecError, StabilitySpec
+from proofs_checks.gate.queries import bounded_comb
 from proofs_checks.gate.values import loss_table, prior_file, spec_number
 from qifkit.channel import Channel
 from qifkit.errors import QifError
@@ -26,29 +27,12 @@ from qifkit.measures import (
 )
 from qifkit.pipelines import (
     POPULATION,
-    argmax_pipeline,
-    count_pipeline,
     count_uncertainty,
     count_witness,
-    histogram_pipeline,
     histogram_prior_weights,
     histograms,
-    sum_pipeline,
     with_population_row,
 )
-from qifkit.postprocess import deterministic
-
-
-def bounded_comb(total: int, chosen: int, limit: int) -> int:
-    """C(total, chosen), or limit + 1 once it is known to exceed `limit` (without computing a
-    number of a billion digits for a spec that asks for one)."""
-    chosen = min(chosen, total - chosen)
-    value = 1
-    for i in range(chosen):
-        value = value * (total - i) // (i + 1)
-        if value > limit:
-            return limit + 1
-    return value
 
 
 def target_count(spec: StabilitySpec) -> int:
@@ -69,60 +53,31 @@ def with_population(spec: StabilitySpec, perturber: Channel) -> tuple[Channel, t
 
 def secret_count(spec: StabilitySpec) -> int:
     """The number of secrets (histograms of the unknown respondents), capped at limits.MAX_ROWS + 1."""
-    if spec.query == "argmax":
+    if spec.kind.bars:
         return bounded_comb(spec.respondents + spec.values - 1, spec.values - 1, limits.MAX_ROWS)
     unknown = target_count(spec)
     return spec.values if unknown == 1 else bounded_comb(unknown + spec.values - 1, spec.values - 1, limits.MAX_ROWS)
 
 
 def output_count(spec: StabilitySpec) -> int:
-    if spec.query == "threshold":
-        return 2
-    if spec.query == "map":
-        return len(set(spec.table))
-    if spec.query == "count":
-        return spec.respondents + 1
-    if spec.query == "sum":
-        return (spec.values - 1) * spec.respondents + 1
-    if spec.query == "histogram":
-        return bounded_comb(spec.respondents + spec.values - 1, spec.values - 1, limits.MAX_ROWS)
-    return spec.values
-
-
-def release_of(spec: StabilitySpec) -> Callable[[Any], Any] | None:
-    """What a count-based query releases of the count: itself (None), whether it reaches `at`
-    (threshold), or the user's label for it (map)."""
-    if spec.query == "threshold":
-        return lambda count: int(count >= spec.at)
-    if spec.query == "map":
-        return lambda count: spec.table[count]
-    return None
+    """The number of the pipeline's outputs (:meth:`~proofs_checks.gate.queries.Query.outputs`), capped at
+    limits.MAX_ROWS + 1 where it could be astronomical."""
+    return spec.kind.outputs(spec, limits.MAX_ROWS)
 
 
 def builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
-    family = spec.perturber
-    release = release_of(spec)
+    """The spec's pipeline at an e^ε (a number or a sympy symbol), exact or float64 as the spec says:
+    the perturber, with the population's row when there is a population model, then the query's
+    pipeline (:meth:`~proofs_checks.gate.queries.Query.pipeline`)."""
+    family, kind = spec.perturber, spec.kind
 
     def build(eps_exp: Any) -> Channel:
-        if spec.query == "argmax":
-            perturber = family(spec.respondents + 1, eps_exp)
-        else:
-            perturber = family(spec.values, eps_exp)
+        perturber = family(kind.side(spec), eps_exp)
         if not spec.exact:
             perturber = perturber.to_float()
-        if spec.query == "argmax":
-            return argmax_pipeline(perturber, spec.values, histograms(spec.values, spec.respondents))
-        perturber, known, values = with_population(spec, perturber)
-        if spec.query in ("count", "threshold", "map"):
-            counts = count_pipeline(perturber, spec.respondents, set(spec.counted), known, values)
-            if release is None:
-                return counts
-            labels = tuple(dict.fromkeys(release(count) for count in counts.outputs))
-            post = deterministic(release, counts.outputs, labels)
-            return counts @ (post if spec.exact else post.to_float())
-        if spec.query == "sum":
-            return sum_pipeline(perturber, spec.respondents, known, values)
-        return histogram_pipeline(perturber, spec.respondents, known, values)
+        if kind.bars:
+            return kind.pipeline(spec, perturber, (), None)
+        return kind.pipeline(spec, *with_population(spec, perturber))
 
     return build
 
@@ -130,7 +85,7 @@ def builder(spec: StabilitySpec) -> Callable[[Any], Channel]:
 def candidate_witness(spec: StabilitySpec) -> Callable[[Any, Any], Channel | None]:
     """A candidate witness for pipeline(high) ⊑ pipeline(low): the lumped one of
     :func:`qifkit.pipelines.count_witness` for exact count queries, else none (the LP decides)."""
-    if spec.query != "count" or not spec.exact or spec.population is not None:
+    if not spec.kind.witness or not spec.exact or spec.population is not None:
         return lambda high, low: None
     family = spec.perturber
     return lambda high, low: count_witness(family(spec.values, high), family(spec.values, low), spec.respondents,
@@ -210,7 +165,7 @@ def spec_analyst(spec: StabilitySpec) -> tuple[Prior, Loss]:
 def secret_labels(spec: StabilitySpec) -> tuple[Any, ...]:
     """The pipeline's secrets without building it: the values of the one unknown respondent, or the
     histograms of the unknown respondents (all respondents for argmax), as the pipelines list them."""
-    if spec.query == "argmax":
+    if spec.kind.bars:
         return tuple(histograms(spec.values, spec.respondents))
     unknown = target_count(spec)
     return tuple(range(spec.values)) if unknown == 1 else tuple(histograms(spec.values, unknown))
@@ -221,9 +176,9 @@ def exact_loss_of(spec: StabilitySpec, prior: Prior, loss: Loss, build: Callable
     """The analyst's exact loss at an e^ε: for count, threshold and map queries by generating
     functions (:func:`qifkit.pipelines.count_uncertainty`, census-sized populations in seconds),
     else from the built pipeline."""
-    if spec.query not in ("count", "threshold", "map") or not spec.exact:
+    if not spec.kind.counts or not spec.exact:
         return lambda eps_exp: posterior_uncertainty(prior, build(eps_exp), loss)
-    family, release = spec.perturber, release_of(spec)
+    family, release = spec.perturber, spec.kind.release(spec)
 
     def exact_loss(eps_exp: Any) -> Any:
         perturber, known, values = with_population(spec, family(spec.values, eps_exp))

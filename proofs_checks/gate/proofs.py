@@ -5,6 +5,7 @@ large to write as pipelines.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from proofs_checks.claims import jsonable
@@ -43,22 +44,27 @@ def every_analyst_on_range(spec: StabilitySpec) -> tuple[dict[str, Any] | None, 
     def perturber(t: Any) -> Channel:
         return family(spec.values, t)
 
-    if spec.query not in ("count", "histogram"):
+    if not spec.kind.proof:
         return None, f"no proof route for a {spec.query} query (count and histogram queries have one)"
-    blocks = None
-    if spec.query == "count":
+    reason = ""
+    if spec.kind.counts:
         proof, reason = count_refinement_on_range(perturber, spec.counted, low, high)
         if proof is not None:
             return {"kind": "count", "from": exact_str(proof.low), "to": exact_str(proof.high), "hit": proof.hit,
                     "miss": proof.miss, "conditions": list(proof.conditions)}, ""
-        counted = set(spec.counted)
-        outputs = perturber(high).outputs
-        blocks = [[j for j, y in enumerate(outputs) if y in counted], [j for j, y in enumerate(outputs)
-                                                                       if y not in counted]]
-    generator, why = generator_refinement_on_range(perturber, low, high, blocks)
+    generator, why = generator_refinement_on_range(perturber, low, high, _blocks(spec, perturber(high).outputs))
     if generator is None:
-        return None, why if spec.query == "histogram" else f"{reason}; by the generator: {why}"
+        return None, f"{reason}; by the generator: {why}" if reason else why
     return generator.document(), ""
+
+
+def _blocks(spec: StabilitySpec, outputs: Sequence[Any]) -> list[list[int]] | None:
+    """The blocks of the perturber's outputs a generator proof lumps by: the counted values and the
+    rest for a count, none for a histogram."""
+    if not spec.kind.counts:
+        return None
+    counted = set(spec.counted)
+    return [[j for j, y in enumerate(outputs) if y in counted], [j for j, y in enumerate(outputs) if y not in counted]]
 
 
 def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
@@ -69,7 +75,7 @@ def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
     two hit probabilities, :func:`qifkit.generator.generator_proof_defect` for a generator, whose
     blocks must be the counted values and the rest, or none for a histogram). The caller checks
     the spec's SHA-256 the proof names."""
-    if spec.query not in ("count", "histogram"):
+    if not spec.kind.proof:
         return f"a range proof is about count or histogram pipelines; this spec asks a {spec.query} query"
     if spec.eps_range is None:
         return "this spec asks a grid of e^ε, not a range: a range proof covers a range"
@@ -77,21 +83,18 @@ def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
         return "a range proof is a JSON object"
     if {key: document.get(key) for key in ("query", "counted")} != range_proof_fields(spec):
         return (f"the proof is about the query {document.get('query')!r} of {document.get('counted')!r}, not the "
-                f"spec's {spec.query} query" + (f" of {list(spec.counted)}" if spec.query == "count" else ""))
+                f"spec's {spec.query} query" + (f" of {list(spec.counted)}" if spec.kind.counts else ""))
     family = spec.perturber
 
     def perturber(t: Any) -> Channel:
         return family(spec.values, t)
 
     if document.get("kind") == "generator":
-        outputs = perturber(spec.eps_range[1]).outputs
-        blocks = (None if spec.query == "histogram" else
-                  [[j for j, y in enumerate(outputs) if y in set(spec.counted)],
-                   [j for j, y in enumerate(outputs) if y not in set(spec.counted)]])
+        blocks = _blocks(spec, perturber(spec.eps_range[1]).outputs)
         if document.get("blocks") != blocks:
             return f"the proof lumps by the blocks {document.get('blocks')!r}; this spec's query needs {blocks!r}"
         defect = generator_proof_defect(perturber, document)
-    elif spec.query == "count":
+    elif spec.kind.counts:
         defect = range_proof_defect(perturber, spec.counted, document)
     else:
         return 'a histogram query is proved by its perturber\'s generator: the proof needs "kind": "generator"'

@@ -16,7 +16,6 @@ from proofs_checks.gate.pipelines import (
     builder,
     exact_loss_of,
     output_count,
-    release_of,
     secret_count,
     secret_labels,
     with_population,
@@ -55,7 +54,7 @@ def range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss
     exactly is the verdict. `say` is told as each step begins."""
     low, high = spec.eps_range  # type: ignore[misc]
     say(f"range [{low}, {high}]: a proof for every analyst"
-        + ("" if spec.query in ("count", "histogram") else f" (none for a {spec.query} query)"))
+        + ("" if spec.kind.proof else f" (none for a {spec.query} query)"))
     proof, reason = proofs.every_analyst_on_range(spec)
     report["range"] = {"from": low, "to": high, "every_analyst": (
         {"proved": True, **proof} if proof is not None else {"proved": False, "reason": reason})}
@@ -221,7 +220,7 @@ def ball_route(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: 
     budget of :data:`limits.BALL_WORK`, the loss proved never to rise at any e^ε, or a rising stretch
     proved and confirmed by the exact losses at two rational points of it. Returns whether the
     range was decided; what was tried goes to ``report["range"]["ball"]``."""
-    if spec.query not in limits.BALL_QUERIES:
+    if not spec.kind.ball:
         return False
     assert spec.eps_range is not None  # only called for a range
     cost, budget = ball_budget(spec)
@@ -243,12 +242,12 @@ def ball_route(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: 
         if done % step == 0:
             say(f"range: ball arithmetic, {done:,} of at most {budget:,} enclosures")
 
-    if spec.query == "sum":
+    if not spec.kind.counts:  # a sum
         curve = sum_loss_on_range(perturber, spec.respondents, prior, loss, *spec.eps_range, known=known,
                                   pieces=budget, unknown_values=values, progress=told)
     else:
         curve = count_loss_on_range(perturber, spec.respondents, set(spec.counted), prior, loss, *spec.eps_range,
-                                    known=known, release=release_of(spec), pieces=budget, unknown_values=values,
+                                    known=known, release=spec.kind.release(spec), pieces=budget, unknown_values=values,
                                     progress=told)
     undecided = curve.undecided
     report["range"]["ball"] = {"pieces": len(curve.pieces), "enclosures": curve.evaluations,

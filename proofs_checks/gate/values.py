@@ -10,6 +10,7 @@ from typing import Any
 
 from proofs_checks.gate import limits
 from proofs_checks.gate.model import SpecError
+from proofs_checks.gate.queries import MapQuery
 from qifkit.errors import QifError
 from qifkit.files import read_input_text, read_table_csv
 from qifkit.measures import Loss
@@ -92,9 +93,9 @@ def map_table(table: Any, query: Any, respondents: int, folder: Path) -> tuple[s
     """A map query: the count of the counted values, post-processed by the user's table, a CSV of
     rows ``count,label`` for every count 0..respondents (a deterministic map, Alvim et al. Def. 13;
     its labels are the releases, in the order they first appear)."""
-    if query != "map":
+    if not isinstance(query, MapQuery):
         if table is not None:
-            raise SpecError(f"[query] table is for a map query, not {quoted(query)}")
+            raise SpecError(f"[query] table is for a map query, not {quoted(query.name)}")
         return ()
     if not isinstance(table, str):
         raise SpecError('[query] table must name a CSV of count,label rows, e.g. table = "bands.csv"')

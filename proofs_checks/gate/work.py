@@ -52,7 +52,7 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                     "real-root isolation")
         sampled = f"sampled at {limits.RANGE_SAMPLES} e^ε in float64, each rise re-decided exactly"
         cost, budget = ball_budget(spec)
-        ball = ("" if spec.query not in limits.BALL_QUERIES else
+        ball = ("" if not spec.kind.ball else
                 f"if no rise is confirmed, in ball arithmetic piece by piece (at most {budget:,} enclosures of cost "
                 f"{cost:,}); " if budget >= limits.BALL_MIN_PIECES else
                 f"(ball arithmetic not tried: one enclosure costs {cost:,}, so its budget of {limits.BALL_WORK:,} "
@@ -66,7 +66,7 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                      f"{ball}if still undecided, {symbolic}")
         else:
             route = symbolic
-        proof = "a proof for every analyst is tried first; " if spec.query in ("count", "histogram") else ""
+        proof = "a proof for every analyst is tried first; " if spec.kind.proof else ""
         lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")
         pairs = secrets * (secrets - 1) // 2
         if spec.question == "every_analyst":
@@ -84,6 +84,6 @@ def ball_budget(spec: StabilitySpec) -> tuple[int, int]:
     """The cost of one enclosure of the ball route, the tallies' length (respondents + 1 for a
     count, (values − 1) × respondents + 1 for a sum) × (values + secrets + actions), and how many
     :data:`limits.BALL_WORK` allows."""
-    length = (spec.values - 1) * spec.respondents + 1 if spec.query == "sum" else spec.respondents + 1
+    length = spec.respondents + 1 if spec.kind.counts else (spec.values - 1) * spec.respondents + 1  # a sum
     cost = length * (spec.values + secret_count(spec) + len(spec.analyst[1].actions))
     return cost, limits.BALL_WORK // cost
