@@ -74,155 +74,202 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     each consecutive pair's witness certified before the run ended (kept when the verdict is
     undecided too: a time limit or an undecided range does not void them).
     """
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    say = progress or (lambda line: None)
-    exact_build = builder(spec)
-    built: dict[Any, Channel] = {}
-
-    def build(eps_exp: Any) -> Channel:
-        key = exact_eps_exp(eps_exp)
-        if key not in built:
-            built[key] = exact_build(eps_exp)
-        return built[key]
-
-    grid = sorted(spec.eps_exp, key=exact_eps_exp)
-    number = exact if spec.exact else float  # the report keeps numbers; report_document writes them
-    report: dict[str, Any] = {
-        "question": spec.question,
-        "tolerance": spec.tolerance,
-        "arithmetic": "exact" if spec.exact else "float",
-        "secrets": None if spec.oversize else secret_count(spec),
-        "coverage": " and ".join(c for c, on in (("grid", grid), ("interval", spec.eps_range)) if on),
-        "points": [],
-        "monotone": True,
-        "instability": None,
-        "rises_within_tolerance": [],
-        "pairs": [
-            {
-                "eps_exp_low": low,
-                "eps_exp_high": high,
-                "verdict": "not compared",
-                "method": None if spec.exact else "a float sweep compares no pair",
-            }
-            for low, high in zip(grid, grid[1:], strict=False)
-        ],
-    }
-    instability: Certified | None = None
-    witnesses: list[Certified] = []
-
-    def refuted(found_by: str, low: Any, high: Any, certificate: Refinement) -> None:
-        nonlocal instability
-        assert certificate.prior is not None and certificate.loss is not None  # a refutation has both
-        if instability is None:
-            report["instability"] = {"found_by": found_by, "eps_exp_low": low, "eps_exp_high": high,
-                                     "prior": [number(p) for p in certificate.prior.probabilities()],
-                                     "loss": [[number(v) for v in row] for row in certificate.loss.rows()],
-                                     "loss_low": number(certificate.uncertainty_b),
-                                     "loss_high": number(certificate.uncertainty_a), "gap": number(certificate.gap)}
-            entries = secret_count(spec) * output_count(spec)
-            if spec.exact and entries <= limits.MAX_CERTIFIED_ENTRIES:
-                instability = Certified("instability", low, high, build(high), build(low), certificate)
-            elif spec.exact:
-                report["instability"]["pipelines"] = (
-                    f"not materialised: {entries:,} exact entries each (beyond {limits.MAX_CERTIFIED_ENTRIES:,}); "
-                    "the two "
-                    "losses are exact, and qifkit verify --instability re-derives them from the spec")
-
-    stage = ["before the grid's losses"]
-
-    def steps() -> str | None:
-        """The grid and the range, in order; the reason the run stopped early, or None."""
-        if spec.oversize is not None:  # a range only: nothing but a proof for every analyst can decide it
-            stage[0] = "during the proof for every analyst"
-            say(f"range {list(map(exact_str, spec.eps_range or ()))}: a proof for every analyst (the pipeline is "
-                "not built)")
-            proof, reason = proofs.every_analyst_on_range(spec)
-            report["range"] = {"from": spec.eps_range[0], "to": spec.eps_range[1],  # type: ignore[index]
-                               "every_analyst": {"proved": True, **proof} if proof is not None else
-                               {"proved": False, "reason": reason}, "analyst": f"not followed: {spec.oversize}",
-                               "route": "not followed"}
-            return None
-        prior, loss = working_analyst(spec)
-        exact_loss = exact_loss_of(spec, prior, loss, build)
-        if grid:
-            say(f"the analyst's loss at {len(grid)} e^ε of the grid")
-            stage[0] = "during the grid's losses"
-            curve = loss_curve(build, grid, prior, loss, exact_loss if spec.exact else None)
-            report["points"] = [{"eps_exp": e, "loss": number(v)} for e, v in zip(curve.eps_exp, curve.values,
-                                                                                strict=True)]
-            if curve.violation is not None:
-                report["monotone"] = False
-                low, high, gap = _largest_rise(curve) if spec.tolerance else curve.violation
-                if gap > spec.tolerance:
-                    refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
-                else:
-                    report["rises_within_tolerance"].append({"where": "grid", "rise_at_least": gap,
-                                                             "rise_at_most": gap})
-            if spec.exact and spec.question == "analyst":
-                for pair in report["pairs"]:
-                    pair["method"] = ('the question is the spec\'s analyst; question = "every_analyst" compares '
-                                      "the pipelines")
-            elif spec.exact:
-                candidate = candidate_witness(spec)
-                pairs, started = len(grid) - 1, time.perf_counter()
-                for k, (low, high) in enumerate(zip(grid, grid[1:], strict=False)):
-                    begun = time.perf_counter()
-                    stage[0] = f"after {k} of {pairs} grid pairs"
-                    if deadline is not None and begun > deadline:
-                        return f"the time limit of {time_limit:g} s was reached {stage[0]}"
-                    try:
-                        result = pipeline_refinement(build, high, low, candidate(high, low))
-                    except UndecidableError as error:  # the LP found no certificate: this pair is open
-                        report["pairs"][k].update(verdict="not decided", method=str(error))
-                        say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): not decided ({error})")
-                        continue
-                    now = time.perf_counter()
-                    left = (now - started) / (k + 1) * (pairs - k - 1)
-                    say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
-                        f" in {now - begun:.1f} s; about {left:.0f} s left")
-                    report["pairs"][k].update(verdict="refines" if result.holds else "does not refine",
-                                              method=result.method)
-                    if not result.holds:
-                        refuted("refinement", low, high, result)
-                        break
-                    witnesses.append(Certified(f"pair-{k + 1}", low, high, build(high), build(low), result))
-        if spec.eps_range is not None:
-            stage[0] = "before the range"
-            if deadline is not None and time.perf_counter() > deadline:
-                return f"the time limit of {time_limit:g} s was reached {stage[0]}"
-            stage[0] = "during the range"
-            sweep = FloatSweep(spec, say)
-            range_report(spec, report, prior, loss, build, exact_loss, refuted, say, sweep)
-            if (spec.question == "every_analyst" and report["instability"] is None
-                    and not report["range"]["every_analyst"]["proved"]):
-                stage[0] = "during the search for a constructed analyst"
-                constructed_analyst(spec, report, build, refuted, say, sweep)
-        return None
-
+    evaluation = _Evaluation(spec, progress or (lambda line: None), time_limit)
     try:
         with _alarm(time_limit):
-            timed_out = steps()
+            timed_out = evaluation.run()
     except TimeLimitReached:
-        timed_out = f"the time limit of {time_limit:g} s was reached {stage[0]}" if time_limit else \
-            f"the caller's time limit was reached {stage[0]}"
+        timed_out = (f"the time limit of {time_limit:g} s was reached {evaluation.stage}" if time_limit else
+                     f"the caller's time limit was reached {evaluation.stage}")
     except KeyboardInterrupt:
         if not keep_partial:
             raise
-        timed_out, report["interrupted"] = f"interrupted (Ctrl-C) {stage[0]}", True
-    if "range" in report:
-        report["range"].setdefault("analyst", f"not followed: {timed_out}")
-        report["range"].setdefault("route", "not followed")
-        followed = report["range"]["route"] in ("exact", "ball")
-        if report["monotone"] and not followed and not report["range"]["every_analyst"].get("proved"):
-            report["monotone"] = None  # sampled, or stopped: the loss between the points is not known
-    proved = bool(report.get("range", {}).get("every_analyst", {}).get("proved"))
-    report["stable"], report["undecided"] = _verdict(spec, report, timed_out, proved, bool(grid))
-    compared = sum(pair["verdict"] in ("refines", "does not refine") for pair in report["pairs"])
-    report["covered"] = {"question": spec.question, "grid_pairs_compared": compared, "grid_pairs": len(report["pairs"]),
-                         "interval": None if spec.eps_range is None else
-                         f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
-                         "not proved for every analyst"}
-    return report, [instability] if instability is not None else witnesses
+        timed_out, evaluation.report["interrupted"] = f"interrupted (Ctrl-C) {evaluation.stage}", True
+    return evaluation.finish(timed_out)
+
+
+class _Evaluation:
+    """One evaluation of a spec, in named stages (:meth:`run`): the proof alone for a pipeline too
+    large to build, else the grid's losses, the grid's pairs (every analyst's question only), the
+    range and, for every analyst, the search for a constructed one; then :meth:`finish`, the
+    verdict. ``stage`` says where the run is, for a report stopped in the middle."""
+
+    def __init__(self, spec: StabilitySpec, say: Callable[[str], None], time_limit: float | None) -> None:
+        self.spec, self.say, self.time_limit = spec, say, time_limit
+        self.deadline = None if time_limit is None else time.perf_counter() + time_limit
+        self.stage = "before the grid's losses"
+        self.grid = sorted(spec.eps_exp, key=exact_eps_exp)
+        self.number = exact if spec.exact else float  # the report keeps numbers; report_document writes them
+        self._exact_build = builder(spec)
+        self._built: dict[Any, Channel] = {}
+        self.instability: Certified | None = None
+        self.witnesses: list[Certified] = []
+        self.report: dict[str, Any] = {
+            "question": spec.question,
+            "tolerance": spec.tolerance,
+            "arithmetic": "exact" if spec.exact else "float",
+            "secrets": None if spec.oversize else secret_count(spec),
+            "coverage": " and ".join(c for c, on in (("grid", self.grid), ("interval", spec.eps_range)) if on),
+            "points": [],
+            "monotone": True,
+            "instability": None,
+            "rises_within_tolerance": [],
+            "pairs": [{"eps_exp_low": low, "eps_exp_high": high, "verdict": "not compared",
+                       "method": None if spec.exact else "a float sweep compares no pair"}
+                      for low, high in zip(self.grid, self.grid[1:], strict=False)],
+        }
+
+    def build(self, eps_exp: Any) -> Channel:
+        """The spec's pipeline at an e^ε, built once."""
+        key = exact_eps_exp(eps_exp)
+        if key not in self._built:
+            self._built[key] = self._exact_build(eps_exp)
+        return self._built[key]
+
+    def refuted(self, found_by: str, low: Any, high: Any, certificate: Refinement) -> None:
+        """Record the first instability found: the report's numbers, and its certificate when the
+        pipelines are small enough to write (else ``instability.json`` re-derives it from the spec)."""
+        assert certificate.prior is not None and certificate.loss is not None  # a refutation has both
+        if self.instability is not None or self.report["instability"] is not None:
+            return
+        number, spec = self.number, self.spec
+        self.report["instability"] = {
+            "found_by": found_by, "eps_exp_low": low, "eps_exp_high": high,
+            "prior": [number(p) for p in certificate.prior.probabilities()],
+            "loss": [[number(v) for v in row] for row in certificate.loss.rows()],
+            "loss_low": number(certificate.uncertainty_b), "loss_high": number(certificate.uncertainty_a),
+            "gap": number(certificate.gap)}
+        entries = secret_count(spec) * output_count(spec)
+        if spec.exact and entries <= limits.MAX_CERTIFIED_ENTRIES:
+            self.instability = Certified("instability", low, high, self.build(high), self.build(low), certificate)
+        elif spec.exact:
+            self.report["instability"]["pipelines"] = (
+                f"not materialised: {entries:,} exact entries each (beyond {limits.MAX_CERTIFIED_ENTRIES:,}); the two "
+                "losses are exact, and qifkit verify --instability re-derives them from the spec")
+
+    def _past_deadline(self) -> str | None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return f"the time limit of {self.time_limit:g} s was reached {self.stage}"
+        return None
+
+    def run(self) -> str | None:
+        """The stages in order; the reason the run stopped early, or None."""
+        spec = self.spec
+        if spec.oversize is not None:  # a range only: nothing but a proof for every analyst can decide it
+            self.proof_only()
+            return None
+        prior, loss = working_analyst(spec)
+        exact_loss = exact_loss_of(spec, prior, loss, self.build)
+        if self.grid:
+            self.grid_losses(prior, loss, exact_loss)
+            stopped = self.grid_pairs()
+            if stopped:
+                return stopped
+        if spec.eps_range is not None:
+            self.stage = "before the range"
+            stopped = self._past_deadline()
+            if stopped:
+                return stopped
+            self.range_stage(prior, loss, exact_loss)
+        return None
+
+    def proof_only(self) -> None:
+        """A pipeline too large to build: the range decided by a proof for every analyst, or not."""
+        spec = self.spec
+        assert spec.eps_range is not None  # the parser allows no other oversize spec
+        self.stage = "during the proof for every analyst"
+        self.say(f"range {list(map(exact_str, spec.eps_range))}: a proof for every analyst (the pipeline is not "
+                 "built)")
+        proof, reason = proofs.every_analyst_on_range(spec)
+        self.report["range"] = {"from": spec.eps_range[0], "to": spec.eps_range[1],
+                                "every_analyst": {"proved": True, **proof} if proof is not None else
+                                {"proved": False, "reason": reason}, "analyst": f"not followed: {spec.oversize}",
+                                "route": "not followed"}
+
+    def grid_losses(self, prior: Any, loss: Any, exact_loss: Callable[[Any], Any]) -> None:
+        """The analyst's loss at each grid e^ε, and its largest rise against the tolerance."""
+        spec, report = self.spec, self.report
+        self.say(f"the analyst's loss at {len(self.grid)} e^ε of the grid")
+        self.stage = "during the grid's losses"
+        curve = loss_curve(self.build, self.grid, prior, loss, exact_loss if spec.exact else None)
+        report["points"] = [{"eps_exp": e, "loss": self.number(v)}
+                            for e, v in zip(curve.eps_exp, curve.values, strict=True)]
+        if curve.violation is None:
+            return
+        report["monotone"] = False
+        low, high, gap = _largest_rise(curve) if spec.tolerance else curve.violation
+        if gap > spec.tolerance:
+            self.refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
+        else:
+            report["rises_within_tolerance"].append({"where": "grid", "rise_at_least": gap, "rise_at_most": gap})
+
+    def grid_pairs(self) -> str | None:
+        """Refinement of each consecutive grid pair (every analyst's question; exact grids only), with
+        its certificate; the reason the run stopped, or None."""
+        spec, report, say = self.spec, self.report, self.say
+        if not spec.exact:
+            return None
+        if spec.question == "analyst":
+            for pair in report["pairs"]:
+                pair["method"] = ("the question is the spec's analyst; question = \"every_analyst\" compares "
+                                  "the pipelines")
+            return None
+        candidate = candidate_witness(spec)
+        pairs, started = len(self.grid) - 1, time.perf_counter()
+        for k, (low, high) in enumerate(zip(self.grid, self.grid[1:], strict=False)):
+            begun = time.perf_counter()
+            self.stage = f"after {k} of {pairs} grid pairs"
+            stopped = self._past_deadline()
+            if stopped:
+                return stopped
+            try:
+                result = pipeline_refinement(self.build, high, low, candidate(high, low))
+            except UndecidableError as error:  # the LP found no certificate: this pair is open
+                report["pairs"][k].update(verdict="not decided", method=str(error))
+                say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): not decided ({error})")
+                continue
+            now = time.perf_counter()
+            left = (now - started) / (k + 1) * (pairs - k - 1)
+            say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
+                f" in {now - begun:.1f} s; about {left:.0f} s left")
+            report["pairs"][k].update(verdict="refines" if result.holds else "does not refine", method=result.method)
+            if not result.holds:
+                self.refuted("refinement", low, high, result)
+                break
+            self.witnesses.append(Certified(f"pair-{k + 1}", low, high, self.build(high), self.build(low), result))
+        return None
+
+    def range_stage(self, prior: Any, loss: Any, exact_loss: Callable[[Any], Any]) -> None:
+        """The range's routes (:func:`~proofs_checks.gate.ranges.range_report`) and, for every
+        analyst's question without a proof or an instability, the two-secret search."""
+        spec, report = self.spec, self.report
+        self.stage = "during the range"
+        sweep = FloatSweep(spec, self.say)
+        range_report(spec, report, prior, loss, self.build, exact_loss, self.refuted, self.say, sweep)
+        if spec.question == "every_analyst" and report["instability"] is None \
+                and not report["range"]["every_analyst"]["proved"]:
+            self.stage = "during the search for a constructed analyst"
+            constructed_analyst(spec, report, self.build, self.refuted, self.say, sweep)
+
+    def finish(self, timed_out: str | None) -> tuple[dict[str, Any], list[Certified]]:
+        """The verdict answering the spec's question (:func:`_verdict`), what it covered, and the
+        certificates: the instability's, or each grid pair's witness certified by then."""
+        spec, report = self.spec, self.report
+        if "range" in report:
+            report["range"].setdefault("analyst", f"not followed: {timed_out}")
+            report["range"].setdefault("route", "not followed")
+            followed = report["range"]["route"] in ("exact", "ball")
+            if report["monotone"] and not followed and not report["range"]["every_analyst"].get("proved"):
+                report["monotone"] = None  # sampled, or stopped: the loss between the points is not known
+        proved = bool(report.get("range", {}).get("every_analyst", {}).get("proved"))
+        report["stable"], report["undecided"] = _verdict(spec, report, timed_out, proved, bool(self.grid))
+        compared = sum(pair["verdict"] in ("refines", "does not refine") for pair in report["pairs"])
+        report["covered"] = {"question": spec.question, "grid_pairs_compared": compared,
+                             "grid_pairs": len(report["pairs"]),
+                             "interval": None if spec.eps_range is None else
+                             f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
+                             "not proved for every analyst"}
+        return report, [self.instability] if self.instability is not None else self.witnesses
 
 
 def _verdict(spec: StabilitySpec, report: dict[str, Any], timed_out: str | None, proved: bool, grid: bool
