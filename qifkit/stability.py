@@ -82,17 +82,19 @@ def condition_11(post: Channel, witness: Channel | Matrix) -> bool:
 
 
 def pipeline_refinement(build: Callable[[Any], Channel], eps_exp_high: Any, eps_exp_low: Any,
-                        candidate: Channel | None = None) -> Refinement:
+                        candidate: Channel | None = None, time_limit: float | None = None) -> Refinement:
     """Decide C_ε·P ⊑ C_ε'·P for e^ε = `eps_exp_high` ≥ e^ε' = `eps_exp_low`, with a certificate.
 
     `build(eps_exp)` returns the pipeline channel at that e^ε. A refutation is an instability: the
     analyst of its prior and loss does strictly better with the *more private* pipeline. A
     `candidate` witness (e.g. :func:`qifkit.pipelines.count_witness`) is tried first and accepted
-    only after the exact check of :func:`qifkit.refines`.
+    only after the exact check of :func:`qifkit.refines`. `time_limit` (seconds) bounds its LP as
+    for :func:`qifkit.refines`: HiGHS itself stops then, and the call raises
+    :class:`~qifkit.errors.TimeLimitReached` rather than answering.
     """
     if exact_eps_exp(eps_exp_high) < exact_eps_exp(eps_exp_low):
         raise ShapeError(f"eps_exp_high = {eps_exp_high} is below eps_exp_low = {eps_exp_low}")
-    return refines(build(eps_exp_high), build(eps_exp_low), candidate=candidate)
+    return refines(build(eps_exp_high), build(eps_exp_low), candidate=candidate, time_limit=time_limit)
 
 
 @dataclass(frozen=True)

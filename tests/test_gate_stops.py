@@ -20,6 +20,7 @@ import qifkit.lp.attempts
 import qifkit.stability
 from proofs_checks import gate
 from proofs_checks.cli.app import main
+from proofs_checks.gate import evaluate as gate_evaluate
 from proofs_checks.gate import limits as gate_limits
 from proofs_checks.gate import pipelines as gate_pipelines
 from proofs_checks.gate import ranges as gate_ranges
@@ -153,3 +154,22 @@ def test_long_routes_say_how_far_they_got(tmp_path, monkeypatch):
     balls = [line for line in lines if line.startswith("range: ball arithmetic, ")]
     assert len(sweep) == gate_limits.RANGE_SAMPLES - 1 and sweep[-1].endswith(f"of {gate_limits.RANGE_SAMPLES} e^ε")
     assert balls and all("of at most" in line for line in balls)
+
+
+def test_the_lp_of_a_grid_pair_gets_the_time_left(tmp_path, monkeypatch):
+    """Issue 51: a time limit reaches inside HiGHS (the LP is told the seconds left, and HiGHS
+    stops itself), not only between the steps a signal can interrupt."""
+    told = []
+    real = gate_evaluate.pipeline_refinement
+
+    def recording(*arguments, time_limit=None, **keywords):
+        told.append(time_limit)
+        return real(*arguments, time_limit=time_limit, **keywords)
+
+    monkeypatch.setattr(gate_evaluate, "pipeline_refinement", recording)
+    spec = gate.read_spec(_grid_histograms(tmp_path))
+    gate.evaluate_spec(spec, time_limit=600)
+    assert len(told) == 3 and all(limit is not None and 0 < limit <= 600 for limit in told)
+    told.clear()
+    gate.evaluate_spec(spec)
+    assert told == [None] * 3

@@ -294,11 +294,11 @@ def test_ctrl_c_writes_the_partial_report_and_keeps_what_was_certified(tmp_path,
     calls = []
     original = gate_evaluate.pipeline_refinement
 
-    def interrupted_second(*arguments):
+    def interrupted_second(*arguments, **keywords):
         calls.append(1)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return original(*arguments)
+        return original(*arguments, **keywords)
 
     monkeypatch.setattr(gate_evaluate, "pipeline_refinement", interrupted_second)
     spec = _spec(tmp_path, family="randomized_response", values=3, respondents=2, of=(0,), eps=("3/2", "2", "3"))

@@ -538,10 +538,10 @@ def test_a_grid_pair_the_lp_cannot_certify_leaves_the_gate_undecided_not_failed(
 
     real = gate_evaluate.pipeline_refinement
 
-    def first_undecidable(build, high, low, candidate=None):
+    def first_undecidable(build, high, low, candidate=None, time_limit=None):
         if low == Fraction(3, 2):
             raise UndecidableError("no certificate found for witness LP (forced by the test)")
-        return real(build, high, low, candidate)
+        return real(build, high, low, candidate, time_limit=time_limit)
 
     monkeypatch.setattr(gate_evaluate, "pipeline_refinement", first_undecidable)
     out = tmp_path / "r.json"

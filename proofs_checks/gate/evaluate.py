@@ -223,7 +223,8 @@ class _Evaluation:
             if stopped:
                 return stopped
             try:
-                result = pipeline_refinement(self.build, high, low, candidate(high, low))
+                remaining = None if self.deadline is None else max(self.deadline - time.perf_counter(), 1e-3)
+                result = pipeline_refinement(self.build, high, low, candidate(high, low), time_limit=remaining)
             except UndecidableError as error:  # the LP found no certificate: this pair is open
                 report["pairs"][k].update(verdict="not decided", method=str(error))
                 say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): not decided ({error})")
