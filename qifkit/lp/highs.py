@@ -3,12 +3,15 @@ of two), run within the caller"s deadline, its status and basis read back. Never
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -132,7 +135,7 @@ def float_solution(program: LinearProgram) -> tuple[str, np.ndarray | None]:
     ('optimal', [1.0, 0.0])
     """
     highs = highs_model(program)
-    highs.run()
+    run_highs(highs, None)
     status = highs_status(highs)
     if status != "optimal":
         return status, None
@@ -180,15 +183,62 @@ def basis_flags(highs: Any) -> Flags | None:
 def run_highs(highs: Any, deadline: float | None) -> Any:
     """``highs.run()`` within the caller's deadline (``time.perf_counter()``, None: none): HiGHS is
     given the time left, and a run it stops on that time raises
-    :class:`~qifkit.errors.TimeLimitReached` rather than being read as an answer."""
+    :class:`~qifkit.errors.TimeLimitReached` rather than being read as an answer.
+
+    Stoppable while it runs: a signal whose Python handler would raise (Ctrl-C, a caller's alarm)
+    is held while HiGHS runs, HiGHS is asked to stop at its next simplex or interior-point check,
+    and the held handlers run once it has returned (so Ctrl-C lands within an iteration, not when
+    the solve ends, and no Python exception ever unwinds through HiGHS's C++)."""
     import highspy
 
     if deadline is not None:
         highs.setOptionValue("time_limit", time_left(deadline))
-    status = highs.run()
+    with _signals_held() as arrived:
+
+        def stop_if_signalled(event: Any) -> None:
+            if arrived:
+                event.interrupt()
+
+        highs.cbSimplexInterrupt += stop_if_signalled
+        highs.cbIpmInterrupt += stop_if_signalled
+        try:
+            status = highs.run()
+        finally:
+            highs.cbSimplexInterrupt -= stop_if_signalled
+            highs.cbIpmInterrupt -= stop_if_signalled
     if deadline is not None and highs.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
         raise TimeLimitReached
     return status
+
+
+_HELD_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGALRM") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[list[tuple[int, Any]]]:
+    """While the block runs, the Python handlers of SIGINT and SIGALRM only record the signals in
+    the list yielded; on leaving, the handlers are put back and each recorded signal is given to
+    its own handler (which may raise KeyboardInterrupt or TimeLimitReached there). Outside the main
+    thread, where Python runs no handler, nothing changes."""
+    arrived: list[tuple[int, Any]] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield arrived
+        return
+    previous = {number: signal.getsignal(number) for number in _HELD_SIGNALS}
+    held = [number for number, handler in previous.items() if callable(handler)]
+
+    def record(number: int, frame: Any) -> None:
+        arrived.append((number, frame))
+
+    for number in held:
+        signal.signal(number, record)
+    try:
+        yield arrived
+    finally:
+        for number in held:
+            signal.signal(number, previous[number])
+    for number, frame in arrived:
+        previous[number](number, frame)
 
 
 def time_left(deadline: float | None) -> float:
