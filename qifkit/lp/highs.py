@@ -224,19 +224,18 @@ def _signals_held() -> Iterator[list[tuple[int, Any]]]:
     if threading.current_thread() is not threading.main_thread():
         yield arrived
         return
-    previous = {number: signal.getsignal(number) for number in _HELD_SIGNALS}
-    held = [number for number, handler in previous.items() if callable(handler)]
+    previous = {number: handler for number in _HELD_SIGNALS if callable(handler := signal.getsignal(number))}
 
     def record(number: int, frame: Any) -> None:
         arrived.append((number, frame))
 
-    for number in held:
+    for number in previous:
         signal.signal(number, record)
     try:
         yield arrived
     finally:
-        for number in held:
-            signal.signal(number, previous[number])
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     for number, frame in arrived:
         previous[number](number, frame)
 
