@@ -26,7 +26,7 @@ from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
-from qifkit.errors import NotExactError, PrivacyParameterError, ShapeError
+from qifkit.errors import NotExactError, ParameterError, PrivacyParameterError, ShapeError
 from qifkit.numbers import exact, reduced_fraction
 from qifkit.validation import alpha_in_unit_interval, eps_exp_above_one, whole_number
 
@@ -169,6 +169,11 @@ def _exact_root(value: Fraction, degree: int) -> Fraction | None:
     return Fraction(int(parts[0][0]), int(parts[1][0]))
 
 
+#: The most bits the exact weights of :func:`exponential_mechanism` may take together (about
+#: 125 MB; a 40 × 40 quality of entries 10^7 at e^ε = 4 would take 1.6·10^10 bits and a minute).
+MAX_EXPONENTIAL_BITS = 10**9
+
+
 def exponential_mechanism(
     quality: Sequence[Sequence[Any]],
     eps_exp: Any,
@@ -196,6 +201,8 @@ def exponential_mechanism(
     ------
     NotExactError
         When the weights are irrational for this e^ε.
+    ParameterError
+        When the exact weights would take more than :data:`MAX_EXPONENTIAL_BITS` bits.
 
     Examples
     --------
@@ -219,6 +226,14 @@ def exponential_mechanism(
             f"(e^ε)^(Q/2s) needs the {degree}-th root of {base}, which is irrational; choose e^ε "
             "as an exact power or scale the quality"
         )
-    weights = [[root ** int(e * degree) for e in row] for row in grid]
+    exponents = [[int(e * degree) for e in row] for row in grid]
+    bits = sum(len(row) * (max(row) - min(row)) for row in exponents) * max(root.numerator.bit_length(),
+                                                                            root.denominator.bit_length())
+    if bits > MAX_EXPONENTIAL_BITS:
+        raise ParameterError(
+            f"the exponential mechanism's exact weights would take about {bits:,} bits (each row's spread of "
+            f"Q/2s, {degree}-th roots of e^ε, times its length), beyond {MAX_EXPONENTIAL_BITS:,}; scale the "
+            "quality down or use a smaller e^ε")
+    weights = [[root ** k for k in row] for row in exponents]
     rows = [[w / sum(row) for w in row] for row in weights]
     return Channel.from_rows(rows, secrets, outputs)

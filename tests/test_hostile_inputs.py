@@ -757,6 +757,16 @@ def _round4_cases() -> list[Case]:
               Case("construct-z-of-5001-digits", ("construct", "--z", f"1/{long},1", "--eps-exp", "2"), says="z sums"),
               Case("construct-eps-exp-5001-digits", ("construct", "--z", "uniform", "--n", "3", "--eps-exp", long),
                    status=0, says="alg1")]
+    sizes = {"fixed-point-600": (_with("perturber", family="fixed_point", values=600, z="uniform"), {},
+                                 "units of work"),
+             "weakly-honest-200": (_with("perturber", family="weakly_honest", values=200), {}, "exact lp of 40,000"),
+             "exponential-quality-1e7": (_with("perturber", family="exponential", values=40, quality="q.csv"),
+                                         {"q.csv": "\n".join(",".join("10000000" if i == j else "0" for j in range(40))
+                                                             for i in range(40)) + "\n"}, "bits")}
+    for name, (document, files, says) in sizes.items():  # at the sizes the README allows: refused in seconds
+        document["sweep"] = {**document["sweep"], "eps_exp": ["4", "9"]}
+        cases.append(Case(f"spec-{name}", ("stability", "{d}/s.toml"), {"s.toml": spec_toml(document), **files},
+                          says=says))
     spec = {"s.toml": spec_toml(_with("sweep", eps_exp=["3/2", "2", "3"]))}
     for name, folder in (("a.csv", False), ("cert.json", False), ("pair-1", True), ("pair-2", True),
                          ("qifkit-certificates.json", False)):

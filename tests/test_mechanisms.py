@@ -16,7 +16,7 @@ from qifkit import (
     truncated_geometric,
     uniform_mechanism,
 )
-from qifkit.errors import NotExactError, PrivacyParameterError, ShapeError
+from qifkit.errors import NotExactError, ParameterError, PrivacyParameterError, ShapeError
 
 
 @pytest.mark.parametrize("eps_exp", ["1", "0.5", 1, "ln(1)", F(9, 10), 0])
@@ -129,3 +129,13 @@ def test_exponential_mechanism_exact_and_refused():
     assert em.rows()[0] == [F(4, 7), F(2, 7), F(1, 7)]
     with pytest.raises(NotExactError, match="irrational"):
         exponential_mechanism(quality, "2")
+
+
+def test_exponential_mechanism_refuses_weights_too_large_before_building_them():
+    """Issue 52: a 40 × 40 quality of entries 10^6 at e^ε = 4 asks weights 2^(10^6) in 1,600 entries
+    (about 2.4·10^9 bits): refused up front, naming the size; 10^4 on the same shape is built."""
+    big = [[10**6 if i == j else 0 for j in range(40)] for i in range(40)]
+    with pytest.raises(ParameterError, match=r"2,400,000,000 bits.*beyond 1,000,000,000"):
+        exponential_mechanism(big, "4")
+    small = [[10**4 if i == j else 0 for j in range(40)] for i in range(40)]
+    assert exponential_mechanism(small, "4").rows()[0][0] > F(99, 100)

@@ -91,9 +91,7 @@ def _fixed_point_perturber(table: dict[str, Any], values: int, grid: tuple[Fract
         assert rows is not None  # the exact mode always has the matrix
         return Channel.from_rows([list(row) for row in rows])
 
-    for eps_exp in grid:
-        build(eps_exp)
-    return build
+    return _built_at_grid(build, grid)
 
 
 def _weakly_honest_perturber(table: dict[str, Any], values: int, grid: tuple[Fraction, ...]
@@ -107,9 +105,24 @@ def _weakly_honest_perturber(table: dict[str, Any], values: int, grid: tuple[Fra
     def build(eps_exp: Any) -> Channel:
         return weakly_honest_mechanism(values - 1, 1 / exact(eps_exp))
 
+    return _built_at_grid(build, grid)
+
+
+def _built_at_grid(build: Callable[[Any], Channel], grid: tuple[Fraction, ...]) -> Callable[[Any], Channel]:
+    """`build` run at every e^ε of the grid now (a perturber that cannot be built is refused with the
+    spec), each result kept: the evaluation asks for the same e^ε again, and these families are
+    the costly ones (an exact construction or LP at each e^ε)."""
+    built: dict[Any, Channel] = {}
+
+    def once(eps_exp: Any) -> Channel:
+        key = exact_eps_exp(eps_exp)
+        if key not in built:
+            built[key] = build(eps_exp)
+        return built[key]
+
     for eps_exp in grid:
-        build(eps_exp)
-    return build
+        once(eps_exp)
+    return once
 
 
 #: The perturber families of :mod:`polytopes`, built at the grid's e^ε when the spec is read.

@@ -17,6 +17,13 @@ MAX_PERTURBER = 1000
 #: The most work an exact perturber at one grid e^ε may ask: side³ × the bits of e^ε (a geometric
 #: perturber on 1,000 values at e^ε = 2 is 3·10^9; at e^ε = 10^9, 31 bits, ten times that).
 PERTURBER_WORK = 4 * 10**9
+#: How many times a geometric perturber's work Kohli and Laskowski's fixed-point construction asks
+#: at the same side and e^ε (construction, verification and conversion), so that it meets the same
+#: :data:`PERTURBER_WORK`: about 380 values at e^ε = 2 (a spec at 370 values, e^ε 2 and 3: 42 s).
+FIXED_POINT_WORK_FACTOR = 25
+#: The most values of Cormode et al.'s weakly honest mechanism, an exact LP of values² variables at
+#: each e^ε (40 values: about 1 s; 80: 36 s; 120: past two minutes, measured).
+WEAKLY_HONEST_MAX_VALUES = 60
 
 
 #: The most values of an expression perturber: its privacy on a range is values²·(values − 1) sign proofs.

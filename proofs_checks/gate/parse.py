@@ -318,19 +318,26 @@ def _check_perturber_size(family: str, kind: Query, side: int, grid: Sequence[Fr
     """Refuse a perturber too large to build exactly, before anything is built: more than
     :data:`~proofs_checks.gate.limits.MAX_PERTURBER` values a side, or, at a grid e^ε of many digits,
     more work than :data:`~proofs_checks.gate.limits.PERTURBER_WORK` (side³ × the bits of e^ε: a
-    geometric entry holds about side × those bits, and there are side² of them)."""
+    geometric entry holds about side × those bits, and there are side² of them; times
+    :data:`~proofs_checks.gate.limits.FIXED_POINT_WORK_FACTOR` for a fixed-point perturber); a weakly
+    honest perturber of more than :data:`~proofs_checks.gate.limits.WEAKLY_HONEST_MAX_VALUES` values."""
     fewer = "fewer values" + (", fewer respondents" if kind.bars else "")
     if side > limits.MAX_PERTURBER:
         raise SpecError(f"the perturber would be a {side:,} × {side:,} exact matrix; the limit is "
                         f"{limits.MAX_PERTURBER:,} ({fewer})")
+    if family == "weakly_honest" and side > limits.WEAKLY_HONEST_MAX_VALUES:
+        raise SpecError(f"the weakly honest mechanism on {side:,} values is an exact LP of {side**2:,} variables at "
+                        f"each e^ε; the limit is {limits.WEAKLY_HONEST_MAX_VALUES} values ({fewer})")
     if family in ("file", "uniform") or not grid:
         return
     heaviest = max(grid, key=lambda e: e.numerator.bit_length() + e.denominator.bit_length())
     bits = heaviest.numerator.bit_length() + heaviest.denominator.bit_length()
-    if side**3 * bits > limits.PERTURBER_WORK:
-        raise SpecError(f"an exact {side:,} × {side:,} perturber at e^ε = {shown_number(heaviest)} ({bits} bits) is "
-                        f"about {side**3 * bits:,} units of work (side³ × bits), beyond {limits.PERTURBER_WORK:,}: "
-                        f"{fewer}, or an e^ε of fewer digits")
+    work = side**3 * bits * (limits.FIXED_POINT_WORK_FACTOR if family == "fixed_point" else 1)
+    if work > limits.PERTURBER_WORK:
+        raise SpecError(f"an exact {side:,} × {side:,} {family} perturber at e^ε = {shown_number(heaviest)} ({bits} "
+                        f"bits) is about {work:,} units of work (side³ × bits"
+                        + (f" × {limits.FIXED_POINT_WORK_FACTOR} for a fixed point" if family == "fixed_point" else "")
+                        + f"), beyond {limits.PERTURBER_WORK:,}: {fewer}, or an e^ε of fewer digits")
 
 
 def _gate(table: dict[str, Any], names_analyst: bool) -> tuple[str, Fraction]:
