@@ -117,3 +117,36 @@ def test_a_fault_while_writing_an_output_is_exit_2_naming_the_path(channels, tmp
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and str(out) in lines[0] and cause in lines[0]
     assert out.read_text() == "the earlier certificate"
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["stability", "{spec}", "--certificate", "{d}/certs"], "--certificate"),
+    (["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--resume", "{d}/walk"], "--resume"),
+])
+def test_an_output_folder_that_cannot_be_written_is_refused_before_any_work(tmp_path, monkeypatch, capsys, argv,
+                                                                             option):
+    """Issue 52: output folders are checked writable before any work. A read-only file system (the
+    probe file cannot be made there, as on a read-only mount) is exit 2 naming the folder and the
+    cause; the work (the gate's evaluation, the enumeration) never starts."""
+    import tempfile
+
+    from proofs_checks import gate
+    from proofs_checks.cli import enumerate as enumerate_command
+    from proofs_checks.cli import main
+
+    spec = write_spec(tmp_path, spec_document(respondents=2, known=[0]))
+    started = []
+    monkeypatch.setattr(gate, "evaluate_spec", lambda *a, **k: started.append(1))
+    monkeypatch.setattr(enumerate_command, "_POLYTOPES", {"LDP": lambda *a: started.append(1)})
+    real = tempfile.TemporaryFile
+
+    def read_only(*args, dir=None, **kwargs):
+        if dir is not None and Path(dir).resolve() == tmp_path.resolve():
+            raise OSError(30, "Read-only file system", str(dir))
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", read_only)
+    code = main([a.replace("{spec}", str(spec)).replace("{d}", str(tmp_path)) for a in argv])
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and not started
+    assert len(lines) == 1 and option in lines[0] and "Read-only file system" in lines[0], lines

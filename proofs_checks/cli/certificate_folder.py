@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from proofs_checks.cli.base import UsageError
-from proofs_checks.cli.io import inside, same_file
+from proofs_checks.cli.io import check_writable_folder, inside, same_file
 from qifkit.errors import QifError
 from qifkit.files import atomic_write_bytes, json_text, read_input, read_json, write_json
 from qifkit.numbers import exact_str
@@ -77,6 +77,7 @@ class CertificateFolder:
     def __init__(self, folder: Path, pairs: int, paths: dict[str, str | None]) -> None:
         if folder.exists() and not folder.is_dir():
             raise UsageError(f"--certificate {folder}: exists and is not a folder")
+        check_writable_folder(folder, "--certificate")
         self.path = folder
         self.names = [*_TOP_FILES] + [f"pair-{k}/{name}" for k in range(1, pairs + 1) for name in _PAIR_FILES]
         for option, given in paths.items():

@@ -31,7 +31,15 @@ from proofs_checks.cli.base import (
     detail_printer,
     progress_printer,
 )
-from proofs_checks.cli.io import NAMED_FIXED_POINTS, check_outputs, fixed_point, inside, write_document, write_json
+from proofs_checks.cli.io import (
+    NAMED_FIXED_POINTS,
+    check_outputs,
+    check_writable_folder,
+    fixed_point,
+    inside,
+    write_document,
+    write_json,
+)
 
 _POLYTOPES = {
     "LDP": lambda n, e, z: ldp_polytope(n, e),
@@ -78,6 +86,8 @@ def run(arguments: argparse.Namespace) -> int:
             raise UsageError(f"z[{k}] = {z[k]} is not positive; a fixed point must put mass on every count")
     if arguments.resume and Path(arguments.resume).exists() and not Path(arguments.resume).is_dir():
         raise UsageError(f"--resume {arguments.resume}: exists and is not a folder")
+    if arguments.resume:
+        check_writable_folder(arguments.resume, "--resume")
     limit = ENUMERATION_MAX_N[arguments.polytope]
     if arguments.n > limit:
         raise UsageError(

@@ -122,6 +122,23 @@ def check_writable(path: str) -> None:
         raise UsageError(f"cannot write {path}: {error.strerror}") from None
 
 
+def check_writable_folder(folder: str | Path, option: str) -> None:
+    """Fail before any work if the output folder `folder` (given as `option`) cannot be written: a
+    file is made and removed there, or, for a folder still to be made, in its nearest existing
+    parent (a read-only file system or a folder without write permission is said now, not after
+    the work)."""
+    place = Path(folder)
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    if not place.is_dir():
+        raise UsageError(f"{option} {folder}: {place} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=place):
+            pass
+    except OSError as error:
+        raise UsageError(f"{option} {folder}: cannot write in {place}: {error.strerror}") from None
+
+
 def same_file(first: str | Path, second: str | Path) -> bool:
     """True if two paths name one file: the same file when both exist (links and ``..`` included),
     else the same absolute path once links in their folders are followed."""
