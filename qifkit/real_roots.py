@@ -123,11 +123,11 @@ def real_roots(polynomials: Iterable[sympy.Poly], low: Fraction, high: Fraction 
     Each root is kept with an irreducible factor of a polynomial it is a root of (rational roots as
     Fractions); distinct irreducible factors have no common root, so refinement separates them.
     """
-    factors = set()
-    for p in polynomials:
+    factors: dict[sympy.Poly, None] = {}  # in order of first appearance: a set's order follows the
+    for p in polynomials:  # process's string hashes, and the refinement below depends on the order
         if p.degree() > 0:
             for factor, _ in p.factor_list()[1]:
-                factors.add(factor.monic() if factor.LC() > 0 else factor)
+                factors[factor.monic() if factor.LC() > 0 else factor] = None
     roots: list[list] = []
     for f in factors:
         for (a, b), _ in f.intervals():
