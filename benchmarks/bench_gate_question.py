@@ -78,7 +78,7 @@ def _baseline(spec) -> float:
 
 
 def _verdict(report) -> str:
-    return {True: "stable", False: "NOT stable", None: "not decided"}[report["stable"]]
+    return {True: "stable", False: "NOT stable", None: "not decided"}[report.stable]
 
 
 def _run(spec, limit: float = 180.0):
@@ -162,8 +162,8 @@ def part_two() -> None:
     for name, spec, theory in suite:
         report, seconds = _run(spec)
         total_seconds += seconds
-        decided += report["stable"] is not None
-        wrong = theory is not None and report["stable"] is not None and report["stable"] != theory
+        decided += report.stable is not None
+        wrong = theory is not None and report.stable is not None and report.stable != theory
         against += wrong
         expected = {True: "stable", False: "NOT stable", None: "-"}[theory]
         print(f"{name:<58} {spec.question:<14} {_verdict(report):<12} {expected:<10} {seconds:>8.2f}"

@@ -152,7 +152,7 @@ def main() -> None:
         report, _ = evaluate_spec(
             read_spec(str(Path(__file__).resolve().parent.parent / "examples" / "survey_rr.toml"))
         )
-        return f"stable = {report['stable']} on {len(report['points'])} values of e^ε"
+        return f"stable = {report.stable} on {len(report.points)} values of e^ε"
 
     def lp_fixed(n: int, shape: str = "uniform", eps_exp: str = "2", fixed: bool = True
                  ) -> tuple[str, Callable[[], Any]]:

@@ -70,8 +70,8 @@ def _row(name: str, path: str, time_limit: float | None) -> None:
     started = time.perf_counter()
     report, _ = evaluate_spec(spec, time_limit=time_limit)
     seconds = time.perf_counter() - started
-    verdict = {True: "stable", False: "NOT stable", None: "undecided"}[report["stable"]]
-    print(f"| {name} | {seconds:.1f} s | {verdict}: {report.get('undecided') or report['covered']} | "
+    verdict = {True: "stable", False: "NOT stable", None: "undecided"}[report.stable]
+    print(f"| {name} | {seconds:.1f} s | {verdict}: {report.undecided or report.covered} | "
           f"{baseline:.2f} s | {seconds / baseline:.1f}× |", flush=True)
 
 

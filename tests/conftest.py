@@ -4,6 +4,7 @@ import json
 import random
 import sys
 from fractions import Fraction as F
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -11,6 +12,9 @@ from hypothesis import strategies as st
 
 from qifkit.channel import Channel
 from qifkit.lp import LinearProgram
+
+#: The project's example specs (examples/), as the README runs them.
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 settings.register_profile("qifkit", max_examples=60, deadline=None)
 settings.load_profile("qifkit")

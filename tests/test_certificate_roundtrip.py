@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES
 
 from proofs_checks.cli.app import main
 from proofs_checks.gate import limits
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 FAST_EXAMPLES = ["appd1.toml", "appd1_range.toml", "survey_rr.toml", "survey_rr_range.toml", "deploy_histogram.toml",
                  "deploy_population.toml", "own_perturber/spec.toml", "own_perturber/exponential.toml",
                  "own_perturber/expression.toml"]

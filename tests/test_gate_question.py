@@ -10,7 +10,7 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
-from conftest import spec_document, write_spec
+from conftest import EXAMPLES, spec_document, write_spec
 
 from proofs_checks.cli.app import main
 from proofs_checks.gate import evaluate_spec, parse_spec
@@ -19,7 +19,6 @@ from qifkit.measures import posterior_uncertainty
 from qifkit.pipelines import count_pipeline
 from qifkit.stability import loss_on_range
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 #: Alvim et al. 2023, App. D.1: the analyst's loss at e^ε = 7/2 and 351/100 (×1000, linear loss).
 APPD1_LOW = F(1276949536000, 771895089)
 APPD1_HIGH = F(2552438666271995640492212000, 1542907143753726048154857)
@@ -95,12 +94,12 @@ def test_a_tolerance_on_a_range_passes_a_bounded_rise_and_refutes_a_larger_one(t
                 "query": {"kind": "count", "of": [0]}, "analyst": {"prior": "uniform", "loss": "linear", "scale": 1000},
                 "sweep": {"from": "3", "to": "4"}, "gate": {"tolerance": tolerance}}
     report, _ = evaluate_spec(parse_spec(document))
-    assert report["stable"] is stable and report["monotone"] is False
+    assert report.stable is stable and report.monotone is False
     if stable:
-        (rise,) = report["rises_within_tolerance"]
-        assert rise["rise_at_least"] <= rise["rise_at_most"] <= F(tolerance)
+        (rise,) = report.rises_within_tolerance
+        assert rise.rise_at_least <= rise.rise_at_most <= F(tolerance)
     else:
-        assert report["instability"]["gap"] > F(tolerance)
+        assert report.instability.gap > F(tolerance)
 
 
 @pytest.mark.parametrize(("gate", "analyst", "message"), [

@@ -9,10 +9,9 @@ work, not by the clock), as the time limit's timer or a SIGINT would raise it th
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from conftest import spec_document, write_spec
+from conftest import EXAMPLES, spec_document, write_spec
 
 import qifkit.ball_range
 import qifkit.generator
@@ -25,8 +24,6 @@ from proofs_checks.gate import limits as gate_limits
 from proofs_checks.gate import pipelines as gate_pipelines
 from proofs_checks.gate import ranges as gate_ranges
 from qifkit.errors import TimeLimitReached
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def _grid_histograms(folder):

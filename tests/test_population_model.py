@@ -83,10 +83,10 @@ def test_a_spec_with_a_population_prior_is_evaluated_on_the_enumerated_pipeline(
     report, _ = evaluate_spec(parse_spec(document))
     from qifkit import Channel
 
-    for point in report["points"]:
-        brute = Channel.from_rows(_brute_force("count", truncated_geometric(3, point["eps_exp"]), 6, (1, 2), 1, 3),
+    for point in report.points:
+        brute = Channel.from_rows(_brute_force("count", truncated_geometric(3, point.eps_exp), 6, (1, 2), 1, 3),
                                   range(3), range(7))
-        assert point["loss"] == posterior_uncertainty(Prior.from_values([F(1, 3)] * 3, range(3)), brute,
+        assert point.loss == posterior_uncertainty(Prior.from_values([F(1, 3)] * 3, range(3)), brute,
                                                       bayes_risk(range(3)))
 
 

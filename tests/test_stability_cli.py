@@ -6,11 +6,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import spec_document, write_spec
+from conftest import EXAMPLES, spec_document, write_spec
 
 from proofs_checks.cli import main
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def _spec(tmp_path, family="geometric", values=3, respondents=2, exact=True, question="every_analyst", **keywords):
@@ -283,7 +281,7 @@ def test_a_time_limit_leaves_the_gate_undecided_unless_an_instability_is_certifi
             raise TimeLimitReached
 
     report, certificates = evaluate_spec(read_spec(str(EXAMPLES / "appd1.toml")), progress=stop_at_a_pair)
-    assert report["stable"] is False and report["instability"]["found_by"] == "analyst" and certificates
+    assert report.stable is False and report.instability.found_by == "analyst" and certificates
 
 
 def test_ctrl_c_writes_the_partial_report_and_keeps_what_was_certified(tmp_path, monkeypatch, capsys):

@@ -17,7 +17,7 @@ def spec(folder, perturber, query=None, analyst=None, sweep=None, respondents=3,
 
 
 def losses(report):
-    return [point["loss"] for point in report["points"]]
+    return [point.loss for point in report.points]
 
 
 def test_the_exponential_mechanism_of_a_quality_is_randomized_response_at_the_square_root(tmp_path):
@@ -27,7 +27,7 @@ def test_the_exponential_mechanism_of_a_quality_is_randomized_response_at_the_sq
     exponential, _ = evaluate_spec(spec(tmp_path, {"family": "exponential", "values": 2, "quality": "quality.csv"}))
     rr, _ = evaluate_spec(spec(tmp_path, {"family": "randomized_response", "values": 2},
                                sweep={"eps_exp": ["3", "9"]}))
-    assert losses(exponential) == losses(rr) and exponential["stable"] is rr["stable"] is True
+    assert losses(exponential) == losses(rr) and exponential.stable is rr.stable is True
     scaled, _ = evaluate_spec(spec(tmp_path, {"family": "exponential", "values": 2, "quality": "quality.csv",
                                               "sensitivity": "1/2"}, sweep={"eps_exp": ["3", "9"]}))
     assert losses(scaled) == losses(rr)  # s = 1/2 halves nothing: the exponent is Q/(2s) = Q
@@ -57,7 +57,7 @@ def test_a_map_of_the_count_releases_what_a_threshold_releases(tmp_path):
     sweep = {"eps_exp": ["3/2", "2", "3"]}
     mapped, _ = evaluate_spec(spec(tmp_path, geometric, {"kind": "map", "of": [0], "table": "bands.csv"}, sweep=sweep))
     threshold, _ = evaluate_spec(spec(tmp_path, geometric, {"kind": "threshold", "of": [0], "at": 2}, sweep=sweep))
-    assert losses(mapped) == losses(threshold) and mapped["stable"] == threshold["stable"]
+    assert losses(mapped) == losses(threshold) and mapped.stable == threshold.stable
 
 
 @pytest.mark.parametrize("text, message", [
@@ -130,8 +130,8 @@ def test_a_fixed_point_perturber_from_polytopes(tmp_path):
     hit = [mechanism[i][0] for i in range(3)]  # Pr[counted | value]; Bayes risk, uniform prior, 2 outputs
     expected = 1 - sum(max(sum(Fraction(1, 3) * (h if y else 1 - h) for h, v in zip(hit, range(3), strict=True)
                                   if v == x) for x in range(3)) for y in (0, 1))
-    assert Fraction(report["points"][0]["loss"]) == expected
-    assert report["stable"] in (True, False) and certificates
+    assert Fraction(report.points[0].loss) == expected
+    assert report.stable in (True, False) and certificates
     with pytest.raises(SpecError, match="unknown perturber family 'fixed point'; use one of .*fixed_point"):
         parse_spec({"perturber": {**perturber, "family": "fixed point"}, "population": {"respondents": 1},
                     "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2"]}}, tmp_path)
@@ -226,11 +226,11 @@ def test_cormodes_uniform_and_weakly_honest_mechanisms_as_perturbers(tmp_path):
 
     uniform, _ = evaluate_spec(spec(tmp_path, {"family": "uniform", "values": 3}, respondents=1, known=(),
                                     sweep={"eps_exp": ["2", "3", "5"]}))
-    assert losses(uniform) == [Fraction(2, 3)] * 3 and uniform["stable"] is True
+    assert losses(uniform) == [Fraction(2, 3)] * 3 and uniform.stable is True
     wm = parse_spec({"perturber": {"family": "weakly_honest", "values": 3}, "population": {"respondents": 1},
                      "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2", "3"]}}, tmp_path)
     report, _ = evaluate_spec(wm)
     mechanism = weakly_honest_mechanism(2, Fraction(1, 2)).rows()
     hit = [row[0] for row in mechanism]  # Bayes risk under the uniform prior from the released bit
     expected = 1 - sum(max(Fraction(1, 3) * (h if bit else 1 - h) for h in hit) for bit in (0, 1))
-    assert Fraction(report["points"][0]["loss"]) == expected
+    assert Fraction(report.points[0].loss) == expected

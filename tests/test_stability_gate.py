@@ -10,15 +10,13 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from conftest import spec_document, write_spec
+from conftest import EXAMPLES, spec_document, write_spec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from proofs_checks.cli import main
 from proofs_checks.gate import evaluate as gate_evaluate
 from qifkit.numbers import parse_number
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
 def test_a_grid_of_one_e_eps_is_refused_naming_the_fix(tmp_path, capsys):
@@ -166,8 +164,8 @@ def test_a_time_limit_stops_the_range_in_the_middle_of_its_work(tmp_path, monkey
                                                                         query="threshold", at=1, eps=(), low="2",
                                                                         high="3")))
     report, _ = gate.evaluate_spec(spec, time_limit=0.5)
-    assert report["stable"] is None and report["undecided"] == "the time limit of 0.5 s was reached during the range"
-    assert report["monotone"] is None and report["range"]["analyst"].startswith("not followed")
+    assert report.stable is None and report.undecided == "the time limit of 0.5 s was reached during the range"
+    assert report.monotone is None and report.range.analyst.startswith("not followed")
 
 
 def test_the_secrets_are_listed_in_the_order_a_prior_file_gives_them(tmp_path, capsys):
@@ -307,9 +305,9 @@ def test_a_range_searched_first_without_a_rise_is_then_followed_exactly(tmp_path
     monkeypatch.setattr(limits, "BALL_WORK", 0)  # the ball route (next tests) not tried
     searched, _ = gate.evaluate_spec(spec, progress=lines.append)
     assert any(line.startswith("range: the analyst's loss sampled at 200 e^ε") for line in lines)
-    assert searched["monotone"] is True and searched["range"]["analyst"] == "followed at every e^ε"
-    searched["range"].pop("ball")  # what was not tried
-    assert gate.report_document(searched) == gate.report_document(straight)
+    assert searched.monotone is True and searched.range.analyst == "followed at every e^ε"
+    searched.range.ball = None  # what was not tried
+    assert searched.document() == straight.document()
 
 
 def test_a_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp_path, monkeypatch):
@@ -324,11 +322,11 @@ def test_a_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp
     monkeypatch.setattr(limits, "RANGE_FOLLOW_WORK", 0)
     balls, _ = gate.evaluate_spec(spec, progress=lines.append)
     assert any("decided piece by piece in ball arithmetic" in line for line in lines)
-    assert balls["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
-    assert balls["monotone"] is straight["monotone"] is True and balls["range"]["rising"] == []
-    assert balls["range"]["ball"]["undecided_stretches"] == 0
-    assert (balls["stable"], balls["range"]["loss_from"], balls["range"]["loss_to"]) == (
-        straight["stable"], straight["range"]["loss_from"], straight["range"]["loss_to"])
+    assert balls.range.analyst.startswith("followed at every e^ε in ball arithmetic")
+    assert balls.monotone is straight.monotone is True and balls.range.rising == []
+    assert balls.range.ball["undecided_stretches"] == 0
+    assert (balls.stable, balls.range.loss_from, balls.range.loss_to) == (
+        straight.stable, straight.range.loss_from, straight.range.loss_to)
 
 
 def test_a_sum_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic(tmp_path, monkeypatch):
@@ -343,9 +341,9 @@ def test_a_sum_range_beyond_root_isolation_is_proved_monotone_in_ball_arithmetic
     straight, _ = gate.evaluate_spec(spec)
     monkeypatch.setattr(limits, "RANGE_FOLLOW_WORK", 0)
     balls, _ = gate.evaluate_spec(spec)
-    assert balls["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
-    assert balls["monotone"] is straight["monotone"] is True
-    assert (balls["range"]["loss_from"], balls["range"]["loss_to"]) == (Fraction(2, 3), straight["range"]["loss_to"])
+    assert balls.range.analyst.startswith("followed at every e^ε in ball arithmetic")
+    assert balls.monotone is straight.monotone is True
+    assert (balls.range.loss_from, balls.range.loss_to) == (Fraction(2, 3), straight.range.loss_to)
 
 
 def test_a_rise_the_float_search_misses_is_proved_in_ball_arithmetic_and_confirmed_exactly(tmp_path, monkeypatch):
@@ -362,17 +360,17 @@ def test_a_rise_the_float_search_misses_is_proved_in_ball_arithmetic_and_confirm
     monkeypatch.setattr(limits, "RANGE_FOLLOW_WORK", 0)
     monkeypatch.setattr(limits, "RANGE_SAMPLES", 3)
     report, _ = gate.evaluate_spec(spec)
-    assert report["stable"] is False and report["monotone"] is False
-    instability = report["instability"]
-    assert instability["found_by"] == "range"
-    low, high = Fraction(instability["eps_exp_low"]), Fraction(instability["eps_exp_high"])
+    assert report.stable is False and report.monotone is False
+    instability = report.instability
+    assert instability.found_by == "range"
+    low, high = Fraction(instability.eps_exp_low), Fraction(instability.eps_exp_high)
     assert Fraction(7, 2) < low < high < Fraction(352, 100)
 
     def loss_at(e: Fraction) -> Fraction:  # the pipeline itself, not the generating functions the gate used
         return posterior_uncertainty(uniform_prior(7), count_pipeline(truncated_geometric(7, e), 4, {0}, (0, 1, 1)),
                                      linear_error(range(7)))
 
-    assert loss_at(high) - loss_at(low) == Fraction(instability["gap"]) > 0
+    assert loss_at(high) - loss_at(low) == Fraction(instability.gap) > 0
 
 
 def test_the_report_keeps_exact_numbers_until_its_json_document(tmp_path):
@@ -386,16 +384,15 @@ def test_the_report_keeps_exact_numbers_until_its_json_document(tmp_path):
 
     text = (EXAMPLES / "appd1_range.toml").read_text().replace('from = "3"', 'eps_exp = ["7/2", "351/100"]\nfrom = "3"')
     report, _ = gate.evaluate_spec(gate.read_spec(write_spec(tmp_path, text)))
-    assert all(isinstance(point["loss"], Fraction) and isinstance(point["eps_exp"], Fraction)
-               for point in report["points"])
-    (start, end), = report["range"]["rising"]
-    assert isinstance(start, RealPoint) and isinstance(report["instability"]["gap"], Fraction)
-    assert report["range"]["from"] == 3 and isinstance(report["range"]["from"], Fraction)
-    document = gate.report_document(report)
+    assert all(isinstance(point.loss, Fraction) and isinstance(point.eps_exp, Fraction) for point in report.points)
+    (start, end), = report.range.rising
+    assert isinstance(start, RealPoint) and isinstance(report.instability.gap, Fraction)
+    assert report.range.low == 3 and isinstance(report.range.low, Fraction)
+    document = report.document()
     assert document["points"][0]["loss"] == "1276949536000/771895089"  # App. D.1 at 7/2, as printed in the paper
     assert document["range"]["rising"] == [["3.500544517844", "3.516615491052"]]
     assert all(text.startswith("the root of t**9") for text in document["range"]["rising_exact"][0])
-    assert Fraction(document["instability"]["gap"]) == report["instability"]["gap"] > 0
+    assert Fraction(document["instability"]["gap"]) == report.instability.gap > 0
     assert json.loads(json.dumps(document)) == document  # JSON data throughout
 
 
@@ -451,8 +448,8 @@ def test_a_float_rise_of_a_constructed_analyst_is_no_verdict_until_exact_losses_
                                                                         high="8", query="histogram",
                                                                         question="every_analyst")))
     report, _ = gate.evaluate_spec(spec)
-    assert report["instability"] is None and report["stable"] is None
-    searched = report["range"]["constructed"]
+    assert report.instability is None and report.stable is None
+    searched = report.range.constructed
     assert searched.startswith("no rise confirmed") and "1 candidate(s)" in searched
 
 
@@ -494,9 +491,9 @@ def test_the_ball_route_of_a_threshold_decides_the_released_loss_not_the_counts(
     for name, value in (("RANGE_FOLLOW_WORK", 0), ("RANGE_MAX_ENTRIES", 0), ("RANGE_SAMPLES", 3)):
         monkeypatch.setattr(limits, name, value)
     report, _ = gate.evaluate_spec(spec)
-    assert report["range"]["analyst"].startswith("followed at every e^ε in ball arithmetic")
-    assert report["stable"] is False and report["monotone"] is False
-    assert report["instability"]["found_by"] == "range" and Fraction(report["instability"]["eps_exp_low"]) > 6
+    assert report.range.analyst.startswith("followed at every e^ε in ball arithmetic")
+    assert report.stable is False and report.monotone is False
+    assert report.instability.found_by == "range" and Fraction(report.instability.eps_exp_low) > 6
 
 
 def test_a_range_only_sampled_is_not_called_monotone(tmp_path, monkeypatch):
@@ -510,8 +507,8 @@ def test_a_range_only_sampled_is_not_called_monotone(tmp_path, monkeypatch):
     for name, value in (("RANGE_FOLLOW_WORK", 0), ("RANGE_MAX_ENTRIES", 0), ("BALL_WORK", 0)):
         monkeypatch.setattr(limits, name, value)
     report, _ = gate.evaluate_spec(spec)
-    assert report["range"]["analyst"].startswith("sampled") and report["range"]["rising"] == []
-    assert report["monotone"] is None
+    assert report.range.analyst.startswith("sampled") and report.range.rising == []
+    assert report.monotone is None
 
 
 def test_a_range_of_exactly_ten_secrets_is_searched_for_a_two_secret_analyst(tmp_path):
@@ -526,8 +523,8 @@ def test_a_range_of_exactly_ten_secrets_is_searched_for_a_two_secret_analyst(tmp
         question="every_analyst")))
     assert len(gate.secret_labels(spec)) == limits.DICHOTOMY_MAX_SECRETS == 10
     report, _ = gate.evaluate_spec(spec)
-    assert report["range"]["constructed"].startswith("a rise found")
-    assert report["stable"] is False and report["instability"]["found_by"] == "constructed"
+    assert report.range.constructed.startswith("a rise found")
+    assert report.stable is False and report.instability.found_by == "constructed"
 
 
 def test_a_grid_pair_the_lp_cannot_certify_leaves_the_gate_undecided_not_failed(tmp_path, monkeypatch, capsys):

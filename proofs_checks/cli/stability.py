@@ -14,7 +14,7 @@ import sys
 import time
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from proofs_checks.cli.base import (
     EXIT_INTERRUPTED,
@@ -30,6 +30,9 @@ from proofs_checks.cli.io import SHOWN_DIGITS, approximately, check_outputs, wri
 from qifkit.errors import MissingDependencyError
 from qifkit.files import read_input
 from qifkit.numbers import exact_str
+
+if TYPE_CHECKING:
+    from proofs_checks.gate import GateReport
 
 __all__ = ["run", "read_stability_spec", "sha256_of"]
 
@@ -74,95 +77,95 @@ def run(arguments: argparse.Namespace) -> int:
     report, certificates = evaluate_spec(spec, progress=progress_printer(arguments, sys.stderr),
                                          time_limit=arguments.time_limit, keep_partial=True)
     seconds = time.perf_counter() - started
-    if report["points"]:
-        print(f"{'e^ε':>14}  expected loss ({report['arithmetic']})")
-        for point in report["points"]:
-            loss = approximately(point["loss"]) if spec.exact else repr(point["loss"])
-            print(f"{exact_str(point['eps_exp']):>14}  {loss}")
-    if "range" in report:
-        interval = report["range"]
-        print(f"every e^ε in [{interval['from']}, {interval['to']}]:")
-        every = interval["every_analyst"]
-        if every["proved"]:
-            how = (f"hit probabilities H = {every['hit']}, M = {every['miss']}" if every["kind"] == "count" else
-                   "the perturber's generator L = B⁻¹·dB/dt" + (f", lumped by the blocks {every['blocks']}"
-                                                                if every["blocks"] else ""))
+    if report.points:
+        print(f"{'e^ε':>14}  expected loss ({report.arithmetic})")
+        for point in report.points:
+            loss = approximately(point.loss) if spec.exact else repr(point.loss)
+            print(f"{exact_str(point.eps_exp):>14}  {loss}")
+    interval = report.range
+    if interval is not None:
+        print(f"every e^ε in [{interval.low}, {interval.high}]:")
+        proof = interval.every_analyst.proof
+        if proof is not None:
+            how = (f"hit probabilities H = {proof['hit']}, M = {proof['miss']}" if proof["kind"] == "count" else
+                   "the perturber's generator L = B⁻¹·dB/dt" + (f", lumped by the blocks {proof['blocks']}"
+                                                                if proof["blocks"] else ""))
             print(f"  every analyst: PROVED at any number of respondents, the pipelines refine for every e^ε' ≤ e^ε of "
-                  f"the range ({how}: " + "; ".join(every["conditions"]) + ")")
+                  f"the range ({how}: " + "; ".join(proof["conditions"]) + ")")
         else:
-            print(f"  every analyst: not proved ({every['reason']})")
-        if interval["route"] == "sampled":  # census scale: in floats, each rise re-decided exactly at its ends
-            print(f"  the spec's analyst: {interval['analyst']}")
-            for (low, high), (exact_low, exact_high) in zip(interval["rising"], interval["rising_exact"], strict=True):
+            print(f"  every analyst: not proved ({interval.every_analyst.reason})")
+        rising = interval.rising or []
+        if interval.route == "sampled":  # census scale: in floats, each rise re-decided exactly at its ends
+            print(f"  the spec's analyst: {interval.analyst}")
+            for (low, high), (exact_low, exact_high) in zip(rising, interval.rising_exact or [], strict=True):
                 print(f"  the loss RISES between the samples e^ε = {float(low):.12g} and {float(high):.12g}  (decided "
                       f"exactly: it is higher at {exact_str(exact_high)} than at {exact_str(exact_low)})")
-            if not interval["rising"]:
-                print(f"  no rise confirmed ({interval['rises_not_confirmed']} float rise(s) not confirmed exactly); "
+            if not rising:
+                print(f"  no rise confirmed ({interval.rises_not_confirmed} float rise(s) not confirmed exactly); "
                       "the loss is sampled, not proved monotone")
-        elif interval["route"] == "not followed":
-            print(f"  the spec's analyst: {interval['analyst']}")
+        elif interval.route == "not followed":
+            print(f"  the spec's analyst: {interval.analyst}")
         else:
-            print(f"  the spec's analyst: loss {approximately(interval['loss_from'])} at {interval['from']}, "
-                  f"{approximately(interval['loss_to'])} at {interval['to']}")
-            balls = interval["route"] == "ball"
-            for low, high in interval["rising"]:
+            print(f"  the spec's analyst: loss {approximately(interval.loss_from)} at {interval.low}, "
+                  f"{approximately(interval.loss_to)} at {interval.high}")
+            balls = interval.route == "ball"
+            for low, high in rising:
                 print(f"  the loss RISES on [{low.decimal(12)}, {high.decimal(12)}]  " + (
                     f"(proved between the rationals {exact_text(low)} and {exact_text(high)}; where it stops "
                     "rising lies within 2^-32 of an inner end)" if balls else
                     f"(exact ends: {_shown(exact_text(low))}; {_shown(exact_text(high))})"))
             if balls:
-                print(f"  the spec's analyst: {interval['analyst']}")
-            if not interval["rising"]:
+                print(f"  the spec's analyst: {interval.analyst}")
+            if not rising:
                 print("  the loss never rises as e^ε grows")
-    if "constructed" in report.get("range", {}):
-        print(f"  every analyst, searched: {report['range']['constructed']}")
-    within = [rise for rise in report["rises_within_tolerance"] if rise["rise_at_most"] is not None]
-    most = max((rise["rise_at_most"] for rise in within), default=0)
+    if interval is not None and interval.constructed is not None:
+        print(f"  every analyst, searched: {interval.constructed}")
+    within = [rise for rise in report.rises_within_tolerance if rise.rise_at_most is not None]
+    most = max((rise.rise_at_most for rise in within), default=0)
     stable = (f"stable within tolerance (the loss rises by at most {approximately(most)}, tolerance "
-              f"{exact_str(report['tolerance'])}; certified: {_covered(report)})" if within else
+              f"{exact_str(report.tolerance)}; certified: {_covered(report)})" if within else
               f"stable (certified: {_covered(report)})")
-    verdict = {True: stable, False: "NOT stable", None: f"not decided: {report['undecided']}"}
-    monotone = {True: "yes", False: "NO", None: "not decided (sampled or stopped)"}[report["monotone"]]
-    asked = "the spec's analyst" if report["question"] == "analyst" else "every analyst"
-    print(f"analyst's loss monotone: {monotone}; for {asked} ({report['coverage']}): {verdict[report['stable']]}")
-    instability = report["instability"]
+    verdict = {True: stable, False: "NOT stable", None: f"not decided: {report.undecided}"}
+    monotone = {True: "yes", False: "NO", None: "not decided (sampled or stopped)"}[report.monotone]
+    asked = "the spec's analyst" if report.question == "analyst" else "every analyst"
+    print(f"analyst's loss monotone: {monotone}; for {asked} ({report.coverage}): {verdict[report.stable]}")
+    instability = report.instability
     if instability:
         print(
-            f"instability ({instability['found_by']}): the pipeline at e^ε = {instability['eps_exp_high']} does not "
-            f"refine the more private one at e^ε = {instability['eps_exp_low']}; "
+            f"instability ({instability.found_by}): the pipeline at e^ε = {instability.eps_exp_high} does not "
+            f"refine the more private one at e^ε = {instability.eps_exp_low}; "
             + {"refinement": "a constructed analyst", "constructed": "a constructed two-secret Bayes analyst"}.get(
-                instability["found_by"], "the spec's analyst")
+                instability.found_by, "the spec's analyst")
             + " loses more with less privacy, by "
-              f"{approximately(instability['gap']) if spec.exact else repr(instability['gap'])}"
+              f"{approximately(instability.gap) if spec.exact else repr(instability.gap)}"
         )
-        if "pipelines" in instability:
-            print(f"  the certificate's pipelines: {instability['pipelines']}")
-    detail(f"evaluated in {seconds:.2f} s ({report['arithmetic']}); {len(certificates)} certificate(s) kept")
+        if instability.pipelines:
+            print(f"  the certificate's pipelines: {instability.pipelines}")
+    detail(f"evaluated in {seconds:.2f} s ({report.arithmetic}); {len(certificates)} certificate(s) kept")
     for certified in certificates:
         detail(f"{certified.name}: {certified.less_private.shape[0]} secrets, pipelines of "
                f"{certified.less_private.shape[1]} and {certified.more_private.shape[1]} outputs, by "
                f"{certified.certificate.method}")
     if folder is not None:
-        for pair, certified in zip(report["pairs"], certificates if report["instability"] is None else [],
-                                   strict=False):
-            pair["certificate"] = str(folder.path / certified.name / "cert.json")
-        every = report.get("range", {}).get("every_analyst", {})
-        low, high = report.get("range", {}).get("from"), report.get("range", {}).get("to")
-        proof = ({"statement": f"{spec.query} pipelines refine for every {low} ≤ e^ε' ≤ e^ε ≤ {high} (qifkit verify "
-                               "--range-proof range-proof.json SPEC.toml re-checks it)",
-                  "from": exact_str(low), "to": exact_str(high), **range_proof_fields(spec), **every}
-                 if every.get("proved") else None)
-        unwritten = report["instability"] if (report["instability"] or {}).get("pipelines") else None
+        for pair, certified in zip(report.pairs, certificates if report.instability is None else [], strict=False):
+            pair.certificate = str(folder.path / certified.name / "cert.json")
+        proved = None if interval is None else interval.every_analyst.proof
+        proof = None if interval is None or proved is None else {
+            "statement": f"{spec.query} pipelines refine for every {interval.low} ≤ e^ε' ≤ e^ε ≤ {interval.high} "
+                         "(qifkit verify --range-proof range-proof.json SPEC.toml re-checks it)",
+            "from": exact_str(interval.low), "to": exact_str(interval.high), **range_proof_fields(spec),
+            "proved": True, **proved}
+        unwritten = instability if instability is not None and instability.pipelines else None
         folder.write(certificates, proof, sha256_of(arguments.spec),
                      instability=None if unwritten is None else instability_document(unwritten))
     if arguments.json:  # before the plot: what was decided is kept whatever drawing does
         write_json(arguments.json, _with_provenance(report, arguments.spec, spec), "report")
     if arguments.plot:
         _plot_losses(arguments.plot, spec, report, Path(arguments.spec).name)
-    if report.get("interrupted"):
+    if report.interrupted:
         print("qifkit: interrupted; what was certified by then is kept in the outputs above", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return {True: EXIT_OK, False: EXIT_NEGATIVE, None: EXIT_UNDECIDED}[report["stable"]]
+    return {True: EXIT_OK, False: EXIT_NEGATIVE, None: EXIT_UNDECIDED}[report.stable]
 
 
 def _shown(text: str) -> str:
@@ -185,7 +188,7 @@ def _matplotlib() -> Any:
     return plt
 
 
-def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> None:
+def _plot_losses(path: str, spec: Any, report: GateReport, title: str) -> None:
     """The spec's analyst's loss against e^ε: a float64 curve over the grid and the range (300
     points; a perturber that exists only at the grid's e^ε, from files or the exponential
     mechanism, gets its grid values joined by lines instead), the exactly decided grid values as
@@ -197,12 +200,13 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
     from qifkit.files import atomic_write_bytes
 
     plt = _matplotlib()
-    grid = [point["eps_exp"] for point in report["points"]]
-    ends = grid + ([report["range"]["from"], report["range"]["to"]] if "range" in report else [])
+    grid = [point.eps_exp for point in report.points]
+    interval = report.range
+    ends = grid + ([interval.low, interval.high] if interval is not None else [])
     low, high = min(ends), max(ends)
     xs = [low + (high - low) * k / 299 for k in range(300)] if high > low else [low]
     figure, axis = plt.subplots(figsize=(6.4, 3.6))
-    exact_losses = [float(p["loss"]) for p in report["points"]]
+    exact_losses = [float(p.loss) for p in report.points]
     if defined_between_points(spec):
         axis.plot([float(x) for x in xs], sampled_losses(spec, xs), color="tab:blue", label="analyst's loss (float64)")
     else:
@@ -210,16 +214,17 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
                   label="joined (the perturber exists at the grid's e^ε only)")
     if grid:
         axis.plot([float(x) for x in grid], exact_losses, "o", color="black", label="grid, exact")
-    for start, end in report.get("range", {}).get("rising", []):
+    rising = [] if interval is None else interval.rising or []
+    for start, end in rising:
         axis.axvspan(float(start), float(end), color="tab:red", alpha=0.3, lw=0)
-    if report.get("range", {}).get("rising"):
+    if rising:
         axis.axvspan(0, 0, color="tab:red", alpha=0.3, label="rising (exact ends)")
-    if report["instability"]:
-        for key in ("eps_exp_low", "eps_exp_high"):
-            axis.axvline(float(report["instability"][key]), color="tab:red", ls="--", lw=1)
-    verdict = {True: "stable", False: "NOT stable", None: "not decided"}[report["stable"]]
-    asked = "this analyst" if report["question"] == "analyst" else "every analyst"
-    by = (report["instability"] or {}).get("found_by")
+    if report.instability is not None:
+        for at in (report.instability.eps_exp_low, report.instability.eps_exp_high):
+            axis.axvline(float(at), color="tab:red", ls="--", lw=1)
+    verdict = {True: "stable", False: "NOT stable", None: "not decided"}[report.stable]
+    asked = "this analyst" if report.question == "analyst" else "every analyst"
+    by = None if report.instability is None else report.instability.found_by
     other = ("\n(refuted by a constructed analyst; the curve is the spec's own)"
              if by in ("refinement", "constructed") else "")
     axis.set(xlabel="e^ε", ylabel="the spec's analyst's expected loss", title=f"{title}: {verdict} for {asked}{other}")
@@ -232,21 +237,20 @@ def _plot_losses(path: str, spec: Any, report: dict[str, Any], title: str) -> No
     print(f"loss curve drawn in {path}")
 
 
-def _with_provenance(report: dict[str, Any], path: str, spec: Any) -> dict[str, Any]:
+def _with_provenance(report: GateReport, path: str, spec: Any) -> dict[str, Any]:
     """The report with what produced it: the spec file's SHA-256 and parsed content, and versions."""
     import dataclasses
     import platform
     from importlib.metadata import version
 
     from proofs_checks.claims import jsonable
-    from proofs_checks.gate import report_document
 
     fields = {field.name: getattr(spec, field.name) for field in dataclasses.fields(spec) if field.repr}
     content = {key: jsonable(value if isinstance(value, (int, str, list, tuple, bool, Fraction)) or value is None
                              else str(value)) for key, value in fields.items()}
     return {"input": {"spec": path, "sha256": sha256_of(path), "parsed": content},
             "versions": {name: version(name) for name in ("qifkit", "sympy", "python-flint", "highspy")}
-            | {"python": platform.python_version()}, **report_document(report)}
+            | {"python": platform.python_version()}, **report.document()}
 
 
 def sha256_of(path: str) -> str:
@@ -256,23 +260,23 @@ def sha256_of(path: str) -> str:
     return hashlib.sha256(read_input(path)).hexdigest()
 
 
-def _covered(report: dict[str, Any]) -> str:
+def _covered(report: GateReport) -> str:
     """What a stable verdict covered, in words: for the spec's analyst, its loss on the grid and the
     range; for every analyst, the grid pairs certified and the range proved."""
-    covered, interval = report["covered"], report.get("range", {})
+    covered, interval = report.covered, report.range
+    assert covered is not None  # a finished report says what it covered
     parts = []
-    if covered["question"] == "analyst":
-        if report["points"]:
-            parts.append(f"the spec's analyst's loss at the grid's {len(report['points'])} e^ε")
-        if interval:
+    if covered.question == "analyst":
+        if report.points:
+            parts.append(f"the spec's analyst's loss at the grid's {len(report.points)} e^ε")
+        if interval is not None:
             parts.append("every analyst proved on the range, the spec's included"
-                         if interval["every_analyst"]["proved"] else
-                         f"the spec's analyst's loss {interval['analyst']}")
+                         if interval.every_analyst.proved else f"the spec's analyst's loss {interval.analyst}")
         return "; ".join(parts)
-    if covered["grid_pairs"]:
-        parts.append(f"{covered['grid_pairs_compared']} of {covered['grid_pairs']} consecutive grid pairs refine")
-    if covered["interval"] is not None:
-        parts.append(f"the pipelines refine for every e^ε' ≤ e^ε of the range, {covered['interval']}")
+    if covered.grid_pairs:
+        parts.append(f"{covered.grid_pairs_compared} of {covered.grid_pairs} consecutive grid pairs refine")
+    if covered.interval is not None:
+        parts.append(f"the pipelines refine for every e^ε' ≤ e^ε of the range, {covered.interval}")
     return "; ".join(parts)
 
 

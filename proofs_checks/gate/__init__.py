@@ -18,10 +18,9 @@ from proofs_checks.gate.proofs import (
     range_proof_fields,
     range_proof_problem,
 )
-from proofs_checks.gate.report import exact_text, report_document
+from proofs_checks.gate.report import GateReport, exact_text
 from proofs_checks.gate.work import describe_work
 
-__all__ = ["Certified", "SpecError", "StabilitySpec", "defined_between_points", "describe_work", "evaluate_spec",
-           "every_analyst_on_range", "exact_text", "instability_document", "instability_problem", "parse_spec",
-           "range_proof_fields", "range_proof_problem", "read_spec", "report_document", "sampled_losses",
-           "secret_labels"]
+__all__ = ["Certified", "GateReport", "SpecError", "StabilitySpec", "defined_between_points", "describe_work",
+           "evaluate_spec", "every_analyst_on_range", "exact_text", "instability_document", "instability_problem",
+           "parse_spec", "range_proof_fields", "range_proof_problem", "read_spec", "sampled_losses", "secret_labels"]

@@ -22,7 +22,17 @@ from proofs_checks.gate.pipelines import (
     working_analyst,
 )
 from proofs_checks.gate.ranges import FloatSweep, constructed_analyst, range_report
-from proofs_checks.gate.report import decimal_text
+from proofs_checks.gate.report import (
+    Covered,
+    EveryAnalyst,
+    GateReport,
+    Instability,
+    PairReport,
+    PointLoss,
+    RangeReport,
+    Rise,
+    decimal_text,
+)
 from qifkit.channel import Channel
 from qifkit.errors import TimeLimitReached, UndecidableError
 from qifkit.measures import (
@@ -39,7 +49,7 @@ from qifkit.stability import (
 
 def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = None,
                   time_limit: float | None = None, keep_partial: bool = False
-                  ) -> tuple[dict[str, Any], list[Certified]]:
+                  ) -> tuple[GateReport, list[Certified]]:
     """The stability report of a spec and its certificates.
 
     `progress`, if given, receives a line as each step begins (the grid's losses, the range's
@@ -50,7 +60,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     too; a step inside a C library stops when that call returns). Either way no further step
     begins, an instability found by then stands, and otherwise ``stable`` is null with
     ``undecided`` saying how far the run got; what was certified is kept. With `keep_partial`,
-    a ``KeyboardInterrupt`` is handled the same way and the report has ``"interrupted": true``.
+    a ``KeyboardInterrupt`` is handled the same way and the report is ``interrupted``.
 
     The report has ``points`` (e^ε and the analyst's expected loss, increasing e^ε), ``monotone``
     (true: the analyst's loss never rises, on the grid and on the whole range; false: it rises
@@ -84,7 +94,7 @@ def evaluate_spec(spec: StabilitySpec, progress: Callable[[str], None] | None = 
     except KeyboardInterrupt:
         if not keep_partial:
             raise
-        timed_out, evaluation.report["interrupted"] = f"interrupted (Ctrl-C) {evaluation.stage}", True
+        timed_out, evaluation.report.interrupted = f"interrupted (Ctrl-C) {evaluation.stage}", True
     return evaluation.finish(timed_out)
 
 
@@ -104,20 +114,12 @@ class _Evaluation:
         self._built: dict[Any, Channel] = {}
         self.instability: Certified | None = None
         self.witnesses: list[Certified] = []
-        self.report: dict[str, Any] = {
-            "question": spec.question,
-            "tolerance": spec.tolerance,
-            "arithmetic": "exact" if spec.exact else "float",
-            "secrets": None if spec.oversize else secret_count(spec),
-            "coverage": " and ".join(c for c, on in (("grid", self.grid), ("interval", spec.eps_range)) if on),
-            "points": [],
-            "monotone": True,
-            "instability": None,
-            "rises_within_tolerance": [],
-            "pairs": [{"eps_exp_low": low, "eps_exp_high": high, "verdict": "not compared",
-                       "method": None if spec.exact else "a float sweep compares no pair"}
-                      for low, high in zip(self.grid, self.grid[1:], strict=False)],
-        }
+        self.report = GateReport(
+            question=spec.question, tolerance=spec.tolerance, arithmetic="exact" if spec.exact else "float",
+            secrets=None if spec.oversize else secret_count(spec),
+            coverage=" and ".join(c for c, on in (("grid", self.grid), ("interval", spec.eps_range)) if on),
+            pairs=[PairReport(low, high, method=None if spec.exact else "a float sweep compares no pair")
+                   for low, high in zip(self.grid, self.grid[1:], strict=False)])
 
     def build(self, eps_exp: Any) -> Channel:
         """The spec's pipeline at an e^ε, built once."""
@@ -130,20 +132,19 @@ class _Evaluation:
         """Record the first instability found: the report's numbers, and its certificate when the
         pipelines are small enough to write (else ``instability.json`` re-derives it from the spec)."""
         assert certificate.prior is not None and certificate.loss is not None  # a refutation has both
-        if self.instability is not None or self.report["instability"] is not None:
+        if self.instability is not None or self.report.instability is not None:
             return
         number, spec = self.number, self.spec
-        self.report["instability"] = {
-            "found_by": found_by, "eps_exp_low": low, "eps_exp_high": high,
-            "prior": [number(p) for p in certificate.prior.probabilities()],
-            "loss": [[number(v) for v in row] for row in certificate.loss.rows()],
-            "loss_low": number(certificate.uncertainty_b), "loss_high": number(certificate.uncertainty_a),
-            "gap": number(certificate.gap)}
+        self.report.instability = Instability(
+            found_by, low, high, prior=[number(p) for p in certificate.prior.probabilities()],
+            loss=[[number(v) for v in row] for row in certificate.loss.rows()],
+            loss_low=number(certificate.uncertainty_b), loss_high=number(certificate.uncertainty_a),
+            gap=number(certificate.gap))
         entries = secret_count(spec) * output_count(spec)
         if spec.exact and entries <= limits.MAX_CERTIFIED_ENTRIES:
             self.instability = Certified("instability", low, high, self.build(high), self.build(low), certificate)
         elif spec.exact:
-            self.report["instability"]["pipelines"] = (
+            self.report.instability.pipelines = (
                 f"not materialised: {entries:,} exact entries each (beyond {limits.MAX_CERTIFIED_ENTRIES:,}); the two "
                 "losses are exact, and qifkit verify --instability re-derives them from the spec")
 
@@ -181,10 +182,8 @@ class _Evaluation:
         self.say(f"range {list(map(exact_str, spec.eps_range))}: a proof for every analyst (the pipeline is not "
                  "built)")
         proof, reason = proofs.every_analyst_on_range(spec)
-        self.report["range"] = {"from": spec.eps_range[0], "to": spec.eps_range[1],
-                                "every_analyst": {"proved": True, **proof} if proof is not None else
-                                {"proved": False, "reason": reason}, "analyst": f"not followed: {spec.oversize}",
-                                "route": "not followed"}
+        self.report.range = RangeReport(*spec.eps_range, EveryAnalyst(proof, None if proof is not None else reason),
+                                        analyst=f"not followed: {spec.oversize}")
 
     def grid_losses(self, prior: Any, loss: Any, exact_loss: Callable[[Any], Any]) -> None:
         """The analyst's loss at each grid e^ε, and its largest rise against the tolerance."""
@@ -192,16 +191,15 @@ class _Evaluation:
         self.say(f"the analyst's loss at {len(self.grid)} e^ε of the grid")
         self.stage = "during the grid's losses"
         curve = loss_curve(self.build, self.grid, prior, loss, exact_loss if spec.exact else None)
-        report["points"] = [{"eps_exp": e, "loss": self.number(v)}
-                            for e, v in zip(curve.eps_exp, curve.values, strict=True)]
+        report.points = [PointLoss(e, self.number(v)) for e, v in zip(curve.eps_exp, curve.values, strict=True)]
         if curve.violation is None:
             return
-        report["monotone"] = False
+        report.monotone = False
         low, high, gap = _largest_rise(curve) if spec.tolerance else curve.violation
         if gap > spec.tolerance:
             self.refuted("analyst", low, high, _analyst_refutation(prior, loss, curve, low, high, gap))
         else:
-            report["rises_within_tolerance"].append({"where": "grid", "rise_at_least": gap, "rise_at_most": gap})
+            report.rises_within_tolerance.append(Rise("grid", gap, gap))
 
     def grid_pairs(self) -> str | None:
         """Refinement of each consecutive grid pair (every analyst's question; exact grids only), with
@@ -210,8 +208,8 @@ class _Evaluation:
         if not spec.exact:
             return None
         if spec.question == "analyst":
-            for pair in report["pairs"]:
-                pair["method"] = ("the question is the spec's analyst; question = \"every_analyst\" compares "
+            for pair in report.pairs:
+                pair.method = ("the question is the spec's analyst; question = \"every_analyst\" compares "
                                   "the pipelines")
             return None
         candidate = candidate_witness(spec)
@@ -226,14 +224,15 @@ class _Evaluation:
                 remaining = None if self.deadline is None else max(self.deadline - time.perf_counter(), 1e-3)
                 result = pipeline_refinement(self.build, high, low, candidate(high, low), time_limit=remaining)
             except UndecidableError as error:  # the LP found no certificate: this pair is open
-                report["pairs"][k].update(verdict="not decided", method=str(error))
+                report.pairs[k].verdict, report.pairs[k].method = "not decided", str(error)
                 say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): not decided ({error})")
                 continue
             now = time.perf_counter()
             left = (now - started) / (k + 1) * (pairs - k - 1)
             say(f"pair {k + 1}/{pairs} (e^ε {high} vs {low}): {'refines' if result.holds else 'FAILS'}"
                 f" in {now - begun:.1f} s; about {left:.0f} s left")
-            report["pairs"][k].update(verdict="refines" if result.holds else "does not refine", method=result.method)
+            report.pairs[k].verdict = "refines" if result.holds else "does not refine"
+            report.pairs[k].method = result.method
             if not result.holds:
                 self.refuted("refinement", low, high, result)
                 break
@@ -247,33 +246,32 @@ class _Evaluation:
         self.stage = "during the range"
         sweep = FloatSweep(spec, self.say)
         range_report(spec, report, prior, loss, self.build, exact_loss, self.refuted, self.say, sweep)
-        if spec.question == "every_analyst" and report["instability"] is None \
-                and not report["range"]["every_analyst"]["proved"]:
+        assert report.range is not None  # range_report fills it
+        if spec.question == "every_analyst" and report.instability is None and not report.range.every_analyst.proved:
             self.stage = "during the search for a constructed analyst"
-            constructed_analyst(spec, report, self.build, self.refuted, self.say, sweep)
+            constructed_analyst(spec, report.range, self.build, self.refuted, self.say, sweep)
 
-    def finish(self, timed_out: str | None) -> tuple[dict[str, Any], list[Certified]]:
+    def finish(self, timed_out: str | None) -> tuple[GateReport, list[Certified]]:
         """The verdict answering the spec's question (:func:`_verdict`), what it covered, and the
         certificates: the instability's, or each grid pair's witness certified by then."""
         spec, report = self.spec, self.report
-        if "range" in report:
-            report["range"].setdefault("analyst", f"not followed: {timed_out}")
-            report["range"].setdefault("route", "not followed")
-            followed = report["range"]["route"] in ("exact", "ball")
-            if report["monotone"] and not followed and not report["range"]["every_analyst"].get("proved"):
-                report["monotone"] = None  # sampled, or stopped: the loss between the points is not known
-        proved = bool(report.get("range", {}).get("every_analyst", {}).get("proved"))
-        report["stable"], report["undecided"] = _verdict(spec, report, timed_out, proved, bool(self.grid))
-        compared = sum(pair["verdict"] in ("refines", "does not refine") for pair in report["pairs"])
-        report["covered"] = {"question": spec.question, "grid_pairs_compared": compared,
-                             "grid_pairs": len(report["pairs"]),
-                             "interval": None if spec.eps_range is None else
-                             f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
-                             "not proved for every analyst"}
+        interval = report.range
+        if interval is not None:
+            if interval.analyst is None:
+                interval.analyst = f"not followed: {timed_out}"
+            if report.monotone and not interval.followed and not interval.every_analyst.proved:
+                report.monotone = None  # sampled, or stopped: the loss between the points is not known
+        proved = interval is not None and interval.every_analyst.proved
+        report.stable, report.undecided = _verdict(spec, report, timed_out, proved, bool(self.grid))
+        compared = sum(pair.verdict in ("refines", "does not refine") for pair in report.pairs)
+        on_range = None if spec.eps_range is None else (
+            f"proved for every analyst on [{spec.eps_range[0]}, {spec.eps_range[1]}]" if proved else
+            "not proved for every analyst")
+        report.covered = Covered(spec.question, compared, len(report.pairs), on_range)
         return report, [self.instability] if self.instability is not None else self.witnesses
 
 
-def _verdict(spec: StabilitySpec, report: dict[str, Any], timed_out: str | None, proved: bool, grid: bool
+def _verdict(spec: StabilitySpec, report: GateReport, timed_out: str | None, proved: bool, grid: bool
              ) -> tuple[bool | None, str | None]:
     """``stable`` and ``undecided`` of a report, answering the spec's question (``[gate] question``):
     the spec's analyst (its loss never rises by more than the tolerance as e^ε grows, on the grid
@@ -281,33 +279,34 @@ def _verdict(spec: StabilitySpec, report: dict[str, Any], timed_out: str | None,
     analyst (every grid pair refines and the range is proved)."""
     if not spec.exact:
         return None, "a float sweep decides nothing; set exact = true"
-    if report["instability"] is not None:
+    if report.instability is not None:
         return False, None
+    interval = report.range
     if timed_out is not None:
         return None, timed_out
     if spec.oversize is not None and not proved:
+        assert interval is not None  # an oversize spec has a range and nothing else
         return None, (f"the pipeline is not built ({spec.oversize}) and no proof for every analyst covers the range "
-                      f"({report['range']['every_analyst']['reason']})")
+                      f"({interval.every_analyst.reason})")
     if spec.question == "analyst":
-        interval = report.get("range", {})
-        unbounded = [rise for rise in report["rises_within_tolerance"]
-                     if rise["rise_at_most"] is None or rise["rise_at_most"] > spec.tolerance]
+        unbounded = [rise for rise in report.rises_within_tolerance
+                     if rise.rise_at_most is None or rise.rise_at_most > spec.tolerance]
         if unbounded:
             rise = unbounded[0]
-            return None, (f"the spec's analyst's loss rises by at least {decimal_text(rise['rise_at_least'])} on the "
-                          f"{rise['where']}, within the tolerance {exact_str(spec.tolerance)}, but "
-                          + ("no upper bound of the rise was found" if rise["rise_at_most"] is None else
-                             f"it is only bounded by {decimal_text(rise['rise_at_most'])}"))
-        followed = interval.get("route") in ("exact", "ball")
-        if spec.eps_range is not None and not (proved or followed):
+            return None, (f"the spec's analyst's loss rises by at least {decimal_text(rise.rise_at_least)} on the "
+                          f"{rise.where}, within the tolerance {exact_str(spec.tolerance)}, but "
+                          + ("no upper bound of the rise was found" if rise.rise_at_most is None else
+                             f"it is only bounded by {decimal_text(rise.rise_at_most)}"))
+        if spec.eps_range is not None and not (proved or (interval is not None and interval.followed)):
             return None, ("the spec's analyst's loss was not followed at every e^ε of the range ("
-                          + str(interval.get("analyst", "not reached")) + ") and no proof for every analyst covers it"
-                          + (f" ({interval['every_analyst']['reason']})" if "every_analyst" in interval else ""))
+                          + (interval.analyst or "not reached" if interval is not None else "not reached")
+                          + ") and no proof for every analyst covers it"
+                          + (f" ({interval.every_analyst.reason})" if interval is not None else ""))
         return True, None
-    open_pair = next((pair for pair in report["pairs"] if pair["verdict"] == "not decided"), None)
+    open_pair = next((pair for pair in report.pairs if pair.verdict == "not decided"), None)
     if open_pair is not None:
-        return None, (f"the pipelines at e^ε = {exact_str(open_pair['eps_exp_high'])} and "
-                      f"{exact_str(open_pair['eps_exp_low'])} were not compared to the end: {open_pair['method']}")
+        return None, (f"the pipelines at e^ε = {exact_str(open_pair.eps_exp_high)} and "
+                      f"{exact_str(open_pair.eps_exp_low)} were not compared to the end: {open_pair.method}")
     if spec.eps_range is not None and not proved:
         outputs = output_count(spec)
         where = ("only at the grid's points" if grid else "only where a grid is given (eps_exp)"
@@ -315,9 +314,10 @@ def _verdict(spec: StabilitySpec, report: dict[str, Any], timed_out: str | None,
                  f"nowhere at this size: a grid's pairs would need {outputs:,} × {outputs:,} witnesses, beyond the "
                  f"{MAX_WITNESS_ENTRIES:,} entries refinement takes, so no spec of this pipeline gets a verdict for "
                  "every analyst yet")
-        searched = report["range"].get("constructed")
+        assert interval is not None  # a range was asked
+        searched = interval.constructed
         return None, ("no rise was found, but refinement between the pipelines (every analyst) over the range is not "
-                      f"proved ({report['range']['every_analyst']['reason']}); it is certified " + where
+                      f"proved ({interval.every_analyst.reason}); it is certified " + where
                       + (f"; two-secret analysts searched: {searched}" if searched else ""))
     return True, None
 

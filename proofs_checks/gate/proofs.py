@@ -11,6 +11,7 @@ from typing import Any
 from proofs_checks.claims import jsonable
 from proofs_checks.gate.model import SpecError, StabilitySpec
 from proofs_checks.gate.pipelines import builder, exact_loss_of, secret_labels
+from proofs_checks.gate.report import Instability
 from qifkit.channel import Channel
 from qifkit.errors import QifError
 from qifkit.generator import generator_proof_defect, generator_refinement_on_range
@@ -107,11 +108,11 @@ def range_proof_problem(spec: StabilitySpec, document: Any) -> str | None:
     return None
 
 
-def instability_document(instability: dict[str, Any]) -> dict[str, Any]:
+def instability_document(instability: Instability) -> dict[str, Any]:
     """An instability whose pipelines are too large to write (``pipelines`` in the report) as the
     JSON of ``instability.json``: the two e^ε, the prior and the loss on the spec's secrets, and the
     exact losses and gap, for :func:`instability_problem` (the caller adds the spec's SHA-256)."""
-    return {"kind": "instability", **{key: jsonable(instability[key]) for key in (
+    return {"kind": "instability", **{key: jsonable(getattr(instability, key)) for key in (
         "found_by", "eps_exp_low", "eps_exp_high", "prior", "loss", "loss_low", "loss_high", "gap")}}
 
 

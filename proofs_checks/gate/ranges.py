@@ -20,6 +20,7 @@ from proofs_checks.gate.pipelines import (
     secret_labels,
     with_population,
 )
+from proofs_checks.gate.report import EveryAnalyst, GateReport, RangeReport, Rise
 from proofs_checks.gate.work import ball_budget, symbolic_work
 from qifkit.ball_range import count_loss_on_range, sum_loss_on_range
 from qifkit.channel import Channel
@@ -44,10 +45,10 @@ from qifkit.stability import (
 #: How many progress lines a long route prints at most (one each 1/PROGRESS_STEPS of its work).
 PROGRESS_STEPS = 20
 
-def range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
+def range_report(spec: StabilitySpec, report: GateReport, prior: Prior, loss: Loss,
                   build: Callable[[Any], Channel], exact_loss: Callable[[Any], Any],
                   refuted: Callable[..., None], say: Callable[[str], None], sweep: FloatSweep) -> None:
-    """The spec's range, into ``report["range"]``: refinement for every analyst where a proof exists
+    """The spec's range, into ``report.range``: refinement for every analyst where a proof exists
     (:func:`every_analyst_on_range`), and the spec's analyst at every e^ε
     (:func:`qifkit.stability.loss_on_range`) for pipelines of at most :data:`limits.RANGE_MAX_ENTRIES`
     entries; beyond :data:`limits.RANGE_FOLLOW_WORK` a float search comes first, and a rise it confirms
@@ -56,54 +57,45 @@ def range_report(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss
     say(f"range [{low}, {high}]: a proof for every analyst"
         + ("" if spec.kind.proof else f" (none for a {spec.query} query)"))
     proof, reason = proofs.every_analyst_on_range(spec)
-    report["range"] = {"from": low, "to": high, "every_analyst": (
-        {"proved": True, **proof} if proof is not None else {"proved": False, "reason": reason})}
+    interval = report.range = RangeReport(low, high, EveryAnalyst(proof, None if proof is not None else reason))
     entries, work = secret_count(spec) * output_count(spec), symbolic_work(spec)
     if entries > limits.RANGE_MAX_ENTRIES or work > limits.RANGE_FOLLOW_WORK:
         if proof is not None:  # a proof settles every analyst; else the analyst's curve is searched in floats
-            report["range"].update(analyst="not followed: every analyst is proved safe on the range",
-                                   route="not followed")
+            interval.analyst = "not followed: every analyst is proved safe on the range"
             return
         why = (f"{entries:,} pipeline entries, beyond {limits.RANGE_MAX_ENTRIES:,} for a symbolic build"
                if entries > limits.RANGE_MAX_ENTRIES else
                f"symbolic work {work:,} = entries × degree², beyond {limits.RANGE_FOLLOW_WORK:,} before a search")
         say(f"range: the analyst's loss sampled at {limits.RANGE_SAMPLES} e^ε ({why}), each rise re-decided exactly")
-        if sampled_route(spec, report, prior, loss, exact_loss, refuted, why, sweep):
+        if sampled_route(spec, report, interval, prior, loss, exact_loss, refuted, why, sweep):
             return
-        if ball_route(spec, report, prior, loss, exact_loss, refuted, say) or entries > limits.RANGE_MAX_ENTRIES:
+        if ball_route(spec, report, interval, prior, loss, exact_loss, refuted, say) \
+                or entries > limits.RANGE_MAX_ENTRIES:
             return
-        for key in ("samples", "rises_not_confirmed"):  # the search found nothing; the exact route decides
-            del report["range"][key]
+        interval.samples = interval.rises_not_confirmed = None  # the search found nothing; the exact route decides
     say(f"range: the analyst's loss followed exactly at every e^ε ({entries:,} pipeline entries as rational "
         "functions of e^ε, their best actions' changes and the loss's slope by real-root isolation)")
     curve = loss_on_range(builder(spec), low, high, prior, loss, tolerance=spec.tolerance or None)
 
-    report["range"].update(
-        {
-            "analyst": "followed at every e^ε",
-            "route": "exact",
-            "loss_from": curve.loss_low,
-            "loss_to": curve.loss_high,
-            "rising": [list(stretch) for stretch in curve.rising],
-            "rising_exact": [list(stretch) for stretch in curve.rising],
-            "breakpoints": list(curve.breakpoints),
-        }
-    )
+    interval.analyst, interval.route = "followed at every e^ε", "exact"
+    interval.loss_from, interval.loss_to = curve.loss_low, curve.loss_high
+    interval.rising = [list(stretch) for stretch in curve.rising]
+    interval.rising_exact = [list(stretch) for stretch in curve.rising]
+    interval.breakpoints = list(curve.breakpoints)
     if curve.rising and proof is not None:  # pragma: no cover - a proof excludes every rise
         raise UndecidableError("internal contradiction: a proved-stable range shows a rising loss")
     if not curve.rising:
         return
-    report["monotone"] = False
+    report.monotone = False
     stretch = 0
     if spec.tolerance:
         bounds = curve.rise_bounds
-        report["range"]["rise_bounds"] = [list(bound) for bound in bounds]
+        interval.rise_bounds = [list(bound) for bound in bounds]
         stretch = max(range(len(bounds)), key=lambda k: bounds[k][0])
         if bounds[stretch][0] <= spec.tolerance:
             uppers = [upper for _, upper in bounds]
-            report["rises_within_tolerance"].append({
-                "where": "range", "rise_at_least": bounds[stretch][0],
-                "rise_at_most": None if None in uppers else sum(uppers, Fraction(0))})
+            report.rises_within_tolerance.append(Rise("range", bounds[stretch][0],
+                                                      None if None in uppers else sum(uppers, Fraction(0))))
             return
         start, end = curve.rising[stretch]  # narrowed by the bounds: the inner ends are inside the rise
         a, b = start.bounds[1], end.bounds[0]
@@ -175,17 +167,17 @@ class FloatSweep:
         return self._risks
 
 
-def constructed_analyst(spec: StabilitySpec, report: dict[str, Any], build: Callable[[Any], Channel],
+def constructed_analyst(spec: StabilitySpec, interval: RangeReport, build: Callable[[Any], Channel],
                          refuted: Callable[..., None], say: Callable[[str], None], sweep: FloatSweep) -> None:
     """On a range that no proof covers and where the spec's analyst saw no rise: search every
     two-secret Bayes analyst (:func:`qifkit.stability.dichotomy_risks`, float64 pipelines at
     :data:`limits.RANGE_SAMPLES` e^ε) and re-decide the largest rises of :data:`limits.DICHOTOMY_CONFIRMATIONS`
     pairs exactly (the generating functions of :func:`exact_loss_of`); a confirmed one is a certified
     instability, found by a constructed analyst. What was searched goes to
-    ``report["range"]["constructed"]``."""
+    ``interval.constructed``."""
     secrets = sweep.secrets
     if len(secrets) > limits.DICHOTOMY_MAX_SECRETS:
-        report["range"]["constructed"] = (f"not searched: {len(secrets):,} secrets, beyond the "
+        interval.constructed = (f"not searched: {len(secrets):,} secrets, beyond the "
                                           f"{limits.DICHOTOMY_MAX_SECRETS} whose pairs are searched")
         return
     pairs = len(secrets) * (len(secrets) - 1) // 2
@@ -202,30 +194,30 @@ def constructed_analyst(spec: StabilitySpec, report: dict[str, Any], build: Call
         low, high = grid[candidate.step], grid[candidate.step + 1]
         lower, upper = exact_loss(low), exact_loss(high)
         if upper > lower:
-            report["range"]["constructed"] = (
+            interval.constructed = (
                 f"a rise found: the Bayes risk of secrets {secrets[candidate.first]!r} (prior {candidate.weight}) and "
                 f"{secrets[candidate.second]!r} is higher at e^ε = {high} than at {low}, decided exactly")
             refuted("constructed", low, high, Refinement(
                 False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower, gap=upper - lower,
                 method="a two-secret Bayes analyst, found in float64 at sampled e^ε and decided exactly"))
             return
-    report["range"]["constructed"] = (f"no rise confirmed: {pairs} pairs × {len(DICHOTOMY_WEIGHTS)} priors at "
+    interval.constructed = (f"no rise confirmed: {pairs} pairs × {len(DICHOTOMY_WEIGHTS)} priors at "
                                       f"{len(grid)} e^ε in float64, {len(candidates)} candidate(s) re-decided exactly")
 
 
-def ball_route(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
+def ball_route(spec: StabilitySpec, report: GateReport, interval: RangeReport, prior: Prior, loss: Loss,
                 exact_loss: Callable[[Any], Any], refuted: Callable[..., None], say: Callable[[str], None]) -> bool:
     """The spec's analyst on a range too large to follow by root isolation, in ball arithmetic
     (:mod:`qifkit.ball_range`; count, threshold, map and sum queries): within a
     budget of :data:`limits.BALL_WORK`, the loss proved never to rise at any e^ε, or a rising stretch
     proved and confirmed by the exact losses at two rational points of it. Returns whether the
-    range was decided; what was tried goes to ``report["range"]["ball"]``."""
+    range was decided; what was tried goes to ``interval.ball``."""
     if not spec.kind.ball:
         return False
     assert spec.eps_range is not None  # only called for a range
     cost, budget = ball_budget(spec)
     if budget < limits.BALL_MIN_PIECES:
-        report["range"]["ball"] = (f"not tried: a piece's enclosure costs {cost:,} (the tally's length times values, "
+        interval.ball = (f"not tried: a piece's enclosure costs {cost:,} (the tally's length times values, "
                                    f"secrets and actions), so {limits.BALL_WORK:,} allow {budget} (fewer than "
                                    f"{limits.BALL_MIN_PIECES})")
         return False
@@ -250,7 +242,7 @@ def ball_route(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: 
                                     known=known, release=spec.kind.release(spec), pieces=budget, unknown_values=values,
                                     progress=told)
     undecided = curve.undecided
-    report["range"]["ball"] = {"pieces": len(curve.pieces), "enclosures": curve.evaluations,
+    interval.ball = {"pieces": len(curve.pieces), "enclosures": curve.evaluations,
                                "undecided": [list(stretch) for stretch in undecided[:limits.SHOWN_STRETCHES]],
                                "undecided_stretches": len(undecided)}
     if curve.monotone is None:
@@ -258,23 +250,19 @@ def ball_route(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: 
     if curve.rising:
         a, b, lower, upper = inside_rise(*curve.rising[0], exact_loss)
         if not upper > lower:  # pragma: no cover - a proved rise that exact losses deny: say so, decide nothing
-            report["range"]["ball"]["unconfirmed_rise"] = [a, b]
+            interval.ball["unconfirmed_rise"] = [a, b]
             return False
-    for key in ("samples", "rises_not_confirmed"):
-        report["range"].pop(key, None)
-    report["range"].update({
-        "route": "ball",
-        "analyst": f"followed at every e^ε in ball arithmetic ({len(curve.pieces):,} pieces proved rising or "
-                   f"falling, {curve.evaluations:,} enclosures)",
-        "loss_from": exact_loss(curve.low), "loss_to": exact_loss(curve.high),
-        "rising": [[RealPoint(s), RealPoint(e)] for s, e in curve.rising],
-        "rising_exact": [[RealPoint(s), RealPoint(e)] for s, e in curve.rising],
-    })
+    interval.samples = interval.rises_not_confirmed = None
+    interval.route = "ball"
+    interval.analyst = (f"followed at every e^ε in ball arithmetic ({len(curve.pieces):,} pieces proved rising or "
+                        f"falling, {curve.evaluations:,} enclosures)")
+    interval.loss_from, interval.loss_to = exact_loss(curve.low), exact_loss(curve.high)
+    interval.rising = [[RealPoint(s), RealPoint(e)] for s, e in curve.rising]
+    interval.rising_exact = [[RealPoint(s), RealPoint(e)] for s, e in curve.rising]
     if curve.rising:
-        report["monotone"] = False
+        report.monotone = False
         if upper - lower <= spec.tolerance:
-            report["rises_within_tolerance"].append({"where": "range", "rise_at_least": upper - lower,
-                                                     "rise_at_most": None})
+            report.rises_within_tolerance.append(Rise("range", upper - lower, None))
             return True
         refuted("range", a, b, Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                           gap=upper - lower,
@@ -282,26 +270,24 @@ def ball_route(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: 
     return True
 
 
-def sampled_route(spec: StabilitySpec, report: dict[str, Any], prior: Prior, loss: Loss,
+def sampled_route(spec: StabilitySpec, report: GateReport, interval: RangeReport, prior: Prior, loss: Loss,
                    exact_loss: Callable[[Any], Any], refuted: Callable[..., None], why: str, sweep: FloatSweep
                    ) -> bool:
     """The spec's analyst on a range too large to follow symbolically first (`why` says how), by
     :func:`qifkit.stability.search_rises` (float64 pipelines at :data:`limits.RANGE_SAMPLES` e^ε, each rise
-    re-decided by the exact losses), into ``report["range"]``. The rising stretches are reported
+    re-decided by the exact losses), into `interval`. The rising stretches are reported
     between sampled points, not with exact ends. Returns whether a rise beyond the spec's tolerance
     was confirmed."""
     assert spec.eps_range is not None  # only called for a range
     found = search_rises(sweep.losses, exact_loss, *spec.eps_range, samples=limits.RANGE_SAMPLES)
-    report["range"].update({
-        "route": "sampled",
-        "analyst": f"sampled ({why}): its loss in float64 at {len(found.samples)} e^ε, each rise re-decided exactly",
-        "samples": len(found.samples),
-        "rising": [[rise.start, rise.end] for rise in found.confirmed],
-        "rising_exact": [[rise.low, rise.high] for rise in found.confirmed],
-        "rises_not_confirmed": found.unconfirmed,
-    })
+    interval.route = "sampled"
+    interval.analyst = f"sampled ({why}): its loss in float64 at {len(found.samples)} e^ε, each rise re-decided exactly"
+    interval.samples = len(found.samples)
+    interval.rising = [[rise.start, rise.end] for rise in found.confirmed]
+    interval.rising_exact = [[rise.low, rise.high] for rise in found.confirmed]
+    interval.rises_not_confirmed = found.unconfirmed
     if found.confirmed:
-        report["monotone"] = False
+        report.monotone = False
     beyond = [rise for rise in found.confirmed if rise.loss_high - rise.loss_low > spec.tolerance]
     if beyond:
         rise = beyond[0]
