@@ -58,6 +58,8 @@ __all__ = [
     "loss_on_range",
     "SampledRise",
     "RangeSearch",
+    "RangeRoutes",
+    "range_routes",
     "search_rises",
     "sample_grid",
     "DICHOTOMY_WEIGHTS",
@@ -341,6 +343,56 @@ def _enclosure(numerator: sympy.Poly, denominator: sympy.Poly, low: Fraction, hi
         return None
     quotients = [a / b for a in top for b in bottom]
     return min(quotients), max(quotients)
+
+
+@dataclass(frozen=True)
+class RangeRoutes:
+    """The routes that follow one analyst's loss on a range, in the order they are tried
+    (:func:`range_routes`): ``"exact"`` (:func:`loss_on_range`, root isolation), ``"sampled"``
+    (:func:`search_rises`, float samples whose rises are re-decided exactly) and ``"ball"`` (ball
+    arithmetic, :mod:`qifkit.ball_range`); ``why`` says why the exact route is not first (None when
+    it is)."""
+
+    routes: tuple[str, ...]
+    why: str | None = None
+
+
+def range_routes(entries: int, work: int, *, max_entries: int, follow_work: int, ball: bool) -> RangeRoutes:
+    """Which routes follow an analyst's loss on a range, chosen by work before any starts.
+
+    Parameters
+    ----------
+    entries : int
+        The pipeline's entries (secrets × outputs), each a rational function of e^ε for the exact route.
+    work : int
+        The exact route's estimated work (entries × degree²).
+    max_entries : int
+        The most entries the exact route builds as rational functions.
+    follow_work : int
+        The most work the exact route starts on without a float search first.
+    ball : bool
+        Whether ball arithmetic applies (count, threshold, map and sum releases).
+
+    Returns
+    -------
+    RangeRoutes
+        Within both limits, the exact route alone. Beyond either, the float search first (a rise it
+        confirms exactly decides), then ball arithmetic where it applies, then the exact route only
+        if the entries are within `max_entries`.
+
+    Examples
+    --------
+    >>> range_routes(100, 10**4, max_entries=2000, follow_work=4 * 10**6, ball=True).routes
+    ('exact',)
+    >>> range_routes(10**6, 10**9, max_entries=2000, follow_work=4 * 10**6, ball=True).routes
+    ('sampled', 'ball')
+    """
+    if entries <= max_entries and work <= follow_work:
+        return RangeRoutes(("exact",))
+    why = (f"{entries:,} pipeline entries, beyond {max_entries:,} for a symbolic build" if entries > max_entries else
+           f"symbolic work {work:,} = entries × degree², beyond {follow_work:,} before a search")
+    return RangeRoutes(("sampled",) + (("ball",) if ball else ()) + (("exact",) if entries <= max_entries else ()), why)
+
 
 
 @dataclass(frozen=True)

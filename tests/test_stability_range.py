@@ -354,3 +354,21 @@ def test_a_range_refutation_is_the_same_in_every_process(tmp_path):
         document = json.loads(out.read_text())
         found.append((document["instability"], document["range"]["rising_exact"]))
     assert found[0] == found[1]
+
+
+@pytest.mark.parametrize("entries, work, ball, routes, why", [
+    (2000, 4_000_000, True, ("exact",), None),
+    (2000, 4_000_001, True, ("sampled", "ball", "exact"), "symbolic work 4,000,001"),
+    (2000, 4_000_001, False, ("sampled", "exact"), "symbolic work"),
+    (2001, 10, True, ("sampled", "ball"), "2,001 pipeline entries"),
+    (2001, 10, False, ("sampled",), "beyond 2,000 for a symbolic build"),
+])
+def test_the_range_routes_are_chosen_by_size_and_work_before_any_starts(entries, work, ball, routes, why):
+    """Issue 51: the choice among range routes lives in qifkit.stability (the gate passes its limits):
+    the exact route alone within both limits; else the float search first, ball arithmetic where it
+    applies, and the exact route last only for a pipeline it can build."""
+    from qifkit.stability import range_routes
+
+    plan = range_routes(entries, work, max_entries=2000, follow_work=4_000_000, ball=ball)
+    assert plan.routes == routes
+    assert (plan.why is None) if why is None else why in plan.why

@@ -38,12 +38,14 @@ from qifkit.stability import (
     dichotomy_rises,
     dichotomy_risks,
     loss_on_range,
+    range_routes,
     sample_grid,
     search_rises,
 )
 
 #: How many progress lines a long route prints at most (one each 1/PROGRESS_STEPS of its work).
 PROGRESS_STEPS = 20
+
 
 def range_report(spec: StabilitySpec, report: GateReport, prior: Prior, loss: Loss,
                   build: Callable[[Any], Channel], exact_loss: Callable[[Any], Any],
@@ -58,19 +60,20 @@ def range_report(spec: StabilitySpec, report: GateReport, prior: Prior, loss: Lo
         + ("" if spec.kind.proof else f" (none for a {spec.query} query)"))
     proof, reason = proofs.every_analyst_on_range(spec)
     interval = report.range = RangeReport(low, high, EveryAnalyst(proof, None if proof is not None else reason))
-    entries, work = secret_count(spec) * output_count(spec), symbolic_work(spec)
-    if entries > limits.RANGE_MAX_ENTRIES or work > limits.RANGE_FOLLOW_WORK:
+    entries = secret_count(spec) * output_count(spec)
+    plan = range_routes(entries, symbolic_work(spec), max_entries=limits.RANGE_MAX_ENTRIES,
+                        follow_work=limits.RANGE_FOLLOW_WORK, ball=spec.kind.ball)
+    if plan.routes[0] != "exact":
         if proof is not None:  # a proof settles every analyst; else the analyst's curve is searched in floats
             interval.analyst = "not followed: every analyst is proved safe on the range"
             return
-        why = (f"{entries:,} pipeline entries, beyond {limits.RANGE_MAX_ENTRIES:,} for a symbolic build"
-               if entries > limits.RANGE_MAX_ENTRIES else
-               f"symbolic work {work:,} = entries × degree², beyond {limits.RANGE_FOLLOW_WORK:,} before a search")
-        say(f"range: the analyst's loss sampled at {limits.RANGE_SAMPLES} e^ε ({why}), each rise re-decided exactly")
-        if sampled_route(spec, report, interval, prior, loss, exact_loss, refuted, why, sweep):
+        say(f"range: the analyst's loss sampled at {limits.RANGE_SAMPLES} e^ε ({plan.why}), each rise re-decided "
+            "exactly")
+        if sampled_route(spec, report, interval, prior, loss, exact_loss, refuted, plan.why or "", sweep):
             return
-        if ball_route(spec, report, interval, prior, loss, exact_loss, refuted, say) \
-                or entries > limits.RANGE_MAX_ENTRIES:
+        if "ball" in plan.routes and ball_route(spec, report, interval, prior, loss, exact_loss, refuted, say):
+            return
+        if "exact" not in plan.routes:
             return
         interval.samples = interval.rises_not_confirmed = None  # the search found nothing; the exact route decides
     say(f"range: the analyst's loss followed exactly at every e^ε ({entries:,} pipeline entries as rational "
@@ -212,8 +215,6 @@ def ball_route(spec: StabilitySpec, report: GateReport, interval: RangeReport, p
     budget of :data:`limits.BALL_WORK`, the loss proved never to rise at any e^ε, or a rising stretch
     proved and confirmed by the exact losses at two rational points of it. Returns whether the
     range was decided; what was tried goes to ``interval.ball``."""
-    if not spec.kind.ball:
-        return False
     assert spec.eps_range is not None  # only called for a range
     cost, budget = ball_budget(spec)
     if budget < limits.BALL_MIN_PIECES:
