@@ -45,6 +45,31 @@ __all__ = [
     "qq",
 ]
 
+def _gcd_with_fallback() -> None:
+    """Symbolic entries are sympy fractions over ZZ[t, ...], whose every operation cancels by a gcd;
+    sympy 1.14 computes it over ZZ by the heuristic algorithm alone, which gives up ("HeuristicGCDFailed:
+    no luck") on large polynomials (the count of explicit fair reports of 58 known respondents, as a
+    function of e^ε). Where it gives up, sympy's own dense gcd (polynomial remainder sequences) is
+    asked instead: slower, never failing. Installed once, when qifkit is imported."""
+    from sympy.polys import rings
+    from sympy.polys.polyerrors import HeuristicGCDFailed
+
+    heuristic = rings.PolyElement._gcd_ZZ
+    if getattr(heuristic, "falls_back", False):
+        return
+
+    def gcd(f: Any, g: Any) -> Any:
+        try:
+            return heuristic(f, g)
+        except HeuristicGCDFailed:
+            return f.ring.dmp_inner_gcd(f, g)
+
+    gcd.falls_back = True  # type: ignore[attr-defined]
+    rings.PolyElement._gcd_ZZ = gcd
+
+
+_gcd_with_fallback()
+
 # A sympy DomainMatrix (exact or symbolic kinds) or a float numpy array; which one is told by
 # kind_of(), not by the type: sympy ships no type information, so a checker would see
 # Union[Any, ndarray] and ask for a cast at every exact-only use.
