@@ -22,7 +22,9 @@ Run: ``.venv/bin/python benchmarks/bench_gate_question.py [--part 1|2]``
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import sympy
@@ -50,7 +52,19 @@ def _spec(family, values, respondents, query, low, high, *, known_counts=None, k
                 "query": query_table, "analyst": analyst, "sweep": {"from": low, "to": high}}
     if question:
         document["gate"] = {"question": question}
-    return parse_spec(document)
+    return parse_spec(document, _TABLES)
+
+
+#: The folder of the map queries' tables (``_bands``).
+_TABLES = Path(tempfile.mkdtemp(prefix="qifkit-bench-"))
+
+
+def _bands(respondents: int, *cuts: int) -> str:
+    """A map query's table: each count 0..respondents onto its band (the number of cuts at or
+    below it), written into :data:`_TABLES`; its file name."""
+    name = f"bands-{respondents}-{'-'.join(map(str, cuts))}.csv"
+    (_TABLES / name).write_text("".join(f"{c},{sum(c >= cut for cut in cuts)}\n" for c in range(respondents + 1)))
+    return name
 
 
 def _even(total: int, values: int) -> dict[int, int]:
@@ -151,6 +165,22 @@ def _suite():
         ("RR 4v, 100 (60 known, 1 target), count {0} from a prior", _spec(
             "randomized_response", 4, 100, "count", "3/2", "8", known_counts=_even(60, 4), of=[0], prior="uniform",
             population=["1/4"] * 4), True),
+        ("RR 5v, 200 (198 known), map of count {0} into 3 bands", _spec(
+            "randomized_response", 5, 200, "map", "3/2", "8", known_counts=_even(198, 5), of=[0],
+            table=_bands(200, 40, 80), prior="uniform_histograms"), None),
+        ("geometric 5v, 100 (98 known), map of count {0,1} into 3 bands", _spec(
+            "geometric", 5, 100, "map", "11/10", "20", known_counts=_even(98, 5), of=[0, 1],
+            table=_bands(100, 30, 50), prior="uniform_histograms"), None),
+        ("explicit fair 5v, 60 (58 known), map of count {0} into 2 bands", _spec(
+            "explicit_fair", 5, 60, "map", "3/2", "8", known_counts=_even(58, 5), of=[0], table=_bands(60, 12),
+            prior="uniform_histograms"), None),
+        ("explicit fair 5v, 100 (98 known), threshold {0} at 20", _spec(
+            "explicit_fair", 5, 100, "threshold", "3/2", "8", known_counts=_even(98, 5), of=[0], at=20,
+            prior="uniform_histograms"), None),
+        ("geometric argmax, 3 bars, 3 respondents", _spec("geometric", 3, 3, "argmax", "3/2", "8",
+                                                          prior="uniform_histograms"), None),
+        ("explicit fair argmax, 3 bars, 3 respondents", _spec("explicit_fair", 3, 3, "argmax", "3/2", "8",
+                                                              prior="uniform_histograms"), None),
     ]
 
 
