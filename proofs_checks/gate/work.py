@@ -8,6 +8,7 @@ from proofs_checks.gate import limits
 from proofs_checks.gate.model import StabilitySpec
 from proofs_checks.gate.pipelines import output_count, secret_count, target_count
 from qifkit.numbers import exact_str
+from qifkit.stability import range_routes
 
 
 def range_degree(spec: StabilitySpec) -> int:
@@ -58,14 +59,13 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                 f"(ball arithmetic not tried: one enclosure costs {cost:,}, so its budget of {limits.BALL_WORK:,} "
                 "would allow "
                 f"only {budget}, fewer than the {limits.BALL_MIN_PIECES} it needs); ")
-        if entries > limits.RANGE_MAX_ENTRIES:
-            route = f"{sampled} ({entries:,} entries, beyond {limits.RANGE_MAX_ENTRIES:,} for a symbolic build); {ball}"
-        elif work > limits.RANGE_FOLLOW_WORK:
-            route = (f"{sampled} first (symbolic work {work:,} = entries × degree², beyond "
-                     f"{limits.RANGE_FOLLOW_WORK:,}); "
-                     f"{ball}if still undecided, {symbolic}")
-        else:
+        plan = range_routes(entries, work, max_entries=limits.RANGE_MAX_ENTRIES, follow_work=limits.RANGE_FOLLOW_WORK,
+                            ball=spec.kind.ball)
+        if plan.routes == ("exact",):
             route = symbolic
+        else:
+            route = (f"{sampled} first ({plan.why}); {ball}"
+                     + (f"if still undecided, {symbolic}" if "exact" in plan.routes else ""))
         proof = "a proof for every analyst is tried first; " if spec.kind.proof else ""
         lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")
         pairs = secrets * (secrets - 1) // 2
