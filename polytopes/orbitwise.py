@@ -73,6 +73,9 @@ class OrbitEnumeration:
     adjacency : tuple of frozenset of int
         For each orbit (by position in `orbits`), the orbits that hold a neighbour of its
         representative: the graph of the polytope, quotiented by the group.
+    recalled : int
+        Neighbourhoods taken from a resume folder: checked as written (canonical forms of vertices),
+        not recomputed, so a form left out of one is not seen.
     """
 
     polytope: Polytope
@@ -81,6 +84,7 @@ class OrbitEnumeration:
     neighbours: int
     seconds: float
     adjacency: tuple[frozenset[int], ...] = ()
+    recalled: int = 0
 
     @property
     def count(self) -> int:
@@ -204,6 +208,7 @@ class _Store:
         self.polytope = polytope
         self.forms = forms
         self.verified: set[Key] = set()  # forms already found canonical vertices: each is checked once
+        self.recalled = 0  # neighbourhoods taken from the folder (checked as written, not recomputed)
         self.dimension = polytope.dimension_of_space
         self.folder = None
         if folder is not None:
@@ -245,6 +250,7 @@ class _Store:
             self.say(f"{self.folder.path / name}: does not parse ({error}); recomputed")
             return None
         self._verify(form, count, around, self.folder.path / name)
+        self.recalled += 1
         return form, count, around
 
     def _verify(self, form: Key, count: int, around: frozenset[Key], path: Any) -> None:
@@ -374,7 +380,8 @@ def enumerate_orbits(polytope: Polytope, start: Point | None = None,
     orbits = tuple(Orbit(key_point(form), size) for form, size in found.items())
     position = {form: k for k, form in enumerate(found)}
     adjacency = tuple(frozenset(position[other] for other in around[form]) for form in found)
-    return OrbitEnumeration(polytope, orbits, forms.order, computed, time.perf_counter() - begin, adjacency)
+    return OrbitEnumeration(polytope, orbits, forms.order, computed, time.perf_counter() - begin, adjacency,
+                            store.recalled)
 
 
 def _walk_on_dask(client: Any, polytope: Polytope, first: Key, cone_method: str, recursion: Recursion | None,

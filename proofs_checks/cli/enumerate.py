@@ -183,7 +183,11 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
         with dask_session(arguments, workers) as client:
             result = enumerate_orbits(polytope, progress=progress, cone_method=cone_method, client=client,
                                       folder=arguments.resume, recursion=recursion)
-    _report_orbits(arguments, result, f"adjacency decomposition: complete, {result.neighbours} neighbours checked")
+    recalled = "" if not result.recalled else (
+        f"; {result.recalled} of {len(result.orbits)} orbits' neighbourhoods read from {arguments.resume} (checked as "
+        "written, not recomputed: run without --resume to recompute them)")
+    _report_orbits(arguments, result,
+                   f"adjacency decomposition: complete, {result.neighbours} neighbours checked{recalled}")
     return EXIT_OK
 
 
@@ -230,7 +234,9 @@ def _report_orbits(arguments: argparse.Namespace, result: Any, how: str) -> None
                                          "vertex": [str(v) for v in orbit.representative],
                                          "tight_ine_rows": _tight_ine_rows(polytope, orbit.representative)}
                                         for number, orbit in enumerate(result.orbits, start=1)],
-                    "neighbours_checked": result.neighbours, "seconds": round(result.seconds, 4)}
+                    "neighbours_checked": result.neighbours,
+                    "neighbourhoods_from_resume_folder": result.recalled,
+                    "seconds": round(result.seconds, 4)}
         write_json(arguments.json, document, "orbit representatives")
 
 
