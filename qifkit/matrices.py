@@ -19,6 +19,7 @@ import enum
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
+import flint
 import numpy as np
 import sympy
 from sympy.polys.domains import QQ
@@ -46,11 +47,13 @@ __all__ = [
 ]
 
 def _gcd_with_fallback() -> None:
-    """Symbolic entries are sympy fractions over ZZ[t, ...], whose every operation cancels by a gcd;
+    """Symbolic entries are sympy fractions over ZZ[t, ...], whose every operation cancels by a gcd.
     sympy 1.14 computes it over ZZ by the heuristic algorithm alone, which gives up ("HeuristicGCDFailed:
     no luck") on large polynomials (the count of explicit fair reports of 58 known respondents, as a
-    function of e^ε). Where it gives up, sympy's own dense gcd (polynomial remainder sequences) is
-    asked instead: slower, never failing. Installed once, when qifkit is imported."""
+    function of e^ε) and is slow on long ones. In one symbol the gcd is python-flint's (exact, with
+    its content and a positive leading coefficient, as sympy's); in several, where the heuristic
+    gives up, sympy's own dense gcd (polynomial remainder sequences) takes over. Installed once, when
+    qifkit is imported."""
     from sympy.polys import rings
     from sympy.polys.polyerrors import HeuristicGCDFailed
 
@@ -59,10 +62,16 @@ def _gcd_with_fallback() -> None:
         return
 
     def gcd(f: Any, g: Any) -> Any:
+        ring = f.ring
+        if ring.ngens == 1:
+            first, second = (flint.fmpz_poly([int(c) for c in reversed(p.to_dense())]) for p in (f, g))
+            common = first.gcd(second)
+            return tuple(ring.from_list([int(c) for c in reversed(p.coeffs())]) if p != 0 else ring.zero
+                         for p in (common, first // common, second // common))
         try:
             return heuristic(f, g)
         except HeuristicGCDFailed:
-            return f.ring.dmp_inner_gcd(f, g)
+            return ring.dmp_inner_gcd(f, g)
 
     gcd.falls_back = True  # type: ignore[attr-defined]
     rings.PolyElement._gcd_ZZ = gcd
