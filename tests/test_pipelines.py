@@ -178,3 +178,38 @@ def test_refines_ignores_a_wrong_candidate():
     assert not refuted.holds and refuted.gap > 0
     with pytest.raises(TypeError):
         refines(high, low, candidate=[[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+
+
+@pytest.mark.parametrize("family", ["explicit_fair", "geometric", "randomized_response"])
+@pytest.mark.parametrize("query", ["count", "sum", "histogram"])
+def test_symbolic_pipelines_over_one_denominator_are_the_exact_ones_at_every_point(family, query):
+    """A perturber as a function of t = e^ε gives pipelines whose coefficients are kept over one
+    common denominator (python-flint) and cancelled when read: substituted at rational e^ε they are
+    the pipelines built exactly there, and they equal the same pipelines computed in sympy's own
+    fractions (the generic route, forced)."""
+    import sympy
+
+    import qifkit.pipelines as pipelines
+    from qifkit.mechanisms import explicit_fair_mechanism, randomized_response, truncated_geometric
+
+    t = sympy.Symbol("t", positive=True)
+    make = {"explicit_fair": lambda e: explicit_fair_mechanism(3, eps_exp=e),
+            "geometric": lambda e: truncated_geometric(4, e),
+            "randomized_response": lambda e: randomized_response(3, e)}
+    build = {"count": lambda ch: pipelines.count_pipeline(ch, 4, {0}, [1, 2]),
+             "sum": lambda ch: pipelines.sum_pipeline(ch, 4, [1, 2]),
+             "histogram": lambda ch: pipelines.histogram_pipeline(ch, 4, [1, 2])}[query]
+    symbolic = build(make[family](t))
+    for point in (Fraction(3, 2), Fraction(3), Fraction(17, 5)):
+        assert symbolic.substitute({t: point}) == build(make[family](point))
+    generic = pipelines._Algebra.__init__
+
+    def without_common_denominator(self, channel):
+        generic(self, channel)
+        self.over_denominator = False
+
+    pipelines._Algebra.__init__ = without_common_denominator
+    try:
+        assert build(make[family](t)).matrix.to_list() == symbolic.matrix.to_list()
+    finally:
+        pipelines._Algebra.__init__ = generic
