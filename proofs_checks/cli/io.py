@@ -115,11 +115,7 @@ def check_writable(path: str) -> None:
     folder = target.resolve().parent
     if not folder.is_dir():
         raise UsageError(f"cannot write {path}: folder {folder} does not exist")
-    try:
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as error:
-        raise UsageError(f"cannot write {path}: {error.strerror}") from None
+    _probe(folder, f"cannot write {path}")
 
 
 def check_writable_folder(folder: str | Path, option: str) -> None:
@@ -132,11 +128,16 @@ def check_writable_folder(folder: str | Path, option: str) -> None:
         place = place.parent
     if not place.is_dir():
         raise UsageError(f"{option} {folder}: {place} is not a folder")
+    _probe(place, f"{option} {folder}: cannot write in {place}")
+
+
+def _probe(folder: Path, refusal: str) -> None:
+    """Make and remove a file in `folder`; if that fails, a usage error: `refusal` and the cause."""
     try:
-        with tempfile.TemporaryFile(dir=place):
+        with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as error:
-        raise UsageError(f"{option} {folder}: cannot write in {place}: {error.strerror}") from None
+        raise UsageError(f"{refusal}: {error.strerror}") from None
 
 
 def same_file(first: str | Path, second: str | Path) -> bool:
