@@ -204,7 +204,8 @@ class RangeLoss:
 
 
 def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: Prior | Sequence[Any],
-                  loss: Loss, tolerance: Fraction | None = None) -> RangeLoss:
+                  loss: Loss, tolerance: Fraction | None = None,
+                  progress: Callable[[str], None] | None = None) -> RangeLoss:
     """U_ℓ(π, build(e^ε)) for every e^ε in [low, high], and the stretches where it rises.
 
     `build` is called once with a sympy symbol t standing for e^ε and must return the pipeline with
@@ -222,6 +223,8 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     end (the piece's rational function in centred form over the end's isolating interval), the
     intervals narrowed (widths 2^-32 down to 2^-1024 of the range) until the bounds settle which
     side of the tolerance the rises are on (their sum at most it, or one of them beyond it).
+    `progress`, if given, is told as each step ends (the pipeline built, the changes of best action
+    isolated, the slope's sign decided).
 
     Complexity: one symbolic pipeline, and for every output a root isolation of each pair of
     distinct expected-loss polynomials, so it suits pipelines of tens of secrets and actions
@@ -250,11 +253,14 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     >>> [(a.decimal(12), b.decimal(12)) for a, b in curve.rising]
     [('3.500544517844', '3.516615491052')]
     """
+    say = progress or (lambda line: None)
     low, high, t, channel = symbolic_on_range(build, low, high, "pipeline")
+    say(f"exact route: the pipeline built as rational functions of e^ε ({channel.shape[0]:,} × {channel.shape[1]:,})")
     domain, table = expected_table(prior, channel, loss)
     columns = [_column(domain, column, t, low, high) for column in zip(*table, strict=True)]
     differences = [f - g for denominator, polys in columns for i, f in enumerate(polys) for g in polys[i + 1:]]
     breakpoints = real_roots(differences, low, high)
+    say(f"exact route: {len(breakpoints):,} changes of best action isolated among {len(differences):,} differences")
 
     def chosen(at: Fraction) -> list[sympy.Poly]:
         return [min(polys, key=lambda f: value(f, at)) for _, polys in columns]
@@ -274,6 +280,8 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
     slopes = [slope_numerator(chosen(rational_between(a, b))) for a, b in zip(ends, ends[1:], strict=False)]
     points = [RealPoint(low), *real_roots(differences + [p for p in slopes if not p.is_zero], low, high),
               RealPoint(high)]
+    say(f"exact route: the loss's slope isolated on {len(slopes):,} pieces; its sign decided at {len(points) - 1:,} "
+        "points")
     stretches: list[list[Any]] = []  # start, end, and a rational inside the first and the last piece
     for a, b in zip(points, points[1:], strict=False):
         middle = rational_between(a, b)

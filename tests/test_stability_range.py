@@ -372,3 +372,15 @@ def test_the_range_routes_are_chosen_by_size_and_work_before_any_starts(entries,
     plan = range_routes(entries, work, max_entries=2000, follow_work=4_000_000, ball=ball)
     assert plan.routes == routes
     assert (plan.why is None) if why is None else why in plan.why
+
+
+def test_the_exact_route_says_each_step_as_it_ends():
+    """Issue 51: the exact route is never silent: a line when the pipeline is built, when the changes
+    of best action are isolated and when the slope's sign is decided (App. D.1 on [3, 4])."""
+    from qifkit import linear_error, truncated_geometric, uniform_prior
+
+    lines: list[str] = []
+    loss_on_range(lambda t: count_pipeline(truncated_geometric(7, t), 4, {0}, (0, 1, 1)), 3, 4,
+                  uniform_prior(range(7)), linear_error(range(7)), progress=lines.append)
+    assert [line.split(":")[1].split()[0:2] for line in lines] == [["the", "pipeline"], ["4", "changes"],
+                                                                   ["the", "loss's"]]

@@ -78,7 +78,8 @@ def range_report(spec: StabilitySpec, report: GateReport, prior: Prior, loss: Lo
         interval.samples = interval.rises_not_confirmed = None  # the search found nothing; the exact route decides
     say(f"range: the analyst's loss followed exactly at every e^ε ({entries:,} pipeline entries as rational "
         "functions of e^ε, their best actions' changes and the loss's slope by real-root isolation)")
-    curve = loss_on_range(builder(spec), low, high, prior, loss, tolerance=spec.tolerance or None)
+    curve = loss_on_range(builder(spec), low, high, prior, loss, tolerance=spec.tolerance or None,
+                          progress=lambda line: say(f"range: {line}"))
 
     interval.analyst, interval.route = "followed at every e^ε", "exact"
     interval.loss_from, interval.loss_to = curve.loss_low, curve.loss_high
