@@ -46,7 +46,7 @@ __all__ = [
     "qq",
 ]
 
-def _gcd_with_fallback() -> None:
+def _install_gcd() -> None:
     """Symbolic entries are sympy fractions over ZZ[t, ...], whose every operation cancels by a gcd.
     sympy 1.14 computes it over ZZ by the heuristic algorithm alone, which gives up ("HeuristicGCDFailed:
     no luck") on large polynomials (the count of explicit fair reports of 58 known respondents, as a
@@ -58,7 +58,7 @@ def _gcd_with_fallback() -> None:
     from sympy.polys.polyerrors import HeuristicGCDFailed
 
     heuristic = rings.PolyElement._gcd_ZZ
-    if getattr(heuristic, "falls_back", False):
+    if getattr(heuristic, "qifkit_gcd", False):
         return
 
     def gcd(f: Any, g: Any) -> Any:
@@ -73,11 +73,11 @@ def _gcd_with_fallback() -> None:
         except HeuristicGCDFailed:
             return ring.dmp_inner_gcd(f, g)
 
-    gcd.falls_back = True  # type: ignore[attr-defined]
+    gcd.qifkit_gcd = True  # type: ignore[attr-defined]
     rings.PolyElement._gcd_ZZ = gcd
 
 
-_gcd_with_fallback()
+_install_gcd()
 
 # A sympy DomainMatrix (exact or symbolic kinds) or a float numpy array; which one is told by
 # kind_of(), not by the type: sympy ships no type information, so a checker would see
