@@ -23,14 +23,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-import cdd
-import cdd.gmp
 import numpy as np
 
 from polytopes.classify import rank
 from polytopes.hrep import IntegerKey, Polytope, integer_key, key_point, permuted
 from qifkit.errors import PolytopeError
+from qifkit.extras import needs_extra
 from qifkit.numbers import over_common_denominator, primitive_integers
+
+with needs_extra("polytopes"):  # pycddlib: a missing one is an error naming the extra to install
+    import cdd
+    import cdd.gmp
 
 __all__ = ["Closure", "IntegerRows", "adjacency_closure", "cone_rays", "edge_directions", "group_elements",
            "neighbours"]

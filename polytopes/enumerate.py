@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import cdd
-import cdd.gmp
-
 from polytopes.hrep import Polytope, integer_key, permuted, read_cdd
 from qifkit.errors import LabelError, PolytopeError
+from qifkit.extras import needs_extra
+
+with needs_extra("polytopes"):  # pycddlib: a missing one is an error naming the extra to install
+    import cdd
+    import cdd.gmp
 
 __all__ = [
     "orientation",

@@ -19,13 +19,16 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TypeVar
 
-import cdd
-import cdd.gmp
 import flint
 
 from qifkit.errors import FileFormatError, PolytopeError, QifError
+from qifkit.extras import needs_extra
 from qifkit.files import read_input_text
 from qifkit.numbers import over_common_denominator, parse_number, to_fmpq
+
+with needs_extra("polytopes"):  # pycddlib: a missing one is an error naming the extra to install
+    import cdd
+    import cdd.gmp
 
 __all__ = ["Polytope", "IntegerKey", "integer_key", "key_point", "permuted", "read_cdd", "read_ine"]
 

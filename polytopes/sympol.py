@@ -16,11 +16,14 @@ import tempfile
 from collections.abc import Sequence
 from fractions import Fraction
 
-import cdd.gmp
-
 from polytopes.hrep import Polytope, permuted
 from qifkit.errors import PolytopeError
+from qifkit.extras import needs_extra
 from qifkit.numbers import parse_number, primitive_integers
+
+with needs_extra("polytopes"):  # pycddlib: a missing one is an error naming the extra to install
+    import cdd
+    import cdd.gmp
 
 __all__ = ["sympol_available", "sympol_representatives"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -288,8 +289,9 @@ def ldp_n4_all_eps(patterns: tuple | None = None, grid_check: str = "2") -> Outc
     )
 
 
-#: The census files of scripts/census.py (a folder of the repository, beside the packages).
-CENSUS_FOLDER = Path(__file__).resolve().parent.parent / "results"
+#: The census files of scripts/census.py, shipped with the package (``proofs_checks/results/``; the
+#: repository's ``results/`` is a link to it).
+CENSUS_FOLDER = Path(str(resources.files("proofs_checks") / "results"))
 
 
 @claim("beyond.ldp-census")

@@ -27,7 +27,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from qifkit.errors import ClusterError, MissingDependencyError
+from qifkit.errors import ClusterError
+from qifkit.extras import needs_extra
 from qifkit.validation import whole_number
 
 __all__ = ["dask_client", "task_key", "CONNECT_SECONDS", "RESUBMISSIONS", "WORKER_TTL_NOTE", "ALLOCATOR_NOTE",
@@ -126,10 +127,8 @@ def dask_client(scheduler: str | None = None, workers: int | None = None) -> Ite
     MissingDependencyError
         If ``distributed`` is not installed.
     """
-    try:
+    with needs_extra("cluster"):
         from distributed import Client, LocalCluster
-    except ImportError:
-        raise MissingDependencyError("scale-out needs Dask: pip install 'distributed>=2024.1'") from None
     if scheduler is not None and not _ADDRESS.fullmatch(scheduler):
         raise ClusterError(f"scheduler address {scheduler!r} is not of the form tcp://HOST:PORT")
     if workers is not None:

@@ -99,7 +99,8 @@ class PolytopeError(QifError, ValueError):
 
 
 class MissingDependencyError(QifError, ImportError):
-    """An optional package (PyNormaliz, pplpy) is needed for what was asked and is not installed."""
+    """An optional package (pycddlib, PyNormaliz, Dask's distributed, pplpy) is needed for what was
+    asked and is not installed; the message names the extra of qifkit that installs it."""
 
 
 class ClusterError(QifError, ConnectionError):

@@ -27,7 +27,7 @@ from polytopes.spaces import ldp_polytope
 from qifkit.files import atomic_write_text, json_text, read_json
 from qifkit.numbers import exact_str, parse_eps_exp
 
-RESULTS = Path(__file__).resolve().parent.parent / "results"
+RESULTS = Path(__file__).resolve().parent.parent / "proofs_checks" / "results"
 
 
 def census_path(n: int, eps_exp: str) -> Path:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up qifkit: the system packages it needs (only those missing), a virtual environment in
-# .venv/, and the package with its dev extras. Safe to re-run: a second run with an unchanged
+# .venv/, and the package with every extra and the dev tools. Safe to re-run: a second run with an unchanged
 # pyproject.toml does nothing but check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,6 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ] && .venv/bin/python -c '
     exit 0
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[dev]'
+.venv/bin/python -m pip install --quiet -e '.[all,dev]'
 echo "$wanted" > "$stamp"
 echo "setup: done (.venv/bin/qifkit is ready)"

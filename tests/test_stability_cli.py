@@ -336,7 +336,7 @@ def test_plot_draws_the_loss_and_its_float_curve_rises_where_the_exact_stretch_i
     assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(tmp_path / "loss.gif")]) == 2
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if it were not installed
     assert main(["stability", str(EXAMPLES / "appd1_range.toml"), "--plot", str(picture)]) == 2
-    assert "pip install matplotlib" in capsys.readouterr().err
+    assert "pip install 'qifkit[plot]'" in capsys.readouterr().err
 
 
 def test_a_perturber_given_as_files_gives_the_verdict_of_its_family(tmp_path):

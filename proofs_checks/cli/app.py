@@ -1,6 +1,6 @@
 """The ``qifkit`` console command: its parser and dispatch. The work of each command lives in its own
 module of this package (:mod:`~proofs_checks.cli.check`, ``refine``, ``verify``, ``stability``,
-``enumerate``, ``construct``, ``design``, each with a ``run(arguments)``), imported only once the
+``enumerate``, ``construct``, ``design``, ``examples``, each with a ``run(arguments)``), imported only once the
 command runs, so ``qifkit --help`` and ``qifkit --version`` answer in well under a second and a
 command loads only what it needs. Usage errors (unreadable files, malformed CSV or JSON, unknown
 ids) exit 2 with one line on stderr; the statuses are listed in :func:`main`.
@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     verify.set_defaults(module="verify")
     stability = commands.add_parser("stability", help="gate a pipeline on its stability over a grid or range of e^ε",
                                     description="Exit 0 stable (certified), 1 NOT stable (certified instability), "
-                                    "4 not decided, 2 bad input. See examples/*.toml for specs.")
+                                    "4 not decided, 2 bad input. qifkit examples copies example specs into a folder.")
     stability.add_argument("spec", metavar="SPEC.toml")
     stability.add_argument("--json", metavar="FILE", help="write the report as JSON (atomically)")
     stability.add_argument("--certificate", metavar="DIR",
@@ -103,6 +103,11 @@ def _parser() -> argparse.ArgumentParser:
     stability.add_argument("--list-secrets", action="store_true",
                            help="list the spec's secrets in the order a prior.csv or loss.csv gives them, and stop")
     stability.set_defaults(module="stability")
+    copy = commands.add_parser("examples", help="copy the example specs shipped with qifkit into a new folder")
+    copy.add_argument("folder", metavar="DIR", nargs="?", default="qifkit-examples",
+                          help="the folder to create (default: qifkit-examples); it must not exist")
+    copy.add_argument("--list", action="store_true", help="name each example with its first line, copy nothing")
+    copy.set_defaults(module="examples")
     enumerate_ = commands.add_parser("enumerate", help="enumerate the vertices of a DP polytope exactly")
     enumerate_.add_argument("polytope", choices=POLYTOPE_NAMES)
     enumerate_.add_argument("--n", type=_whole, required=True, help="number of values (n >= 2)")
@@ -163,6 +168,9 @@ _GUIDE: dict[str, tuple[str, tuple[str, ...]]] = {
     "stability": ("Gate a privacy pipeline: does a more private perturber always give a less useful pipeline?",
                   ("qifkit stability examples/survey_rr.toml --certificate certs/ --json report.json",
                    "qifkit stability examples/appd1_range.toml --time-limit 600")),
+    "examples": ("Copy the example specs of the README (stability gates, your own perturber) into a new folder.",
+                 ("qifkit examples", "qifkit examples my-specs",
+                  "qifkit examples --list")),
     "enumerate": ("Enumerate the vertices of a DP mechanism polytope exactly (cddlib, lrs or Normaliz), or one "
                   "vertex per orbit (on Dask for n >= 5).",
                   ("qifkit enumerate LDP --n 4 --eps-exp 2 --orbits",
@@ -285,8 +293,8 @@ def _run(argv: Sequence[str] | None) -> int:
     except OSError as error:  # the machine refused a read or write: a full disk, a read-only folder, permissions
         if arguments.debug:
             raise
-        where = f"{error.filename}: " if error.filename else ""
-        print(f"qifkit: error: cannot complete the run: {where}{error.strerror or error} (each output is written "
+        named = f"{error.filename}: " if error.filename else ""
+        print(f"qifkit: error: cannot complete the run: {named}{error.strerror or error} (each output is written "
               "whole or left as it was)", file=sys.stderr)
         return EXIT_USAGE
     except (MemoryError, RecursionError) as error:

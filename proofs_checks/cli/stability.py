@@ -27,7 +27,7 @@ from proofs_checks.cli.base import (
 )
 from proofs_checks.cli.certificate_folder import CertificateFolder
 from proofs_checks.cli.io import SHOWN_DIGITS, approximately, check_outputs, write_json
-from qifkit.errors import MissingDependencyError
+from qifkit.extras import needs_extra
 from qifkit.files import read_input
 from qifkit.numbers import exact_str
 
@@ -175,13 +175,9 @@ def _shown(text: str) -> str:
 
 
 def _matplotlib() -> Any:
-    """matplotlib's pyplot without a display, or a clear error: it is in the dev extras only."""
-    try:
+    """matplotlib's pyplot without a display, or an error naming the extra ``plot`` that installs it."""
+    with needs_extra("plot"):
         import matplotlib
-    except ImportError:
-        raise MissingDependencyError(
-            "--plot draws with matplotlib, which is not installed: pip install matplotlib"
-        ) from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

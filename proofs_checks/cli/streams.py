@@ -144,9 +144,9 @@ def guarded_streams() -> Iterator[tuple[_Guarded, _Guarded]]:
     saved = sys.stdout, sys.stderr
     out = _Guarded(sys.stdout, "standard output", 1)
     err = _Guarded(sys.stderr, "standard error", 2, quiet=True) if sys.stderr is not None else None
-    sys.stdout = out  # type: ignore[assignment]
+    sys.stdout = out
     if err is not None:
-        sys.stderr = err  # type: ignore[assignment]
+        sys.stderr = err
     try:
         yield out, err  # type: ignore[misc]
     finally:

@@ -10,9 +10,8 @@ from typing import Any
 
 import flint
 
-from qifkit.errors import (
-    MissingDependencyError,
-)
+from qifkit.errors import MissingDependencyError
+from qifkit.extras import needs_extra
 from qifkit.lp.certificate import certificate_defect
 from qifkit.lp.farkas import elastic_program
 from qifkit.lp.program import LinearProgram, LPSolution
@@ -28,8 +27,9 @@ def solve_by_cdd(program: LinearProgram, is_elastic: bool = False) -> LPSolution
     back to the rows; an infeasible program is certified by the elastic program solved the same
     way."""
     m, n = program.shape
-    import cdd
-    import cdd.gmp
+    with needs_extra("polytopes"):
+        import cdd
+        import cdd.gmp
 
     started = time.perf_counter()
 
