@@ -11,6 +11,7 @@ are exact for exact inputs. A measure in bits is a logarithm, irrational in gene
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,15 +45,51 @@ __all__ = [
 _PRECISION = 128
 
 
-@dataclass(frozen=True)
+@functools.total_ordering
+@dataclass(frozen=True, eq=False)
 class Bits:
-    """A measure in bits: the true value lies within `error` of `value` (a rigorous bound)."""
+    """A measure in bits: the true value lies within `error` of `value` (a rigorous bound).
+
+    It behaves as the float `value` where a number is expected: ``float(b)``, ``f"{b:.3f}"``, and
+    comparisons with other measures and with numbers (``b < 2``, ``sorted(measures)``, ``max``) all use
+    `value`. Two measures closer than their errors may be ordered either way in truth; compare
+    ``a.value + a.error < b.value - b.error`` for an order that is certain.
+
+    Examples
+    --------
+    >>> a, b = shannon_entropy(["1/2", "1/2"]), shannon_entropy(["1/2", "1/4", "1/4"])
+    >>> f"{a:.3f} < {b:.3f}: {a < b}", max(a, b) is b, a == 1.0
+    ('1.000 < 1.500: True', True, True)
+    """
 
     value: float
     error: float
 
     def __float__(self) -> float:
         return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __eq__(self, other: object) -> bool:
+        other_value = _compared_value(other)
+        return NotImplemented if other_value is None else self.value == other_value
+
+    def __lt__(self, other: object) -> bool:
+        other_value = _compared_value(other)
+        return NotImplemented if other_value is None else self.value < other_value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def _compared_value(other: object) -> float | None:
+    """What a :class:`Bits` compares with: another measure's value, or a real number (not a bool)."""
+    if isinstance(other, Bits):
+        return other.value
+    if isinstance(other, int | float | Fraction) and not isinstance(other, bool):
+        return float(other)
+    return None
 
 
 def _ball(value: Any) -> Any:
