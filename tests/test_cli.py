@@ -173,7 +173,7 @@ def test_papers_counterexamples_verify_from_the_command_line(tmp_path, case):
     from qifkit.postprocess import count_query, sum_query
 
     if case == "sec62-sum-rr":
-        strong, weak = randomized_response(3, "3"), randomized_response(3, "2")
+        strong, weak = randomized_response(3, eps_exp="3"), randomized_response(3, eps_exp="2")
     else:
         strong, weak = truncated_geometric(3, alpha="1/3"), truncated_geometric(3, alpha="1/2")
     outputs = strong.power(2).outputs
@@ -316,3 +316,11 @@ def test_verbose_says_how_each_answer_was_reached_and_quiet_does_not(tmp_path, c
     with pytest.raises(SystemExit) as refused:
         main(["refine", str(a), str(b), "-q", "-v"])
     assert refused.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+
+
+def test_ldp_orbits_take_the_fastest_complete_method_by_default(capsys):
+    """Issue 54: ``enumerate LDP --n 5 --orbits`` without --method runs the face-set method (seconds; by
+    support it took minutes), and counts Holohan et al.'s D at n = 5, e^ε = 2 as the census does."""
+    assert main(["enumerate", "LDP", "--n", "5", "--eps-exp", "2", "--orbits"]) == 0
+    out = capsys.readouterr().out
+    assert "164825 vertices in 47 orbits" in out and "face sets of the column cone" in out

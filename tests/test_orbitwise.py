@@ -12,13 +12,13 @@ from polytopes.spaces import count_polytope, ldp_polytope, representation_polyto
 from proofs_checks.cli import main
 
 CASES = {
-    "D n=3 e=2": lambda: ldp_polytope(3, "2"),
-    "D n=4 e=3/2": lambda: ldp_polytope(4, "3/2"),
-    "D 4x3 face e=3": lambda: ldp_polytope(4, "3", columns=3),
-    "U n=3 e=2": lambda: count_polytope(3, "2"),
-    "F n=4 binomial e=2": lambda: count_polytope(4, "2", ("1/8", "3/8", "3/8", "1/8"), fixed=True),
-    "F n=3 skewed e=2 (no symmetry)": lambda: count_polytope(3, "2", ("1/2", "1/3", "1/6"), fixed=True),
-    "RU n=3 e=2": lambda: representation_polytope(3, "2"),
+    "D n=3 e=2": lambda: ldp_polytope(3, eps_exp="2"),
+    "D n=4 e=3/2": lambda: ldp_polytope(4, eps_exp="3/2"),
+    "D 4x3 face e=3": lambda: ldp_polytope(4, eps_exp="3", columns=3),
+    "U n=3 e=2": lambda: count_polytope(3, eps_exp="2"),
+    "F n=4 binomial e=2": lambda: count_polytope(4, eps_exp="2", z=("1/8", "3/8", "3/8", "1/8"), fixed=True),
+    "F n=3 skewed e=2 (no symmetry)": lambda: count_polytope(3, eps_exp="2", z=("1/2", "1/3", "1/6"), fixed=True),
+    "RU n=3 e=2": lambda: representation_polytope(3, eps_exp="2"),
 }
 
 
@@ -60,7 +60,7 @@ def test_row_column_forms_separate_exactly_the_orbits_of_matrices_with_tied_colu
     from fractions import Fraction
 
     rows, columns = 4, 3
-    forms = orbit_forms(ldp_polytope(rows, "2", columns=columns))
+    forms = orbit_forms(ldp_polytope(rows, eps_exp="2", columns=columns))
     rng = random.Random(11)
     samples = [tuple(Fraction(rng.choice((0, 1, 1, 2))) for _ in range(rows * columns)) for _ in range(60)]
 
@@ -83,7 +83,7 @@ def test_enumerate_orbits_from_the_command_line(tmp_path, capsys):
     assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--json", str(out)]) == 0
     assert "904 vertices in 10 orbits under a group of order 576" in capsys.readouterr().out
     document = json.loads(out.read_text())
-    assert document["count"] == 904 and sum(r["size"] for r in document["representatives"]) == 904
+    assert document["count"] == 904 and sum(r["size"] for r in document["orbits"]) == 904
     assert (
         main(["enumerate", "LDP", "--n", "4", "--eps-exp", "2", "--method", "orbits", "--ext", str(tmp_path / "x")])
         == 2
@@ -98,7 +98,7 @@ def _no_cones(*args, **kwargs):
 def test_a_resumed_walk_reads_every_neighbourhood_back(tmp_path, monkeypatch):
     from polytopes import orbitwise
 
-    polytope, folder = ldp_polytope(4, "2"), tmp_path / "walk"
+    polytope, folder = ldp_polytope(4, eps_exp="2"), tmp_path / "walk"
     first = enumerate_orbits(polytope, folder=str(folder))
     assert len(list(folder.glob("orbit-*.json"))) == len(first.orbits) == 10
     monkeypatch.setattr(orbitwise, "neighbours", _no_cones)  # the second run may only read
@@ -111,7 +111,7 @@ def test_a_walk_killed_half_way_recomputes_only_what_is_missing_or_untrusted(tmp
     from polytopes import orbitwise
     from polytopes.resume import ResumeFolder
 
-    polytope, folder = ldp_polytope(4, "3/2"), tmp_path / "walk"
+    polytope, folder = ldp_polytope(4, eps_exp="3/2"), tmp_path / "walk"
     first = enumerate_orbits(polytope, folder=str(folder))
     files = sorted(folder.glob("orbit-*.json"))
     files[0].unlink()  # never written (the kill came first)
@@ -133,9 +133,9 @@ def test_a_walk_killed_half_way_recomputes_only_what_is_missing_or_untrusted(tmp
 def test_a_walk_refuses_the_folder_of_another_polytope(tmp_path):
     from polytopes.resume import ResumeMismatchError
 
-    enumerate_orbits(ldp_polytope(3, "2"), folder=str(tmp_path))
+    enumerate_orbits(ldp_polytope(3, eps_exp="2"), folder=str(tmp_path))
     with pytest.raises(ResumeMismatchError, match="different problem"):
-        enumerate_orbits(ldp_polytope(3, "3"), folder=str(tmp_path))
+        enumerate_orbits(ldp_polytope(3, eps_exp="3"), folder=str(tmp_path))
 
 
 def test_resume_from_the_command_line(tmp_path, capsys):
@@ -156,7 +156,7 @@ def test_orbits_of_a_list_not_closed_under_the_group_are_refused():
     from polytopes.enumerate import Vertex
     from qifkit.errors import PolytopeError
 
-    polytope = ldp_polytope(3, "2")
+    polytope = ldp_polytope(3, eps_exp="2")
     listed = enumerate_vertices(polytope).vertices
     assert len(orbits(listed, polytope.symmetries)) == 4
     missing_one = [v for v in listed if v.coordinates != max(w.coordinates for w in listed)]

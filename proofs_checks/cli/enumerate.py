@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from polytopes.census import census_document
 from polytopes.enumerate import (
     Enumeration,
     Vertex,
@@ -42,11 +43,11 @@ from proofs_checks.cli.io import (
 )
 
 _POLYTOPES = {
-    "LDP": lambda n, e, z: ldp_polytope(n, e),
-    "U": lambda n, e, z: count_polytope(n, e),
-    "F": lambda n, e, z: count_polytope(n, e, z, fixed=True),
-    "RU": lambda n, e, z: representation_polytope(n, e),
-    "RF": lambda n, e, z: representation_polytope(n, e, z, fixed=True),
+    "LDP": lambda n, e, z: ldp_polytope(n, eps_exp=e),
+    "U": lambda n, e, z: count_polytope(n, eps_exp=e),
+    "F": lambda n, e, z: count_polytope(n, eps_exp=e, z=z, fixed=True),
+    "RU": lambda n, e, z: representation_polytope(n, eps_exp=e),
+    "RF": lambda n, e, z: representation_polytope(n, eps_exp=e, z=z, fixed=True),
 }
 
 
@@ -94,6 +95,9 @@ def run(arguments: argparse.Namespace) -> int:
             f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
             f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
+    if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
+            and not (arguments.ext or arguments.resume)):
+        arguments.method = "faces"  # the fastest complete method for D's orbits (n = 5: seconds, not minutes)
     if arguments.method == "faces":
         return _enumerate_faces(arguments)
     guard = RESUMABLE_ONLY.get((arguments.polytope, arguments.n))
@@ -225,7 +229,14 @@ def _report_orbits(arguments: argparse.Namespace, result: Any, how: str) -> None
     detail = detail_printer(arguments)
     for number, orbit in enumerate(result.orbits, start=1):
         detail(f"orbit {number}: {orbit.size} vertices, e.g. ({', '.join(str(v) for v in orbit.representative)})")
-    if arguments.json:
+    if arguments.json and polytope.name.startswith("LDP"):  # one census format: that of results/ (check_census)
+        command = f"qifkit enumerate LDP --n {arguments.n} --eps-exp {arguments.eps_exp} --orbits --method " + (
+            arguments.method or "faces")
+        document = census_document(result, arguments.n, str(polytope.eps_exp), command) | {
+            "neighbours_checked": result.neighbours, "neighbourhoods_from_resume_folder": result.recalled,
+            "seconds": round(result.seconds, 4)}
+        write_json(arguments.json, document, "census of orbits")
+    elif arguments.json:
         document = {"polytope": polytope.name, "n": arguments.n, "eps_exp": str(polytope.eps_exp),
                     "z": None if polytope.z is None else [str(v) for v in polytope.z], "count": result.count,
                     "orbits": len(result.orbits), "group_order": result.group_order,
