@@ -26,7 +26,7 @@ def _row(name: str, values: int, respondents: int, counted: set[int], known: tup
     prior = uniform_prior(range(values))
 
     def family(t):
-        return truncated_geometric(values, t)
+        return truncated_geometric(values, eps_exp=t)
 
     started = time.perf_counter()
     exact = (loss_on_range(lambda t: count_pipeline(family(t), respondents, counted, known), low, high, prior, loss)
@@ -60,7 +60,7 @@ def _sum_row(respondents: int) -> None:
     balls alone (root isolation takes minutes at this degree)."""
     known = tuple(k % 4 for k in range(respondents - 1))
     started = time.perf_counter()
-    ball = sum_loss_on_range(lambda t: truncated_geometric(4, t), respondents, uniform_prior(range(4)),
+    ball = sum_loss_on_range(lambda t: truncated_geometric(4, eps_exp=t), respondents, uniform_prior(range(4)),
                              squared_error(range(4)), Fraction(3, 2), Fraction(8), known=known)
     seconds = time.perf_counter() - started
     verdict = {True: "never rises", False: "rises", None: "undecided"}[ball.monotone]

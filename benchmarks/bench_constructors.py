@@ -47,17 +47,24 @@ def row(label: str, n: int, seconds: float, baseline: float | None, note: str) -
 def main() -> None:
     print(f"{'method':<34} {'n':>5} {'seconds':>10} {'ratio':>8}  result")
     for n in (200, 500, 1000, 2000):
-        result, seconds = timed(lambda: heuristic_constructor(binomial(n), "2", "sandwich", exact=False))
+        result, seconds = timed(
+            lambda: heuristic_constructor(binomial(n), eps_exp="2", selector="sandwich", exact=False)
+        )
         check = result.verification
-        row("alg1 sandwich, float log mode", n, seconds, None,
+        row(
+            "alg1 sandwich, float log mode",
+            n,
+            seconds,
+            None,
             f"steps {result.steps}, row-sum {check.row_sum_error:.1e}, fixed point {check.fixed_point_error:.1e}, "
-            f"ratio/e^ε−1 {check.dp_ratio / 2 - 1:.1e}")
+            f"ratio/e^ε−1 {check.dp_ratio / 2 - 1:.1e}",
+        )
     exact_times = {}
     for n in (10, 20, 40, 60):
         z = binomial(n)
         weights = count_error_weights(z)
         objective = [w for r in weights for w in r]
-        result, seconds = timed(lambda: heuristic_constructor(z, "2", "sandwich"))
+        result, seconds = timed(lambda: heuristic_constructor(z, eps_exp="2", selector="sandwich"))
         exact_times[n] = seconds
         heuristic = count_error(result, weights)
         row("alg1 sandwich, exact", n, seconds, None, f"steps {result.steps}, count error {float(heuristic):.6f}")
@@ -70,14 +77,19 @@ def main() -> None:
         start = time.perf_counter()
         try:
             certified = certified_minimum(polytope, objective, fallback=False)
-            row("LP over F, HiGHS certified exactly", n, time.perf_counter() - start, exact_times[n],
-                f"min {float(certified.value):.6f}; alg1 gap {float(heuristic / certified.value - 1):.2%}")
+            row(
+                "LP over F, HiGHS certified exactly",
+                n,
+                time.perf_counter() - start,
+                exact_times[n],
+                f"min {float(certified.value):.6f}; alg1 gap {float(heuristic / certified.value - 1):.2%}",
+            )
         except QifError as error:
             row("LP over F, HiGHS certified exactly", n, time.perf_counter() - start, None, f"fails: {str(error)[:60]}")
         if n <= 20:
             optimum, seconds = timed(lambda: exact_minimum(polytope, objective))
             row("LP over F, cddlib exact simplex", n, seconds, exact_times[n], f"min {float(optimum.value):.6f}")
-    (value, _), seconds = timed(lambda: optimal_mechanism(100, "9/10", PROPERTIES, method="certified"))
+    (value, _), seconds = timed(lambda: optimal_mechanism(100, alpha="9/10", properties=PROPERTIES, method="certified"))
     row("Cormode L0 LP, all 7 properties, certified", 100, seconds, None, f"L0 = {float(value):.6f} (exact rational)")
 
 

@@ -45,7 +45,7 @@ def main() -> None:
     arguments = parser.parse_args()
     cones = "normaliz" if normaliz_available() else "cdd"
     start = time.perf_counter()
-    walk = enumerate_orbits(ldp_polytope(5, arguments.eps_exp), cone_method=cones)
+    walk = enumerate_orbits(ldp_polytope(5, eps_exp=arguments.eps_exp), cone_method=cones)
     walked = time.perf_counter() - start
     if (walk.count, len(walk.orbits)) != EXPECTED[5]:
         raise SystemExit(f"wrong answer from the walk: {walk.count} in {len(walk.orbits)} orbits")

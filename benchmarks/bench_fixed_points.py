@@ -121,13 +121,13 @@ def main() -> None:
     baseline = {}
     for e in (1.1, 2.0, 5.0):
         weights = count_error_weights([1] * n, exact=False)
-        _, baseline[e] = timed(lambda: unfixed_optimum(e, weights, exact=False))
+        _, baseline[e] = timed(lambda: unfixed_optimum(eps_exp=e, weights=weights, exact=False))
     valid = 0
     built = []
     for name, z in families(n).items():
         for e in (1.1, 2.0, 5.0):
             try:
-                result, seconds = timed(lambda: heuristic_constructor(z, e, exact=False))
+                result, seconds = timed(lambda: heuristic_constructor(z, eps_exp=e, exact=False))
             except QifError as error:
                 print(f"{name:<44} {e:>4} {'—':>8} {'—':>6}  refused: {str(error)[:70]}")
                 continue
@@ -147,7 +147,7 @@ def main() -> None:
     for name, z in hard_families(n).items():
         for e in (1.1, 2.0, 5.0, 20.0):
             try:
-                result, seconds = timed(lambda: heuristic_constructor(z, e, exact=False))
+                result, seconds = timed(lambda: heuristic_constructor(z, eps_exp=e, exact=False))
                 print(f"{name:<44} {e:>4} {seconds:8.2f}  z·T {result.verification.fixed_point_error:.1e} "
                       f"({result.arithmetic})")
             except QifError as error:
@@ -160,7 +160,7 @@ def main() -> None:
         e = float(np.exp(rng.uniform(math.log(1.01), math.log(20))))
         z = random_fixed_point(rng, size)
         try:
-            result, seconds = timed(lambda: heuristic_constructor(z, e, exact=False))
+            result, seconds = timed(lambda: heuristic_constructor(z, eps_exp=e, exact=False))
         except QifError:
             refused += 1
             continue
@@ -178,7 +178,7 @@ def main() -> None:
             if label.startswith("uniform")
             else [Fraction(math.comb(size - 1, k), 2 ** (size - 1)) for k in range(size)]
         )
-        result, seconds = timed(lambda: heuristic_constructor(z, e))
+        result, seconds = timed(lambda: heuristic_constructor(z, eps_exp=e))
         _, reading = timed(lambda: [list(row) for row in result.matrix])  # all n² entries as reduced Fractions
         print(f"{'Algorithm 1 exact, verified exactly, ' + label:<44} {size:>4} {seconds:8.2f} {reading:8.2f}"
               f"  steps {result.steps}")

@@ -55,7 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="also run the Fraction baseline at N = 4 (minutes)")
     arguments = parser.parse_args()
-    gd = truncated_geometric(VALUES, "7/2")
+    gd = truncated_geometric(VALUES, eps_exp="7/2")
     print(f"{'N':>2} {'rows':>6} {'route':<34} {'seconds':>9} {'vs Fraction arrays':>19}")
     for count in (3, 4):
         rows = VALUES**count

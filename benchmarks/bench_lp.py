@@ -176,7 +176,7 @@ def main() -> None:
         lp_fixed(40, "binomial", "3/2"),
         (
             "Cormode, all seven properties, n = 100",
-            lambda: f"L0 = {float(optimal_mechanism(100, '9/10', PROPERTIES)[0]):.9f}",
+            lambda: f"L0 = {float(optimal_mechanism(100, alpha='9/10', properties=PROPERTIES)[0]):.9f}",
         ),
         (
             "count-mechanism LP n = 40 (E|i-j|)",

@@ -35,7 +35,7 @@ from qifkit.postprocess import count_query
 
 
 def materialised_appd1(eps_exp: str) -> Channel:
-    gd = truncated_geometric(7, eps_exp)
+    gd = truncated_geometric(7, eps_exp=eps_exp)
     people = [Channel.from_rows([[1 if v == k else 0 for v in range(7)]], secrets=("known",)) @ gd for k in (0, 1, 1)]
     everyone = people[0].kron(people[1]).kron(people[2]).kron(gd)
     flat = [(a, b, c, d) for ((a, b), c), d in everyone.outputs]
@@ -49,7 +49,7 @@ def appd1() -> None:
     for eps_exp in ("7/2", "351/100"):
         start = time.perf_counter()
         lazy = posterior_uncertainty(
-            uniform_prior(7), count_pipeline(truncated_geometric(7, eps_exp), 4, {0}, (0, 1, 1)), loss
+            uniform_prior(7), count_pipeline(truncated_geometric(7, eps_exp=eps_exp), 4, {0}, (0, 1, 1)), loss
         )
         lazy_ms = 1000 * (time.perf_counter() - start)
         start = time.perf_counter()
@@ -68,25 +68,35 @@ def census() -> None:
     loss = Loss.from_floats([[0.0 if x == w else 1.0 for w in range(6)] for x in range(6)])
     grid = [Fraction(11, 10) + Fraction(k, 10) for k in range(200)]
     start = time.perf_counter()
-    curve = [posterior_uncertainty(prior, count_pipeline(truncated_geometric(6, e).to_float(), 11710, {0}, known), loss)
-             for e in grid]
+    curve = [
+        posterior_uncertainty(
+            prior, count_pipeline(truncated_geometric(6, eps_exp=e).to_float(), 11710, {0}, known), loss
+        )
+        for e in grid
+    ]
     seconds = time.perf_counter() - start
     rises = sum(1 for a, b in zip(curve, curve[1:], strict=False) if b > a + 1e-12)
-    print(f"\ncensus scale, float64: 11,710 respondents, 6 values, 200 values of e^ε: {seconds:.2f} s in total "
-          f"({1000 * seconds / len(grid):.1f} ms per e^ε); Bayes risk from {curve[0]:.6f} to {curve[-1]:.6f}; "
-          f"{rises} rises along the grid (float)")
+    print(
+        f"\ncensus scale, float64: 11,710 respondents, 6 values, 200 values of e^ε: {seconds:.2f} s in total "
+        f"({1000 * seconds / len(grid):.1f} ms per e^ε); Bayes risk from {curve[0]:.6f} to {curve[-1]:.6f}; "
+        f"{rises} rises along the grid (float)"
+    )
 
     small_known = known[:999]
     eps_exp = "3"
     small_prior = prior_from_counts([small_known.count(v) for v in range(6)])
     start = time.perf_counter()
-    exact_pipeline = count_pipeline(truncated_geometric(6, eps_exp), 1000, {0}, small_known)
+    exact_pipeline = count_pipeline(truncated_geometric(6, eps_exp=eps_exp), 1000, {0}, small_known)
     exact_value = posterior_uncertainty(small_prior, exact_pipeline, bayes_risk(range(6)))
     exact_seconds = time.perf_counter() - start
     float_value = posterior_uncertainty(
         Prior.from_floats([float(p) for p in small_prior.probabilities()]),
-        count_pipeline(truncated_geometric(6, eps_exp).to_float(), 1000, {0}, small_known), loss)
-    float_rows = np.array(count_pipeline(truncated_geometric(6, eps_exp).to_float(), 1000, {0}, small_known).matrix)
+        count_pipeline(truncated_geometric(6, eps_exp=eps_exp).to_float(), 1000, {0}, small_known),
+        loss,
+    )
+    float_rows = np.array(
+        count_pipeline(truncated_geometric(6, eps_exp=eps_exp).to_float(), 1000, {0}, small_known).matrix
+    )
     exact_rows = np.array([[float(v) for v in row] for row in exact_pipeline.rows()])
     print(
         f"exact spot check, N = 1,000 at e^ε = {eps_exp}: {exact_seconds:.2f} s; |float − exact| loss "

@@ -46,7 +46,7 @@ def main() -> None:
     print(f"{'polytope':<9} {'n':>2} {'vertices':>9} {'orbits':>7} {'plain cdd s':>12} {'ours s':>8} "
           f"{'ours+orbits s':>14} {'ratio':>6} {'lrs s':>8} {'normaliz s':>11} {'orbit-wise s':>13}")
     cones = "normaliz" if normaliz_available() else "cdd"
-    cases = [("D", n, lambda n=n, nn=True: ldp_polytope(n, "2", nonnegativity=nn)) for n in (3, 4)]
+    cases = [("D", n, lambda n=n, nn=True: ldp_polytope(n, eps_exp="2", nonnegativity=nn)) for n in (3, 4)]
     cases += [
         (name, n, lambda n=n, name=name, nn=True: build(name, n)) for name in ("U", "F", "RU", "RF") for n in (3, 4)
     ]
@@ -90,7 +90,7 @@ def main() -> None:
         "by support (faces by cdd, full support by Cor. 5)"
     )
     for way in dict.fromkeys((cones, "cdd")):
-        walk, walk_seconds = timed(lambda: enumerate_orbits(ldp_polytope(5, "2"), cone_method=way))
+        walk, walk_seconds = timed(lambda: enumerate_orbits(ldp_polytope(5, eps_exp="2"), cone_method=way))
         assert (walk.count, len(walk.orbits)) == (len(vertices), 47)
         print(f"{'D':<9} {5:>2} {walk.count:>9} {len(walk.orbits):>7} {'':>12} {walk_seconds:>8.2f}   orbit-wise "
               f"(tangent cones by {way}; ratio to by support {seconds / walk_seconds:.1f}x)")
@@ -113,9 +113,9 @@ def up_to_symmetry(cones: str) -> None:
     have_sympol = sympol_available()
     print(f"\n{'up to symmetry':<14} {'n':>2} {'orbits':>7} {'walk cpu s':>11} {'decomposed cpu s':>17} "
           f"{'SymPol cpu s':>13} {'SymPol/decomposed':>18}")
-    cases = [("D", 4, ldp_polytope(4, "2")), ("U", 4, count_polytope(4, "2")),
-             ("F", 4, count_polytope(4, "2", fixed=True)), ("RU", 4, representation_polytope(4, "2")),
-             ("D", 5, ldp_polytope(5, "2"))]
+    cases = [("D", 4, ldp_polytope(4, eps_exp="2")), ("U", 4, count_polytope(4, eps_exp="2")),
+             ("F", 4, count_polytope(4, eps_exp="2", fixed=True)), ("RU", 4, representation_polytope(4, eps_exp="2")),
+             ("D", 5, ldp_polytope(5, eps_exp="2"))]
     for name, n, polytope in cases:
         flat, flat_seconds = cpu_timed(lambda: enumerate_orbits(polytope, cone_method=cones))
         decomposed, seconds = cpu_timed(lambda: enumerate_orbits(polytope, cone_method=cones, recursion=Recursion()))
@@ -131,8 +131,8 @@ def up_to_symmetry(cones: str) -> None:
 
 def build(name: str, n: int):
     if name in ("U", "F"):
-        return count_polytope(n, "2", fixed=name == "F")
-    return representation_polytope(n, "2", fixed=name == "RF")
+        return count_polytope(n, eps_exp="2", fixed=name == "F")
+    return representation_polytope(n, eps_exp="2", fixed=name == "RF")
 
 
 if __name__ == "__main__":

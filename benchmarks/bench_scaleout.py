@@ -66,7 +66,7 @@ def main() -> None:
     print(f"{'e^ε':>5} {'in-process s':>13} {'start 1 s':>10} {'1 worker s':>11} {'start 2 s':>10} {'2 workers s':>12} "
           f"{'speedup':>8}")
     for value in arguments.values.split(","):
-        polytope = ldp_polytope(5, value)
+        polytope = ldp_polytope(5, eps_exp=value)
         serial = min(timed_walk(polytope, cones, None, recursion) for _ in range(arguments.repeat))
         row = on_local_clusters(lambda client: min(timed_walk(polytope, cones, client, recursion)
                                                    for _ in range(arguments.repeat)), _warm)

@@ -71,7 +71,7 @@ class CensusCheck:
 
 
 def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str) -> dict[str, Any]:
-    """The census file of an orbit walk of ``ldp_polytope(n, eps_exp)`` (JSON data, exact strings),
+    """The census file of an orbit walk of ``ldp_polytope(n, eps_exp=eps_exp)`` (JSON data, exact strings),
     the orbits ordered by size, then representative; of version 3 (no adjacency) when `found`
     has none (:func:`polytopes.ldp_faces.ldp_orbits_by_faces`)."""
     e = parse_eps_exp(eps_exp)
@@ -124,7 +124,7 @@ def check_census(document: Mapping[str, Any], closure: bool = True, recount: boo
     with_tight = document["format"] in (CENSUS_FORMAT, FACES_CENSUS_FORMAT)
     n = whole_number(document.get("n"), 2, "the census's n", maximum=8, error=CertificateError)
     eps_exp = parse_eps_exp(str(document.get("eps_exp")))
-    polytope = ldp_polytope(n, eps_exp)
+    polytope = ldp_polytope(n, eps_exp=eps_exp)
     forms = orbit_forms(polytope)
     if document.get("group_order") != forms.order:
         raise CertificateError(f"group order {document.get('group_order')} is not |G| = {forms.order}")

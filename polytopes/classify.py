@@ -130,7 +130,7 @@ def tight_constraint_rank(a: Matrix, eps_exp: Any) -> int:
     from polytopes.spaces import ldp_polytope
 
     n = len(a)
-    polytope = ldp_polytope(n, eps_exp)
+    polytope = ldp_polytope(n, eps_exp=eps_exp)
     point = [v for row in a for v in row]
     rows = [row[1:] for row in polytope.equalities]
     rows += [polytope.inequalities[k][1:] for k in sorted(polytope.tight(point))]

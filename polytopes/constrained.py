@@ -123,7 +123,7 @@ def properties_of(mechanism: Channel | Sequence[Sequence[Any]]) -> dict[str, str
     return {name: property_violation(mechanism, name) for name in PROPERTIES}
 
 
-def design_program(n: int, alpha: Any, properties: Collection[str] = (), extra_variables: int = 0) -> SparseProgram:
+def design_program(n: int, *, alpha: Any, properties: Collection[str] = (), extra_variables: int = 0) -> SparseProgram:
     """BasicDP (eqs. (4)-(6)) plus the properties as a sparse LP over M row-major (variable
     j·(n+1) + i is M[j][i] = Pr[i | j]); `extra_variables` free variables follow (for a max objective)."""
     n, a = _size_and_alpha(n, alpha)
@@ -146,7 +146,7 @@ def design_program(n: int, alpha: Any, properties: Collection[str] = (), extra_v
     return SparseProgram((n + 1) ** 2 + extra_variables, tuple(equalities), tuple(inequalities), "design")
 
 
-def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: int = 0,
+def optimal_mechanism(n: int, *, alpha: Any, properties: Collection[str] = (), p: int = 0,
                       weights: Sequence[Any] | None = None, aggregate: str = "sum", min_distance: int = 0,
                       method: str = "exact") -> tuple[Fraction, Channel]:
     """An exact optimum of O_{p,⊕} (Def. 3) under BasicDP and the properties, and its value.
@@ -159,9 +159,9 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
     weights : sequence, optional
         w_j for each input (default uniform 1/(n+1)).
     aggregate : {"sum", "max"}
-        Σ_j or max_j of the per-input cost w_j·Σ_i Pr[i|j]·|i−j|^p (max via an extra variable t).
+        Σ_j or max_j of the per-input cost w_j·Σ_i Pr[i|j]·abs(i−j)^p (max via an extra variable t).
     min_distance : int
-        Only outputs with |i − j| ≥ d cost (L0,d; d = 0 or 1 is plain L0).
+        Only outputs with abs(i − j) ≥ d cost (L0,d; d = 0 or 1 is plain L0).
     method : {"exact", "cdd"}
         The toolkit's exact LP engine (:func:`polytopes.lp.certified_minimum`: HiGHS's basis
         solved and certified exactly; ``"certified"`` is the same route by its older name), which
@@ -185,7 +185,7 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
     size = (n + 1) ** 2
     coefficients = objective_coefficients(n, p, weights, min_distance)
     cost = {j: {j * (n + 1) + i: c for i, c in enumerate(row) if c} for j, row in enumerate(coefficients)}
-    program = design_program(n, alpha, properties, extra_variables=int(aggregate == "max"))
+    program = design_program(n, alpha=alpha, properties=properties, extra_variables=int(aggregate == "max"))
     objective = [Fraction(0)] * program.variables
     if aggregate == "sum":
         for terms in cost.values():
@@ -206,16 +206,16 @@ def optimal_mechanism(n: int, alpha: Any, properties: Collection[str] = (), p: i
     return result.value * scale, mechanism
 
 
-def weakly_honest_mechanism(n: int, alpha: Any) -> Channel:
+def weakly_honest_mechanism(n: int, *, alpha: Any) -> Channel:
     """WM: an L0-optimal mechanism with WH, RM and CM (Cormode et al. §V-A), taken symmetric. The
     optimum is not unique; by Thm. 1 a symmetric one costs the same, which is checked."""
-    value, mechanism = optimal_mechanism(n, alpha, ["WH", "RM", "CM", "S"])
-    if value != optimal_mechanism(n, alpha, ["WH", "RM", "CM"])[0]:
+    value, mechanism = optimal_mechanism(n, alpha=alpha, properties=["WH", "RM", "CM", "S"])
+    if value != optimal_mechanism(n, alpha=alpha, properties=["WH", "RM", "CM"])[0]:
         raise InternalError(f"symmetric WM at n={n}, α={alpha} costs more than the WM optimum (contradicts Thm. 1)")
     return mechanism
 
 
-def recommend(n: int, alpha: Any, properties: Collection[str] = ()) -> tuple[str, Channel]:
+def recommend(n: int, *, alpha: Any, properties: Collection[str] = ()) -> tuple[str, Channel]:
     """Which mechanism to use for L0 under these properties (Cormode et al. §IV-D, Fig. 5).
 
     Fairness wanted: EM (Thm. 4). Otherwise for α ≤ 1/2: GM. For α > 1/2: a column property (CH or
@@ -230,8 +230,9 @@ def recommend(n: int, alpha: Any, properties: Collection[str] = ()) -> tuple[str
 
     Examples
     --------
-    >>> recommend(4, "10/11", ["RM", "S"])[0], recommend(4, "10/11", ["CH"])[0], recommend(4, "1/2", ["CM"])[0]
-    ('GM', 'WM', 'GM')
+    >>> asked = (("10/11", ["RM", "S"]), ("10/11", ["CH"]), ("1/2", ["CM"]))
+    >>> [recommend(4, alpha=alpha, properties=properties)[0] for alpha, properties in asked]
+    ['GM', 'WM', 'GM']
     """
     from qifkit.mechanisms import explicit_fair_mechanism, geometric_mechanism
 
@@ -241,12 +242,12 @@ def recommend(n: int, alpha: Any, properties: Collection[str] = ()) -> tuple[str
         raise LabelError(f"unknown property {sorted(unknown)[0]!r}; the properties are {', '.join(PROPERTIES)}")
     wanted = set(properties)
     if "F" in wanted:
-        return "EM", explicit_fair_mechanism(n, a)
+        return "EM", explicit_fair_mechanism(n, alpha=a)
     if a > Fraction(1, 2) and wanted & {"CH", "CM"}:
-        return "WM", optimal_mechanism(n, a, {"WH", "CM"} | wanted)[1]
+        return "WM", optimal_mechanism(n, alpha=a, properties={"WH", "CM"} | wanted)[1]
     if a > Fraction(1, 2) and "WH" in wanted and n < 2 * a / (1 - a):
-        return "WH-LP", optimal_mechanism(n, a, {"WH"} | wanted)[1]
-    return "GM", geometric_mechanism(n, a)
+        return "WH-LP", optimal_mechanism(n, alpha=a, properties={"WH"} | wanted)[1]
+    return "GM", geometric_mechanism(n, alpha=a)
 
 
 def symmetrised(mechanism: Channel) -> Channel:

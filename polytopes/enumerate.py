@@ -60,16 +60,31 @@ def enumerate_vertices(polytope: Polytope, method: str = "cdd") -> Enumeration:
 
     Parameters
     ----------
+    polytope : Polytope
+        An exact H-representation, e.g. :func:`~polytopes.ldp_polytope` or
+        :func:`~polytopes.count_polytope`.
     method : {"cdd", "lrs", "normaliz"}
         cddlib's double description in GMP rationals (pycddlib), David Avis's lrs (reverse
-        search, exact; much faster on the representation polytopes: R_F at n = 4 takes about a
-        second with lrs and about 16 minutes with cdd; lrs must be installed, Debian lrslib), or
-        Normaliz through PyNormaliz (:mod:`polytopes.normaliz`).
+        search, exact; much faster on the representation polytopes; lrs must be installed, Debian
+        lrslib), or Normaliz through PyNormaliz (:mod:`polytopes.normaliz`).
+
+    Returns
+    -------
+    Enumeration
+        ``vertices``: each a :class:`Vertex` (exact coordinates, row by row, and its tight rows).
 
     Raises
     ------
     QifError
         If cdd finds rays or lines (the set is not a polytope), or the method is unknown.
+
+    Examples
+    --------
+    Holohan et al.'s D at n = 2: the two constant mechanisms, randomised response and its flip:
+
+    >>> from polytopes import ldp_polytope
+    >>> len(enumerate_vertices(ldp_polytope(2, eps_exp=2)).vertices)
+    4
     """
     if method in ("lrs", "normaliz"):
         from polytopes.lrs import lrs_vertices
@@ -167,12 +182,31 @@ def read_ext(source: str | os.PathLike[str]) -> tuple[tuple[Fraction, ...], ...]
     :func:`polytopes.hrep.read_cdd`. A ray or line (a row starting with 0, or a linearity) is
     refused: the toolkit's polytopes are bounded.
 
+    Parameters
+    ----------
+    source : path
+        A cdd ``.ext`` file (``qifkit enumerate ... --ext FILE`` writes one).
+
+    Returns
+    -------
+    tuple of tuple of Fraction
+        One exact point per vertex, in the file's order.
+
     Raises
     ------
     FileFormatError
         A malformed file (see :func:`~polytopes.hrep.read_cdd`).
     PolytopeError
         An H-representation, or a ray or line.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from polytopes import ldp_polytope
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d2.ext"
+    >>> _ = path.write_text(to_ext(enumerate_vertices(ldp_polytope(2, eps_exp=2))))
+    >>> sorted(read_ext(path))[0]  # rows (0, 1) and (0, 1): always the second value
+    (Fraction(0, 1), Fraction(1, 1), Fraction(0, 1), Fraction(1, 1))
     """
     kind, rows, linearity, _ = read_cdd(source)
     if kind != "V":

@@ -233,8 +233,8 @@ def read_ine(source: str | os.PathLike[str], shape: tuple[int, int] | None = Non
     >>> import tempfile, pathlib
     >>> from polytopes.spaces import ldp_polytope
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.ine"
-    >>> _ = path.write_text(ldp_polytope(2, "2").to_ine())
-    >>> read_ine(path, (2, 2)).inequalities == ldp_polytope(2, "2").inequalities
+    >>> _ = path.write_text(ldp_polytope(2, eps_exp="2").to_ine())
+    >>> read_ine(path, (2, 2)).inequalities == ldp_polytope(2, eps_exp="2").inequalities
     True
     """
     kind, rows, linearity, header = read_cdd(source)

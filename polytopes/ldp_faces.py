@@ -270,7 +270,7 @@ def ldp_orbits_by_faces(n: int, eps_exp: Any, client: Any = None) -> OrbitEnumer
         If the two orbit sizes, or two orbits' canonical forms, ever disagree.
     """
     begin = time.perf_counter()
-    polytope = ldp_polytope(n, eps_exp)
+    polytope = ldp_polytope(n, eps_exp=eps_exp)
     forms = orbit_forms(polytope)
     orbits = []
     for orbit in face_set_orbits(n, eps_exp, client):

@@ -73,7 +73,7 @@ def full_support_vertices(n: int, eps_exp: Any) -> set[Matrix]:
 
 def _face_vertices(n: int, m: int, eps_exp: Any, method: str) -> set[Matrix]:
     """Vertices of the n×m LDP polytope with no zero column, enumerated by `method`."""
-    polytope = ldp_polytope(n, eps_exp, nonnegativity=False, columns=m)
+    polytope = ldp_polytope(n, eps_exp=eps_exp, nonnegativity=False, columns=m)
     result = set()
     for vertex in enumerate_vertices(polytope, method).vertices:
         matrix = vertex.matrix((n, m))
@@ -149,7 +149,7 @@ def ldp_vertices_by_support(n: int, eps_exp: Any, folder: str | None = None,
     say = progress or (lambda text: None)
     problem = {"polytope": "LDP", "n": n, "eps_exp": str(e), "method": "by support"}
     store = ResumeFolder(folder, problem, say) if folder else None
-    polytope = ldp_polytope(n, e)
+    polytope = ldp_polytope(n, eps_exp=e)
     vertices: set[Matrix] = set()
     by_size: dict[int, int] = {}
     for m in range(1, n + 1):

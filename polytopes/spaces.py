@@ -53,7 +53,7 @@ def row_column_symmetries(rows: int, columns: int) -> tuple[tuple[int, ...], ...
     return tuple(dict.fromkeys(generators))
 
 
-def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True, columns: int | None = None) -> Polytope:
+def ldp_polytope(n: int, *, eps_exp: Any, nonnegativity: bool = True, columns: int | None = None) -> Polytope:
     """Holohan et al.'s local-DP polytope D for n values (Def. 4), exactly.
 
     Parameters
@@ -70,7 +70,7 @@ def ldp_polytope(n: int, eps_exp: Any, nonnegativity: bool = True, columns: int 
 
     Examples
     --------
-    >>> ldp_polytope(2, "2").shape
+    >>> ldp_polytope(2, eps_exp="2").shape
     (2, 2)
     """
     size = whole_number(n, 2, "n")
@@ -134,12 +134,12 @@ def _reversal(rows: int, columns: int, row_map: Sequence[int]) -> tuple[int, ...
     return tuple(row_map[i] * columns + (columns - 1 - j) for i in range(rows) for j in range(columns))
 
 
-def count_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
+def count_polytope(n: int, *, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
     """U_ε (``fixed=False``) or F_ε[z] (``fixed=True``) of Kohli and Laskowski, exactly.
 
     Examples
     --------
-    >>> count_polytope(3, "2").name, count_polytope(3, "2", fixed=True).name
+    >>> count_polytope(3, eps_exp="2").name, count_polytope(3, eps_exp="2", fixed=True).name
     ('U', 'F')
     """
     size, e, point, equalities, inequalities = _count_rows(n, eps_exp, z, fixed)
@@ -187,7 +187,7 @@ def _count_rows(n: int, eps_exp: Any, z: Sequence[Any] | None, fixed: bool
     return size, e, point, equalities, inequalities
 
 
-def representation_polytope(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
+def representation_polytope(n: int, *, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
     """R_U (``fixed=False``, Def. 18) or R_F (``fixed=True``, Def. 7): representation matrices B
     (rows: the 2^(n−1) scales in the order of :func:`polytopes.scales.scales`, columns: outputs)."""
     size, e = whole_number(n, 2, "n"), eps_exp_above_one(eps_exp, allow_one=False)

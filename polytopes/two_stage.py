@@ -128,7 +128,7 @@ def _pair(p: Sequence[float], q: Sequence[float]) -> tuple[np.ndarray, np.ndarra
 
 
 def wasserstein1(p: Sequence[float], q: Sequence[float]) -> float:
-    """W₁ between distributions on 0..n−1: Σ_i |F_p(i) − F_q(i)|."""
+    """W₁ between distributions on 0..n−1: Σ_i abs(F_p(i) − F_q(i))."""
     a, b = _pair(p, q)
     return float(np.abs(np.cumsum(a - b)).sum())
 
@@ -140,7 +140,7 @@ def total_variation(p: Sequence[float], q: Sequence[float]) -> float:
 
 
 def kolmogorov_smirnov(p: Sequence[float], q: Sequence[float]) -> float:
-    """max_i |F_p(i) − F_q(i)|."""
+    """max_i abs(F_p(i) − F_q(i))."""
     a, b = _pair(p, q)
     return float(np.abs(np.cumsum(a - b)).max())
 
@@ -176,7 +176,8 @@ def two_stage_release(counts: Sequence[int], n: int, eps_total: float, construct
     zeta = count_distribution(counts, n)
     z = to_distribution(cyclic_laplace(zeta, eps1, len(counts), rng))
     if constructor == "unfixed-optimum":
-        mechanism = unfixed_optimum(math.exp(eps2), count_error_weights(list(z), exact=False), exact=False)
+        weights = count_error_weights(list(z), exact=False)
+        mechanism = unfixed_optimum(weights, eps_exp=math.exp(eps2), exact=False)
     else:
-        mechanism = heuristic_constructor(list(z), math.exp(eps2), constructor, exact=False)
+        mechanism = heuristic_constructor(list(z), eps_exp=math.exp(eps2), selector=constructor, exact=False)
     return privatise_table(counts, mechanism.to_numpy(), rng), z

@@ -29,7 +29,7 @@ def _smallest_argmax_instability(
 
     def builder(bars: int, respondents: int) -> Any:
         secrets = histograms(bars, respondents)
-        return lambda e: argmax_pipeline(truncated_geometric(respondents + 1, e), bars, secrets)
+        return lambda e: argmax_pipeline(truncated_geometric(respondents + 1, eps_exp=e), bars, secrets)
 
     table, first, found = smallest_instability(((size, builder(*size)) for size in ordered), grid)
     return {f"K={k}, N={n}": count for (k, n), count in table.items()}, first, found
@@ -71,8 +71,8 @@ def argmax_smallest(sizes: tuple[tuple[int, int], ...] = ARGMAX_SIZES, grid: tup
     ok = first == (2, 2) and representative is not None
     if ok:
         secrets = histograms(2, 2)
-        a = argmax_pipeline(truncated_geometric(3, representative.eps_exp_high), 2, secrets)
-        b = argmax_pipeline(truncated_geometric(3, representative.eps_exp_low), 2, secrets)
+        a = argmax_pipeline(truncated_geometric(3, eps_exp=representative.eps_exp_high), 2, secrets)
+        b = argmax_pipeline(truncated_geometric(3, eps_exp=representative.eps_exp_low), 2, secrets)
         ok = verify_certificate(a, b, representative.certificate)
     return Outcome.decide(
         ok,
@@ -108,10 +108,10 @@ def kohli_n4(expected: dict[str, int] | None = None, full: bool = False) -> Outc
                               "as the README's setup does, or run with --full for cddlib's 16 minutes)")
     found, orbit_counts = {}, {}
     builders = {
-        "U": lambda: count_polytope(4, "2"),
-        "F": lambda: count_polytope(4, "2", fixed=True),
-        "RU": lambda: representation_polytope(4, "2"),
-        "RF": lambda: representation_polytope(4, "2", fixed=True),
+        "U": lambda: count_polytope(4, eps_exp="2"),
+        "F": lambda: count_polytope(4, eps_exp="2", fixed=True),
+        "RU": lambda: representation_polytope(4, eps_exp="2"),
+        "RF": lambda: representation_polytope(4, eps_exp="2", fixed=True),
     }
     agree = None
     for name, build in builders.items():
@@ -164,7 +164,7 @@ def ldp_n5(eps_exp: str = "2") -> Outcome:
     from polytopes.spaces import ldp_polytope
 
     vertices, by_size = ldp_vertices_by_support(5, eps_exp)
-    polytope = ldp_polytope(5, eps_exp)
+    polytope = ldp_polytope(5, eps_exp=eps_exp)
     flat = [tuple(v for row in m for v in row) for m in vertices]
     groups = orbits([Vertex(point, frozenset()) for point in flat], polytope.symmetries)
     representatives = [min(v.coordinates for v in group) for group in groups]
@@ -216,7 +216,7 @@ def ldp_n5_orbits(grid: tuple[str, ...] = ("2",), by_support: tuple[int, int] = 
     results = {}
     cones = "normaliz" if normaliz_available() else "cdd"
     for eps_exp in (("3/2", "2", "3") if full else grid):
-        found = enumerate_orbits(ldp_polytope(5, eps_exp), cone_method=cones)
+        found = enumerate_orbits(ldp_polytope(5, eps_exp=eps_exp), cone_method=cones)
         results[eps_exp] = {
             "count": found.count,
             "orbits": len(found.orbits),
@@ -261,7 +261,7 @@ def ldp_n4_all_eps(patterns: tuple | None = None, grid_check: str = "2") -> Outc
 
     search = loose_patterns(4) if patterns is None else list(patterns)
     feasible = {str(p): found for p in search if (found := feasible_values(p))}
-    polytope = ldp_polytope(4, grid_check)
+    polytope = ldp_polytope(4, eps_exp=grid_check)
     e = Fraction(grid_check)
     unexplained = 0
     vertices = enumerate_vertices(polytope).vertices

@@ -45,7 +45,7 @@ def gm_structure(sizes: range = range(1, 9)) -> Outcome:
     alpha = sympy.Symbol("alpha", positive=True)
     problems = []
     for n in sizes:
-        columns = sympy.Matrix(geometric_mechanism(n, alpha).to_columns())
+        columns = sympy.Matrix(geometric_mechanism(n, alpha=alpha).to_columns())
         if sympy.simplify(columns - _figure3(n, alpha)) != sympy.zeros(n + 1, n + 1):
             problems.append(f"n={n}: differs from Fig. 3")
         for j in range(n + 1):
@@ -80,7 +80,7 @@ def example1(
     Method: exact GM at n = 2, α = 9/10; the four probabilities and the ratio 18 compared exactly.
     Assumptions: none.
     """
-    gm = geometric_mechanism(2, alpha)
+    gm = geometric_mechanism(2, alpha=alpha)
     found = {"Pr[0|1]": gm.entry(1, 0), "Pr[2|1]": gm.entry(1, 2), "Pr[1|1]": gm.entry(1, 1), "Pr[0|0]": gm.entry(0, 0)}
     expected = dict(zip(found, (zero_given_one, two_given_one, one_given_one, zero_given_zero), strict=True))
     ratio = (found["Pr[0|1]"] + found["Pr[2|1]"]) / found["Pr[1|1]"]
@@ -102,7 +102,7 @@ def gm_l0(sizes: range = range(1, 13)) -> Outcome:
     """
     alpha = sympy.Symbol("alpha", positive=True)
     target = 2 * alpha / (1 + alpha)
-    scores = {n: l0_score(geometric_mechanism(n, alpha)) for n in sizes}
+    scores = {n: l0_score(geometric_mechanism(n, alpha=alpha)) for n in sizes}
     wrong = {n: s for n, s in scores.items() if sympy.simplify(s - target) != 0}
     return Outcome.decide(
         not wrong, Status.CONFIRMED, f"L0(GM) = 2α/(1+α) symbolically for n = {sizes.start}..{sizes.stop - 1}",
@@ -127,7 +127,7 @@ def fig7(
     def p_true(mechanism: Any) -> Fraction:
         return sum(mechanism.entry(j, j) for j in range(5)) / 5
 
-    at = {a: {"GM": p_true(geometric_mechanism(4, a)), "EM": p_true(explicit_fair_mechanism(4, a)),
+    at = {a: {"GM": p_true(geometric_mechanism(4, alpha=a)), "EM": p_true(explicit_fair_mechanism(4, alpha=a)),
               "UM": p_true(uniform_mechanism(4))} for a in ("10/11", "9/10")}
     rounded = {a: {k: f"{float(v):.3f}" for k, v in values.items()} for a, values in at.items()}
     ok = (at["10/11"]["GM"] == exact(gm_true) and at["10/11"]["EM"] == exact(em_true)
@@ -162,7 +162,7 @@ ALPHAS = ("1/2", "2/3", "10/11", "99/100", "19/25")
 
 def _entry_range(n: int, alpha: str, optimum: Fraction, j: int, i: int) -> tuple[Fraction, Fraction]:
     """Min and max of M[j][i] over the L0-optimal face of BasicDP (exact LPs)."""
-    program = design_program(n, alpha)
+    program = design_program(n, alpha=alpha)
     size = (n + 1) ** 2
     trace = ({j * (n + 1) + j: -Fraction(1, n) for j in range(n + 1)}, Fraction(n + 1, n) - optimum)  # L0 = optimum
     program = dataclasses.replace(program, equalities=program.equalities + (trace,))
@@ -185,9 +185,9 @@ def thm3(sizes: range = range(1, 5), alphas: tuple[str, ...] = ("1/2", "9/10", "
     failures = []
     for n in sizes:
         for alpha in alphas:
-            value, _ = optimal_mechanism(n, alpha)
+            value, _ = optimal_mechanism(n, alpha=alpha)
             a = exact(alpha)
-            gm = geometric_mechanism(n, alpha).rows()
+            gm = geometric_mechanism(n, alpha=alpha).rows()
             if value != 2 * a / (1 + a):
                 failures.append(f"n={n}, α={alpha}: optimum {value}")
                 continue
@@ -217,17 +217,17 @@ def lemma1() -> Outcome:
     failures = []
     for n in range(2, 6):
         weights = sympy.symbols(f"w0:{n + 1}")
-        em = sympy.Matrix(explicit_fair_mechanism(n, alpha).rows())
+        em = sympy.Matrix(explicit_fair_mechanism(n, alpha=alpha).rows())
         y = em[0, 0]
         objective = sum(weights[j] * sum(em[j, i] for i in range(n + 1) if i != j) for j in range(n + 1))
         objective = objective.subs(weights[-1], 1 - sum(weights[:-1]))
         if sympy.simplify(objective - (1 - y)) != 0:
             failures.append(f"n={n}")
     rng = random.Random(1)
-    base, _ = optimal_mechanism(4, "9/10", ["F"], weights=["1/5"] * 5)
+    base, _ = optimal_mechanism(4, alpha="9/10", properties=["F"], weights=["1/5"] * 5)
     for _ in range(5):
         raw = [rng.randint(1, 9) for _ in range(5)]
-        value, _ = optimal_mechanism(4, "9/10", ["F"], weights=[Fraction(r, sum(raw)) for r in raw])
+        value, _ = optimal_mechanism(4, alpha="9/10", properties=["F"], weights=[Fraction(r, sum(raw)) for r in raw])
         if value != base:
             failures.append(f"weights {raw}: {value} vs {base}")
     return Outcome.confirmed_unless(failures, "O_{0,Σ} = 1 − y for fair mechanisms, whatever the weights")
@@ -249,7 +249,7 @@ def lemma2(alphas: tuple[str, ...] = ("1/2", "2/3", "3/4", "10/11", "19/25"), si
     for alpha in alphas:
         a = exact(alpha)
         for n in sizes:
-            holds = property_violation(geometric_mechanism(n, alpha), "WH") is None
+            holds = property_violation(geometric_mechanism(n, alpha=alpha), "WH") is None
             if n == 1:
                 n1.append(holds and not n >= 2 * a / (1 - a))
             elif holds != (n >= 2 * a / (1 - a)):
@@ -278,7 +278,7 @@ def lemma3(
         f"n={n}, α={alpha}"
         for alpha in alphas
         for n in sizes
-        if (property_violation(geometric_mechanism(n, alpha), "CM") is None) != (exact(alpha) <= Fraction(1, 2))
+        if (property_violation(geometric_mechanism(n, alpha=alpha), "CM") is None) != (exact(alpha) <= Fraction(1, 2))
     ]
     return Outcome.decide(
         not disagreements, Status.CONFIRMED, "CM(GM) ⇔ α ≤ 1/2 on the grid", disagreements=disagreements
@@ -286,7 +286,7 @@ def lemma3(
 
 
 def _max_fair_diagonal(n: int, alpha: str) -> Fraction:
-    program = design_program(n, alpha, ["F"])
+    program = design_program(n, alpha=alpha, properties=["F"])
     objective = [Fraction(-1)] + [Fraction(0)] * (program.variables - 1)  # maximise M[0][0] = y
     return -exact_minimum(program, objective).value
 
@@ -325,9 +325,9 @@ def thm4_em(sizes: range = range(1, 11), alphas: tuple[str, ...] = ("1/2", "9/10
     failures = []
     for n in sizes:
         for alpha in alphas:
-            em = explicit_fair_mechanism(n, alpha)
+            em = explicit_fair_mechanism(n, alpha=alpha)
             broken = {k: v for k, v in properties_of(em).items() if v}
-            value, _ = optimal_mechanism(n, alpha, ["F"])
+            value, _ = optimal_mechanism(n, alpha=alpha, properties=["F"])
             if broken or value != l0_score(em):
                 failures.append(f"n={n}, α={alpha}: {broken or value}")
     return Outcome.confirmed_unless(failures, "EM has all seven properties and the fair L0 optimum, n = 1..10")
@@ -350,7 +350,7 @@ def thm1(trials: int = 24, seed: int = 1) -> Outcome:
         n = rng.randint(2, 4)
         alpha = rng.choice(ALPHAS)
         subset = [p for p in PROPERTIES if p != "S" and rng.random() < 0.4]
-        program = design_program(n, alpha, subset)
+        program = design_program(n, alpha=alpha, properties=subset)
         objective = [Fraction(rng.randint(-5, 5)) for _ in range((n + 1) ** 2)]
         solution = exact_minimum(program, objective).point
         mechanism = Channel.from_rows([solution[j * (n + 1):(j + 1) * (n + 1)] for j in range(n + 1)])
@@ -388,10 +388,10 @@ def fig5_four(sizes: range = range(2, 6), alphas: tuple[str, ...] = ALPHAS, full
     counts, failures = {}, []
     for n in sizes:
         for alpha in alphas:
-            values = {optimal_mechanism(n, alpha, subset)[0]
+            values = {optimal_mechanism(n, alpha=alpha, properties=subset)[0]
                       for k in range(len(PROPERTIES) + 1) for subset in itertools.combinations(PROPERTIES, k)}
             counts[f"n={n}, α={alpha}"] = len(values)
-            named = {l0_score(geometric_mechanism(n, alpha)), l0_score(explicit_fair_mechanism(n, alpha))}
+            named = {l0_score(geometric_mechanism(n, alpha=alpha)), l0_score(explicit_fair_mechanism(n, alpha=alpha))}
             if len(values) > 4 or (exact(alpha) <= Fraction(1, 2) and values != named):
                 failures.append(f"n={n}, α={alpha}: {len(values)} values")
     return Outcome.confirmed_unless(failures, "at most 4 distinct optimal L0 values per (n, α); 2 for α ≤ 1/2",
@@ -429,8 +429,8 @@ def fig6(table: Any = None, sizes: range = range(2, 8), alphas: tuple[str, ...] 
     for n in sizes:
         for alpha in alphas:
             a = exact(alpha)
-            mechanisms = {"GM": geometric_mechanism(n, alpha), "WM": weakly_honest_mechanism(n, alpha),
-                          "EM": explicit_fair_mechanism(n, alpha), "UM": uniform_mechanism(n)}
+            mechanisms = {"GM": geometric_mechanism(n, alpha=alpha), "WM": weakly_honest_mechanism(n, alpha=alpha),
+                          "EM": explicit_fair_mechanism(n, alpha=alpha), "UM": uniform_mechanism(n)}
             for prop in table:
                 for name, mechanism in mechanisms.items():
                     seen[prop][name].add(property_violation(mechanism, prop) is None)
@@ -455,7 +455,7 @@ def _cdd_vertex_optimum(n: int, alpha: Any, subset: list[str]) -> Channel:
     """The L0-optimal vertex that cddlib's simplex reaches on the design rows (an optimum that is
     not the symmetric one; which optimum an LP solver returns is its own choice)."""
     objective = [Fraction(int(i != j), n + 1) for j in range(n + 1) for i in range(n + 1)]
-    solution = exact_minimum(design_program(n, alpha, subset), objective).point
+    solution = exact_minimum(design_program(n, alpha=alpha, properties=subset), objective).point
     return Channel.from_rows([solution[j * (n + 1):(j + 1) * (n + 1)] for j in range(n + 1)])
 
 
@@ -474,11 +474,11 @@ def gupte(sizes: range = range(2, 11), alpha: str = "9/10") -> Outcome:
     """
     failures = []
     for n in sizes:
-        if gupte_violation(geometric_mechanism(n, alpha), alpha) is not None:
+        if gupte_violation(geometric_mechanism(n, alpha=alpha), alpha) is not None:
             failures.append(f"n={n}: GM fails its own test")
-        if gupte_violation(explicit_fair_mechanism(n, alpha), alpha) is None:
+        if gupte_violation(explicit_fair_mechanism(n, alpha=alpha), alpha) is None:
             failures.append(f"n={n}: EM passes")
-        if n >= 3 and gupte_violation(weakly_honest_mechanism(n, alpha), alpha) is None:
+        if n >= 3 and gupte_violation(weakly_honest_mechanism(n, alpha=alpha), alpha) is None:
             failures.append(f"n={n}: WM passes")
     symmetric_n2 = _cdd_vertex_optimum(2, alpha, ["WH", "RM", "CM", "S"])
     other_n2 = _cdd_vertex_optimum(2, alpha, ["WH", "RM", "CM"])

@@ -40,7 +40,7 @@ EXPECTED_COUNTS = {2: 4, 3: 33, 4: 904}
 @functools.lru_cache(maxsize=None)
 def _vertices(n: int, eps_exp: str) -> tuple[tuple[tuple[Fraction, ...], ...], ...]:
     """ex(D) as matrices (cached: several checks share the enumerations)."""
-    enumeration = enumerate_vertices(ldp_polytope(n, eps_exp))
+    enumeration = enumerate_vertices(ldp_polytope(n, eps_exp=eps_exp))
     return tuple(tuple(tuple(row) for row in v.matrix((n, n))) for v in enumeration.vertices)
 
 
@@ -81,7 +81,7 @@ def lemma1(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> 
     minima, failures = {}, []
     for n in sizes:
         for e in grid:
-            polytope = ldp_polytope(n, e, nonnegativity=False)
+            polytope = ldp_polytope(n, eps_exp=e, nonnegativity=False)
             lowest, solved = None, True
             for k in range(n * n):
                 objective = [Fraction(int(v == k)) for v in range(n * n)]
@@ -125,9 +125,9 @@ def thm3(sizes: tuple[int, ...] = (2, 3, 4), grid: tuple[str, ...] = GRID) -> Ou
     """
     counts, failures = {}, []
     for n in sizes:
-        polytope = ldp_polytope(n, grid[0])
+        polytope = ldp_polytope(n, eps_exp=grid[0])
         for e in grid:
-            enumeration = enumerate_vertices(ldp_polytope(n, e))
+            enumeration = enumerate_vertices(ldp_polytope(n, eps_exp=e))
             try:
                 counts[f"n={n}, e^ε={e}"] = len(orbits(enumeration.vertices, polytope.symmetries))
             except Exception as error:  # not closed under the group

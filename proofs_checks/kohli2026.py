@@ -52,7 +52,7 @@ def _vertices(name: str, n: int, eps_exp: str, z: tuple[str, ...] | None = None)
     """ex(U), ex(F), ex(R_U) or ex(R_F) as matrices (cached; several checks share them)."""
     fixed = name in ("F", "RF")
     build = count_polytope if name in ("U", "F") else representation_polytope
-    polytope = build(n, eps_exp, z, fixed=fixed)
+    polytope = build(n, eps_exp=eps_exp, z=z, fixed=fixed)
     return tuple(tuple(tuple(row) for row in v.matrix(polytope.shape)) for v in enumerate_vertices(polytope).vertices)
 
 
@@ -172,7 +172,7 @@ def thm3_prop1(zs: tuple[tuple[str, ...], ...] = Z_GRID, grid: tuple[str, ...] =
     for z in zs:
         for e in grid:
             matrix = psi(3, e)
-            polytope = count_polytope(3, e, z, fixed=True)
+            polytope = count_polytope(3, eps_exp=e, z=z, fixed=True)
             images = {tuple(tuple(row) for row in apply_psi(matrix, b)) for b in _vertices("RF", 3, e, z)}
             outside = [t for t in images if not polytope.contains([v for row in t for v in row])]
             missing = [t for t in _vertices("F", 3, e, z) if t not in images]
@@ -235,7 +235,7 @@ def example2(printed: Any = EXAMPLE2, counts: tuple[int, int] = (27, 36)) -> Out
     def image(b):
         return tuple(tuple(row) for row in apply_psi(matrix, b))
 
-    polytope = count_polytope(3, "2")
+    polytope = count_polytope(3, eps_exp="2")
 
     def inside(m):
         return polytope.contains([v for row in m for v in row])
@@ -530,16 +530,16 @@ def alg1(sizes: range = range(2, 7), trials: int = 3, seed: int = 26, step_bound
         for _ in range(trials):
             z = _random_distribution(rng, n)
             for e in ("2", "3/2"):
-                polytope = count_polytope(n, e, z, fixed=True)
+                polytope = count_polytope(n, eps_exp=e, z=z, fixed=True)
                 for selector in SELECTORS:
-                    result = heuristic_constructor(z, e, selector)
+                    result = heuristic_constructor(z, eps_exp=e, selector=selector)
                     runs += 1
                     most_steps[n] = max(most_steps.get(n, 0), result.steps)
                     if not _is_vertex(polytope, result.matrix):
                         failures.append(f"n={n}, z={[str(v) for v in z]}, e^ε={e}, {selector}: not a vertex of F")
                     if result.steps > 2 * n - step_bound:
                         failures.append(f"n={n}, {selector}: {result.steps} steps > 2n − 1")
-                    approx = heuristic_constructor(z, e, selector, exact=False).to_numpy()
+                    approx = heuristic_constructor(z, eps_exp=e, selector=selector, exact=False).to_numpy()
                     if np.abs(approx - np.array([[float(v) for v in row] for row in result.matrix])).max() > 1e-12:
                         failures.append(f"n={n}, {selector}: float mode differs from exact")
     return Outcome.confirmed_unless(
@@ -570,10 +570,10 @@ def alg2(sizes: range = range(2, 7), seed: int = 8, offset: Fraction = Fraction(
     for n in sizes:
         z = _random_distribution(rng, n)
         for e in ("2", "3"):
-            polytope = count_polytope(n, e)
+            polytope = count_polytope(n, eps_exp=e)
             for kind in ("absolute", "squared"):
                 weights = count_error_weights(z, kind)
-                value = count_error(unfixed_optimum(e, weights), weights) + offset
+                value = count_error(unfixed_optimum(eps_exp=e, weights=weights), weights) + offset
                 objective = [w for row in weights for w in row]
                 optimum = exact_minimum(polytope, objective).value
                 certified = certified_minimum(polytope, objective).value

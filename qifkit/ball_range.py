@@ -36,7 +36,7 @@ of zeros, linear loss) rises on one stretch of [3, 4], from about 3.50054 to 3.5
 (:func:`qifkit.stability.loss_on_range` gives its ends exactly):
 
 >>> from qifkit import truncated_geometric, uniform_prior, linear_error
->>> curve = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
+>>> curve = count_loss_on_range(lambda t: truncated_geometric(7, eps_exp=t), 4, {0}, uniform_prior(range(7)),
 ...                             linear_error(range(7)), 3, 4, known=(0, 1, 1))
 >>> curve.monotone, [(round(float(a), 4), round(float(b), 4)) for a, b in curve.rising]
 (False, [(3.5005, 3.5166)])
@@ -577,7 +577,7 @@ def sum_loss_on_range(family: Callable[[Any], Channel], respondents: int, prior:
     together, and falls after (:func:`qifkit.stability.loss_on_range` agrees):
 
     >>> from qifkit import squared_error, truncated_geometric, uniform_prior
-    >>> curve = sum_loss_on_range(lambda t: truncated_geometric(3, t), 3, uniform_prior(range(3)),
+    >>> curve = sum_loss_on_range(lambda t: truncated_geometric(3, eps_exp=t), 3, uniform_prior(range(3)),
     ...                           squared_error(range(3)), "3/2", 8, known=(0, 1))
     >>> curve.monotone, curve.undecided
     (True, ())

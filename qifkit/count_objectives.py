@@ -30,7 +30,7 @@ def _square_size(mechanism: Channel) -> int:
 def objective_coefficients(n: int, p: int = 0, weights: Sequence[Any] | None = None,
                            min_distance: int = 0) -> list[list[Fraction]]:
     """The coefficient of Pr[i | j] in O_{p,⊕} (Cormode et al., Def. 3), input j by output i:
-    w_j·|i − j|^p where |i − j| ≥ max(min_distance, 1), else 0. For p = 0 the term counts a wrong
+    w_j·abs(i − j)^p where abs(i − j) ≥ max(min_distance, 1), else 0. For p = 0 the term counts a wrong
     answer (1 when i ≠ j), as in the paper's reading of L0. The one home of the objective: the
     design LP's cost (:func:`polytopes.constrained.optimal_mechanism`) and :func:`objective_value`.
 
@@ -53,7 +53,7 @@ def objective_value(
     aggregate: str = "sum",
     min_distance: int = 0,
 ) -> Any:
-    """O_{p,⊕}(P) = ⊕_j Σ_i w_j Pr[i | j] |i − j|^p over pairs with |i − j| ≥ min_distance
+    """O_{p,⊕}(P) = ⊕_j Σ_i w_j Pr[i | j] abs(i − j)^p over pairs with abs(i − j) ≥ min_distance
     (coefficients from :func:`objective_coefficients`); `aggregate` is ``"sum"`` or ``"max"``."""
     n = _square_size(mechanism)
     if aggregate not in ("sum", "max"):

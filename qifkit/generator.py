@@ -135,7 +135,8 @@ def generator_refinement_on_range(perturber: Callable[[Any], Channel], low: Any,
     Randomized response on 4 values, every e^ε in [3/2, 8], and the count of value 0:
 
     >>> from qifkit import randomized_response
-    >>> proof, _ = generator_refinement_on_range(lambda t: randomized_response(4, t), "3/2", 8, [[0], [1, 2, 3]])
+    >>> family = lambda t: randomized_response(4, eps_exp=t)
+    >>> proof, _ = generator_refinement_on_range(family, "3/2", 8, [[0], [1, 2, 3]])
     >>> proof.generator[0][1], proof.blocks
     ('-1/((t - 1)*(t + 3))', ((0,), (1, 2, 3)))
     """
@@ -152,8 +153,10 @@ def generator_refinement_on_range(perturber: Callable[[Any], Channel], low: Any,
     for i in range(size):
         for j in range(size):
             if i != j and sign_on(generator[i, j], t, low, high, allow_zero=True) not in (0, -1):
-                return None, (f"the generator's entry L[{i}, {j}] = {_written(generator[i, j])} is positive "
-                              f"somewhere in [{low}, {high}]")
+                return None, (
+                    f"the generator's entry L[{i}, {j}] = {_written(generator[i, j])} is positive "
+                    f"somewhere in [{low}, {high}]"
+                )
     conditions.append(f"every entry of L = B_t⁻¹·dB_t/dt off its diagonal is ≤ 0 on [{low}, {high}]")
     partition = None
     if blocks is not None:
@@ -162,13 +165,20 @@ def generator_refinement_on_range(perturber: Callable[[Any], Channel], low: Any,
         if failed:
             return None, failed
         conditions.append(f"L is lumpable by the blocks {[list(b) for b in partition]} at every e^ε")
-    return GeneratorProof(low, high, tuple(tuple(_written(generator[i, j]) for j in range(size))
-                                           for i in range(size)), partition, tuple(conditions)), ""
+    return GeneratorProof(
+        low,
+        high,
+        tuple(tuple(_written(generator[i, j]) for j in range(size)) for i in range(size)),
+        partition,
+        tuple(conditions),
+    ), ""
 
 
 def _partition(blocks: Sequence[Sequence[int]], size: int) -> tuple[tuple[int, ...], ...]:
-    if not all(isinstance(block, (list, tuple)) and all(isinstance(k, int) and not isinstance(k, bool) for k in block)
-               for block in blocks):
+    if not all(
+        isinstance(block, (list, tuple)) and all(isinstance(k, int) and not isinstance(k, bool) for k in block)
+        for block in blocks
+    ):
         raise ShapeError(f"the blocks must be lists of output indices, got {str(blocks)[:80]}")
     partition = tuple(tuple(sorted(block)) for block in blocks)
     if sorted(k for block in partition for k in block) != list(range(size)) or any(not b for b in partition):
@@ -184,8 +194,10 @@ def _lumping_defect(generator: sympy.Matrix, partition: tuple[tuple[int, ...], .
             rates = [sympy.cancel(sum((generator[i, j] for j in target), sympy.Integer(0))) for i in source]
             different = next((k for k, rate in enumerate(rates) if sympy.cancel(rate - rates[0]) != 0), None)
             if different is not None:
-                return (f"the generator is not lumpable by {[list(b) for b in partition]}: rows {source[0]} and "
-                        f"{source[different]} move into block {list(target)} at different rates")
+                return (
+                    f"the generator is not lumpable by {[list(b) for b in partition]}: rows {source[0]} and "
+                    f"{source[different]} move into block {list(target)} at different rates"
+                )
     return ""
 
 

@@ -134,7 +134,7 @@ def bayes_capacity(channel: Channel) -> Any:
     Examples
     --------
     >>> from qifkit import randomized_response
-    >>> bayes_capacity(randomized_response(3, "2"))  # 3 · 1/2
+    >>> bayes_capacity(randomized_response(3, eps_exp="2"))  # 3 · 1/2
     Fraction(3, 2)
     """
     return sum((max(column) for column in zip(*_numeric(channel), strict=True)), Fraction(0)
@@ -209,7 +209,7 @@ def shannon_capacity(channel: Channel, tolerance: float = 1e-9, iterations: int 
     Examples
     --------
     >>> from qifkit import randomized_response
-    >>> capacity = shannon_capacity(randomized_response(2, "3"))  # a binary symmetric channel, p = 1/4
+    >>> capacity = shannon_capacity(randomized_response(2, eps_exp="3"))  # a binary symmetric channel, p = 1/4
     >>> abs(capacity.value - 0.18872187554086717) <= capacity.error + 1e-15, capacity.error < 1e-9
     (True, True)
     """

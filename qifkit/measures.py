@@ -185,7 +185,28 @@ def as_prior(prior: Prior | Sequence[Any]) -> Prior:
 
 
 def uniform_prior(secrets: int | Sequence[Hashable]) -> Prior:
-    """The exact uniform prior on `secrets` (a count or a sequence of labels)."""
+    """The exact uniform prior on `secrets` (a count or a sequence of labels).
+
+    Parameters
+    ----------
+    secrets : int or sequence of hashable
+        A number of secrets (labelled 0..n−1) or their labels.
+
+    Returns
+    -------
+    Prior
+        Probability 1/n on each secret, exact.
+
+    Raises
+    ------
+    DistributionError
+        If there are no secrets.
+
+    Examples
+    --------
+    >>> uniform_prior(["yes", "no"]).probabilities()
+    [Fraction(1, 2), Fraction(1, 2)]
+    """
     labels = tuple(range(secrets)) if isinstance(secrets, int) else tuple(secrets)
     if not labels:
         raise DistributionError("a prior needs at least one secret")
@@ -336,19 +357,58 @@ def _numeric(label: Hashable, what: str) -> Any:
 
 
 def bayes_risk(secrets: Sequence[Hashable]) -> Loss:
-    """Bayes risk br(w, x) = 0 if w = x else 1 (Alvim et al. eq. (3)); actions are the secrets."""
+    """Bayes risk br(w, x) = 0 if w = x else 1 (Alvim et al. eq. (3)); actions are the secrets.
+
+    Parameters
+    ----------
+    secrets : sequence of hashable
+        The secrets, which are also the actions (a guess of the secret).
+
+    Returns
+    -------
+    Loss
+        The 0-1 loss: its uncertainty is the probability of guessing wrong.
+
+    Examples
+    --------
+    >>> bayes_risk(["a", "b"]).rows()
+    [[Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(0, 1)]]
+    """
     return Loss.from_function(lambda x, w: 0 if x == w else 1, secrets)
 
 
 def linear_error(secrets: Sequence[Hashable], actions: Sequence[Hashable] | None = None) -> Loss:
-    """Linear error le(w, x) = |w − x| on integer labels (Alvim et al. eq. (4))."""
+    """Linear error le(w, x) = abs(w − x) on integer labels (Alvim et al. eq. (4)).
+
+    Parameters
+    ----------
+    secrets : sequence of int
+        The secrets (rows), integers.
+    actions : sequence of int, optional
+        The actions (columns); the secrets by default.
+
+    Returns
+    -------
+    Loss
+        Entry (x, w) is abs(w − x).
+
+    Raises
+    ------
+    LabelError
+        If a label is not an integer.
+
+    Examples
+    --------
+    >>> linear_error(range(3)).rows()[0]
+    [Fraction(0, 1), Fraction(1, 1), Fraction(2, 1)]
+    """
     return Loss.from_function(
         lambda x, w: abs(_numeric(w, "action") - _numeric(x, "secret")), secrets, actions
     )
 
 
 def squared_error(secrets: Sequence[Hashable], actions: Sequence[Hashable] | None = None) -> Loss:
-    """Squared error mse(w, x) = |w − x|² on integer labels (Alvim et al. eq. (5))."""
+    """Squared error mse(w, x) = (w − x)² on integer labels (Alvim et al. eq. (5))."""
     return Loss.from_function(
         lambda x, w: (_numeric(w, "action") - _numeric(x, "secret")) ** 2, secrets, actions
     )
@@ -465,15 +525,62 @@ def _bayes(table: type[_Table], secrets: tuple[Hashable, ...], kind: NumberKind)
 
 
 def posterior_uncertainty(prior: Prior | Sequence[Any], channel: Channel, loss: Loss | None = None) -> Any:
-    """U_ℓ(π, C) = Σ_y min_w Σ_x π_x C[x, y] ℓ(x, w) (Alvim et al. Def. 2); ℓ the Bayes risk
-    (0-1 loss) by default."""
+    """U_ℓ(π, C) = Σ_y min_w Σ_x π_x C[x, y] ℓ(x, w) (Alvim et al. Def. 2): the expected loss of an
+    analyst who sees C's output and then acts optimally.
+
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π on the channel's secrets.
+    channel : Channel
+        C, rows are secrets.
+    loss : Loss, optional
+        ℓ(x, w); the Bayes risk (0-1 loss) by default.
+
+    Returns
+    -------
+    Fraction or float or sympy expression
+        Exact for exact inputs, float64 for float inputs (never mixed silently).
+
+    Raises
+    ------
+    LabelError
+        If the prior, channel and loss name different secrets.
+
+    Examples
+    --------
+    Randomised response on two values at e^ε = 3 (entries 3/4 and 1/4): with a uniform prior the
+    analyst guesses the report and is wrong a quarter of the time.
+
+    >>> from qifkit import randomized_response
+    >>> posterior_uncertainty(uniform_prior(2), randomized_response(2, eps_exp=3))
+    Fraction(1, 4)
+    """
     loss = loss if loss is not None else _bayes(Loss, channel.secrets, channel.kind)
     return bayes_decision(prior, channel, loss).value
 
 
 def prior_uncertainty(prior: Prior | Sequence[Any], loss: Loss | None = None) -> Any:
-    """U_ℓ(π) = min_w Σ_x π_x ℓ(x, w): the expected loss of the best blind action (Bayes risk by
-    default)."""
+    """U_ℓ(π) = min_w Σ_x π_x ℓ(x, w): the expected loss of the best blind action (Alvim et al.
+    Def. 2 with a channel that reveals nothing).
+
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π.
+    loss : Loss, optional
+        ℓ(x, w); the Bayes risk by default.
+
+    Returns
+    -------
+    Fraction or float
+        As :func:`posterior_uncertainty`.
+
+    Examples
+    --------
+    >>> prior_uncertainty(["1/4", "3/4"])  # guess the likelier secret: wrong with probability 1/4
+    Fraction(1, 4)
+    """
     prior = as_prior(prior)
     loss = loss if loss is not None else _bayes(Loss, prior.column_labels, prior.kind)
     return posterior_uncertainty(prior, _trivial_channel(prior, loss.secrets), loss)
@@ -496,7 +603,25 @@ def posterior_vulnerability(prior: Prior | Sequence[Any], channel: Channel, gain
 
 
 def prior_vulnerability(prior: Prior | Sequence[Any], gain: Gain | None = None) -> Any:
-    """V_g(π) = max_w Σ_x π_x g(x, w) (Bayes vulnerability, max_x π_x, by default)."""
+    """V_g(π) = max_w Σ_x π_x g(x, w) (Bayes vulnerability, max_x π_x, by default).
+
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π.
+    gain : Gain, optional
+        g(x, w); the identity gain by default.
+
+    Returns
+    -------
+    Fraction or float
+        As :func:`posterior_uncertainty`.
+
+    Examples
+    --------
+    >>> prior_vulnerability(["1/4", "3/4"])
+    Fraction(3, 4)
+    """
     prior = as_prior(prior)
     gain = gain if gain is not None else _bayes(Gain, prior.column_labels, prior.kind)
     return posterior_vulnerability(prior, _trivial_channel(prior, gain.secrets), gain)
@@ -536,7 +661,32 @@ class HyperDistribution:
 
 
 def posteriors(prior: Prior | Sequence[Any], channel: Channel) -> tuple[Posterior, ...]:
-    """One :class:`Posterior` for every output of positive probability, in output order."""
+    """One :class:`Posterior` for every output of positive probability, in output order.
+
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π on the channel's secrets.
+    channel : Channel
+        C, exact or float (not symbolic).
+
+    Returns
+    -------
+    tuple of Posterior
+        Each with the output, its probability Σ_x π_x C[x, y] and the posterior on the secrets.
+
+    Raises
+    ------
+    UndecidableError
+        For a symbolic channel (substitute values first).
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response
+    >>> first = posteriors(uniform_prior(2), randomized_response(2, eps_exp=3))[0]
+    >>> first.probability, first.distribution
+    (Fraction(1, 2), (Fraction(3, 4), Fraction(1, 4)))
+    """
     prior = as_prior(prior)._aligned(channel.secrets)
     if channel.kind is NumberKind.SYMBOLIC:
         raise UndecidableError("posteriors of a symbolic channel: substitute() values first")

@@ -1,9 +1,13 @@
 """The mechanism families of the papers, built exactly (or symbolically) as channels.
 
-Every family takes its privacy parameter exactly: ``eps_exp`` is e^ε and ``alpha`` is e^−ε; each
-may be an int, a Fraction, a number string (``"7/2"``, and for ``eps_exp`` also ``"ln(7/2)"``),
-or a sympy Symbol for a symbolic channel. Rows are inputs in every result; Cormode et al.'s
-column-stochastic pictures are the transposes.
+Every family takes its privacy parameter exactly and by keyword only (``randomized_response(3, 2)``
+would leave a reader guessing whether 2 is ε or e^ε): ``eps_exp=`` is e^ε, ``alpha=`` is e^−ε, and
+``epsilon=`` is ε itself as ``"ln(x)"``. ``eps_exp`` and ``alpha`` may be an int, a Fraction, a number
+string (``"7/2"``), or a sympy Symbol for a symbolic channel. Rows are inputs in every result;
+Cormode et al.'s column-stochastic pictures are the transposes.
+
+>>> randomized_response(3, epsilon="ln(2)") == randomized_response(3, eps_exp=2)
+True
 
 References
 ----------
@@ -27,7 +31,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from qifkit.channel import Channel
 from qifkit.errors import NotExactError, ParameterError, PrivacyParameterError, ShapeError
-from qifkit.numbers import exact, reduced_fraction
+from qifkit.numbers import eps_exp_of_epsilon, exact, reduced_fraction
 from qifkit.validation import alpha_in_unit_interval, eps_exp_above_one, whole_number
 
 __all__ = [
@@ -41,19 +45,25 @@ __all__ = [
 ]
 
 
-def privacy_alpha(eps_exp: Any = None, alpha: Any = None) -> tuple[Any, Any]:
+def privacy_alpha(*, eps_exp: Any = None, alpha: Any = None, epsilon: Any = None) -> tuple[Any, Any]:
     """Resolve a privacy parameter to ``(domain, α)`` with α = e^−ε, checking ε > 0.
 
-    Exactly one of `eps_exp` (e^ε) and `alpha` (e^−ε) must be given. A sympy Symbol gives a
-    symbolic α in the field ``QQ(symbol)``; its range (ε > 0) is then an assumption.
+    Exactly one of `eps_exp` (e^ε), `alpha` (e^−ε) and `epsilon` (ε itself, as ``"ln(x)"`` or a
+    sympy expression with a rational exponential: :func:`qifkit.numbers.eps_exp_of_epsilon`) must be
+    given. A sympy Symbol as `eps_exp` or `alpha` gives a symbolic α in the field ``QQ(symbol)``; its
+    range (ε > 0) is then an assumption.
 
     Raises
     ------
     PrivacyParameterError
-        If both or neither are given, or e^ε ≤ 1 (α ≥ 1 or α ≤ 0).
+        If none or more than one is given, or e^ε ≤ 1 (α ≥ 1 or α ≤ 0).
+    NotExactError
+        If `epsilon` has an irrational exponential.
     """
-    if (eps_exp is None) == (alpha is None):
-        raise PrivacyParameterError("give exactly one of eps_exp (e^ε) and alpha (e^-ε)")
+    if sum(given is not None for given in (eps_exp, alpha, epsilon)) != 1:
+        raise PrivacyParameterError("give exactly one of eps_exp (e^ε), alpha (e^-ε) and epsilon (ε, as \"ln(x)\")")
+    if epsilon is not None:
+        eps_exp = eps_exp_of_epsilon(epsilon)
     given = eps_exp if alpha is None else alpha
     if isinstance(given, sympy.Symbol):
         field = QQ.frac_field(given)
@@ -73,7 +83,8 @@ def _channel(domain: Any, rows: list[list[Any]], labels: Sequence[Hashable] | No
 
 
 def randomized_response(
-    values: int, eps_exp: Any = None, *, alpha: Any = None, labels: Sequence[Hashable] | None = None
+    values: int, *, eps_exp: Any = None, alpha: Any = None, epsilon: Any = None,
+    labels: Sequence[Hashable] | None = None,
 ) -> Channel:
     """Randomised response RR_ε^K on K = `values` values (Alvim et al. Def. 11, Fig. 2).
 
@@ -82,11 +93,11 @@ def randomized_response(
 
     Examples
     --------
-    >>> randomized_response(3, "2").rows()[0]
+    >>> randomized_response(3, eps_exp="2").rows()[0]
     [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]
     """
     count = whole_number(values, 2, "randomized response values")
-    domain, a = privacy_alpha(eps_exp, alpha)
+    domain, a = privacy_alpha(eps_exp=eps_exp, alpha=alpha, epsilon=epsilon)
     denominator = 1 + (count - 1) * a
     diagonal, other = 1 / denominator, a / denominator
     rows = [[diagonal if r == c else other for c in range(count)] for r in range(count)]
@@ -94,7 +105,8 @@ def randomized_response(
 
 
 def truncated_geometric(
-    values: int, eps_exp: Any = None, *, alpha: Any = None, labels: Sequence[Hashable] | None = None
+    values: int, *, eps_exp: Any = None, alpha: Any = None, epsilon: Any = None,
+    labels: Sequence[Hashable] | None = None,
 ) -> Channel:
     """The truncated α-geometric mechanism GD_α on `values` values 0..n−1 (Alvim et al. Def. 12).
 
@@ -108,7 +120,7 @@ def truncated_geometric(
     [Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)]
     """
     count = whole_number(values, 2, "geometric mechanism values")
-    domain, a = privacy_alpha(eps_exp, alpha)
+    domain, a = privacy_alpha(eps_exp=eps_exp, alpha=alpha, epsilon=epsilon)
     last = count - 1
 
     def entry(r: int, c: int) -> Any:
@@ -121,29 +133,46 @@ def truncated_geometric(
     return _channel(domain, [[entry(r, c) for c in range(count)] for r in range(count)], labels)
 
 
-def geometric_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -> Channel:
+def geometric_mechanism(n: int, *, alpha: Any = None, eps_exp: Any = None, epsilon: Any = None) -> Channel:
     """Cormode et al.'s range-restricted geometric mechanism GM for counts 0..n (Def. 4, Fig. 3).
 
     Returned with rows as inputs: row j is the distribution of the output given true count j.
     Fig. 3 (columns as inputs) has x = 1/(1+α) in the corners and y = (1−α)/(1+α) inside.
+
+    Parameters
+    ----------
+    n : int
+        The largest count (Cormode et al.'s n): the mechanism is (n + 1) × (n + 1).
+    alpha, eps_exp, epsilon : exact number or str, keyword only
+        Exactly one: α = e^−ε in (0, 1), e^ε > 1, or ε as ``"ln(x)"``.
+
+    Returns
+    -------
+    Channel
+        The same matrix as :func:`truncated_geometric` on n + 1 values.
+
+    Examples
+    --------
+    >>> geometric_mechanism(2, alpha="1/2").rows()[0]  # 1/(1+α), (1−α)/(1+α)·α, α²/(1+α)
+    [Fraction(2, 3), Fraction(1, 6), Fraction(1, 6)]
     """
-    return truncated_geometric(whole_number(n, 1, "GM size n") + 1, eps_exp, alpha=alpha)
+    return truncated_geometric(whole_number(n, 1, "GM size n") + 1, eps_exp=eps_exp, alpha=alpha, epsilon=epsilon)
 
 
-def explicit_fair_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -> Channel:
+def explicit_fair_mechanism(n: int, *, alpha: Any = None, eps_exp: Any = None, epsilon: Any = None) -> Channel:
     """Cormode et al.'s explicit fair mechanism EM for counts 0..n (eq. (16), Fig. 4).
 
-    Pr[i | j] = y·α^|i−j| if |i−j| < min(j, n−j), else y·α^⌈(|i−j| + min(j, n−j))/2⌉, with y chosen
+    Pr[i | j] = y·α^d if d < min(j, n−j), else y·α^⌈(d + min(j, n−j))/2⌉ where d = abs(i − j), with y chosen
     so that each distribution sums to 1 (every input has the same multiset of powers; for even n
     this is eq. (15), y = (1−α)/(1+α−2α^(n/2+1))). Rows are inputs j.
 
     Examples
     --------
-    >>> explicit_fair_mechanism(4, "10/11").entry(2, 2)
+    >>> explicit_fair_mechanism(4, alpha="10/11").entry(2, 2)
     Fraction(121, 541)
     """
     size = whole_number(n, 1, "EM size n")
-    domain, a = privacy_alpha(eps_exp, alpha)
+    domain, a = privacy_alpha(eps_exp=eps_exp, alpha=alpha, epsilon=epsilon)
 
     def power(i: int, j: int) -> int:
         distance, edge = abs(i - j), min(j, size - j)
@@ -155,7 +184,14 @@ def explicit_fair_mechanism(n: int, alpha: Any = None, *, eps_exp: Any = None) -
 
 
 def uniform_mechanism(n: int) -> Channel:
-    """Cormode et al.'s uniform mechanism UM (Def. 5): every count 0..n with probability 1/(n+1)."""
+    """Cormode et al.'s uniform mechanism UM (Def. 5): every count 0..n with probability 1/(n+1),
+    whatever the input (0-DP, and of no use: the baseline of their figures).
+
+    Examples
+    --------
+    >>> uniform_mechanism(2).rows()[1]
+    [Fraction(1, 3), Fraction(1, 3), Fraction(1, 3)]
+    """
     size = whole_number(n, 1, "UM size n")
     share = QQ(1, size + 1)
     return _channel(QQ, [[share] * (size + 1) for _ in range(size + 1)], None)
@@ -176,9 +212,10 @@ MAX_EXPONENTIAL_BITS = 10**9
 
 def exponential_mechanism(
     quality: Sequence[Sequence[Any]],
-    eps_exp: Any,
-    sensitivity: Any = 1,
     *,
+    eps_exp: Any = None,
+    epsilon: Any = None,
+    sensitivity: Any = 1,
     secrets: Sequence[Hashable] | None = None,
     outputs: Sequence[Hashable] | None = None,
 ) -> Channel:
@@ -193,7 +230,9 @@ def exponential_mechanism(
     quality : rows of exact numbers
         ``quality[d][r]``, rows are inputs d, columns outputs r.
     eps_exp : exact number or number string
-        e^ε, above 1.
+        e^ε, above 1 (keyword only, as every privacy parameter of qifkit).
+    epsilon : str or sympy expression
+        Or ε itself, ``"ln(x)"`` for e^ε = x (:func:`qifkit.numbers.eps_exp_of_epsilon`).
     sensitivity : exact number
         s > 0, the most Q can change between neighbouring inputs.
 
@@ -206,10 +245,10 @@ def exponential_mechanism(
 
     Examples
     --------
-    >>> exponential_mechanism([[0, -1], [-1, 0]], "9").rows()
+    >>> exponential_mechanism([[0, -1], [-1, 0]], eps_exp="9").rows()
     [[Fraction(3, 4), Fraction(1, 4)], [Fraction(1, 4), Fraction(3, 4)]]
     """
-    domain, a = privacy_alpha(eps_exp=eps_exp)
+    domain, a = privacy_alpha(eps_exp=eps_exp, epsilon=epsilon)
     if domain != QQ:
         raise NotExactError("the exponential mechanism needs a numeric e^ε, not a symbol")
     base = 1 / reduced_fraction(a)

@@ -41,6 +41,7 @@ __all__ = [
     "ExactInput",
     "parse_number",
     "parse_eps_exp",
+    "eps_exp_of_epsilon",
     "exact",
     "exact_eps_exp",
     "exact_str",
@@ -273,6 +274,38 @@ def float_fraction(value: float, max_denominator: int | None = None) -> Fraction
     """
     fraction = Fraction(float(value))
     return fraction if max_denominator is None else fraction.limit_denominator(max_denominator)
+
+
+def eps_exp_of_epsilon(epsilon: Any) -> Fraction:
+    """e^ε exactly, from ε itself: ``"ln(x)"`` (e^ε = x) or a sympy expression whose exponential is
+    rational (``sympy.log(2)``). Any other ε has an irrational e^ε and is refused.
+
+    Raises
+    ------
+    NotExactError
+        If e^ε is irrational (``"1/2"``, ``1``, a float).
+    NumberSyntaxError, PrivacyParameterError
+        As :func:`parse_eps_exp`, for a malformed ``"ln(x)"`` or x < 1.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> eps_exp_of_epsilon("ln(7/2)"), eps_exp_of_epsilon(sympy.log(3))
+    (Fraction(7, 2), Fraction(3, 1))
+    """
+    if isinstance(epsilon, str) and _LN.fullmatch(epsilon):
+        return parse_eps_exp(epsilon)
+    import sympy  # here, not at import: the command line's --help loads no symbolic layer
+
+    if isinstance(epsilon, sympy.Basic) and not isinstance(epsilon, sympy.Symbol):
+        power = sympy.exp(epsilon)
+        if power.is_Rational:
+            value = Fraction(int(power.p), int(power.q))
+            if value < 1:
+                raise PrivacyParameterError(f"ε = {epsilon} is negative (e^ε = {exact_str(value)})")
+            return value
+    raise NotExactError(f"e^ε for ε = {quoted(epsilon)} is not a rational number, so no mechanism built from it "
+                        'is exact: give ε as "ln(x)" (e^ε = x), or e^ε itself as eps_exp=')
 
 
 def exact_eps_exp(value: Any) -> Fraction:

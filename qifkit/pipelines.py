@@ -19,7 +19,7 @@ numpy (binomial factors through scipy's binomial pmf), symbolic ones naively ove
 Examples
 --------
 >>> from qifkit import truncated_geometric
->>> gd = truncated_geometric(7, "7/2")
+>>> gd = truncated_geometric(7, eps_exp="7/2")
 >>> count_pipeline(gd, respondents=4, counted={0}, known=(0, 1, 1)).rows()[0][0]
 Fraction(196, 6561)
 """
@@ -411,7 +411,7 @@ def count_witness(perturber_high: Channel, perturber_low: Channel, respondents: 
     Examples
     --------
     >>> from qifkit import randomized_response
-    >>> w = count_witness(randomized_response(4, 3), randomized_response(4, 2), 2, {0})
+    >>> w = count_witness(randomized_response(4, eps_exp=3), randomized_response(4, eps_exp=2), 2, {0})
     >>> w.rows()[0]
     [Fraction(81, 100), Fraction(9, 50), Fraction(1, 100)]
     """
@@ -527,7 +527,7 @@ def with_population_row(perturber: Channel, weights: Sequence[Any], label: Hasha
     Examples
     --------
     >>> from qifkit import randomized_response
-    >>> with_population_row(randomized_response(2, 3), ["1/2", "1/2"]).rows()[2]
+    >>> with_population_row(randomized_response(2, eps_exp=3), ["1/2", "1/2"]).rows()[2]
     [Fraction(1, 2), Fraction(1, 2)]
     """
     if label in perturber.secrets:

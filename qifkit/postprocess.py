@@ -6,7 +6,7 @@ its inputs to its outputs. Every output here is the image of some input, as Def.
 Examples
 --------
 >>> from qifkit import randomized_response
->>> pairs = randomized_response(2, "3").power(2)
+>>> pairs = randomized_response(2, eps_exp="3").power(2)
 >>> (pairs @ count_query(pairs.outputs, counted={0})).rows()[0]
 [Fraction(1, 16), Fraction(3, 8), Fraction(9, 16)]
 """

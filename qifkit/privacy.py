@@ -8,7 +8,7 @@ x, x' (Alvim et al. App. C).
 Examples
 --------
 >>> from qifkit.mechanisms import truncated_geometric
->>> bound = tightest_eps_exp(truncated_geometric(3, "2"), count_adjacency(range(3)))
+>>> bound = tightest_eps_exp(truncated_geometric(3, eps_exp="2"), count_adjacency(range(3)))
 >>> bound.eps_exp
 Fraction(2, 1)
 """
@@ -108,7 +108,7 @@ def _numeric_rows(channel: Channel) -> list[list[Any]]:
 def tightest_eps_exp(channel: Channel, adjacency: nx.Graph | None = None) -> PrivacyBound:
     """The smallest e^ε for which `channel` is ε-DP on `adjacency` (default: local DP).
 
-    Complexity: O(|edges| · outputs) exact divisions.
+    Complexity: O(edges · outputs) exact divisions.
     """
     rows = _numeric_rows(channel)
     best: Any = 1
@@ -130,9 +130,35 @@ def tightest_eps_exp(channel: Channel, adjacency: nx.Graph | None = None) -> Pri
     return PrivacyBound(best, channel.secrets[i], channel.secrets[j], channel.outputs[y])
 
 
-def satisfies_dp(channel: Channel, eps_exp: Any, adjacency: nx.Graph | None = None) -> bool:
-    """True when `channel` is ε-DP on `adjacency` for the given exact e^ε (a number, or ``"ln(x)"``
-    as everywhere e^ε is taken; e^ε = 1 is 0-DP)."""
+def satisfies_dp(channel: Channel, *, eps_exp: Any, adjacency: nx.Graph | None = None) -> bool:
+    """True when `channel` is ε-DP on `adjacency`: C[x, y] ≤ e^ε·C[x', y] for every adjacent x, x'
+    and every output y (exactly; Alvim et al. Def. 11's setting, Cormode et al. Def. 1).
+
+    Parameters
+    ----------
+    channel : Channel
+        Rows are secrets.
+    eps_exp : exact number or str
+        e^ε ≥ 1, keyword only: a number, or ``"ln(x)"`` as everywhere e^ε is taken (e^ε = 1 is 0-DP).
+    adjacency : networkx.Graph, optional
+        Which secrets are neighbours; every pair (local DP) by default.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    PrivacyParameterError
+        If e^ε < 1.
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response
+    >>> rr = randomized_response(3, eps_exp=2)
+    >>> satisfies_dp(rr, eps_exp=2), satisfies_dp(rr, eps_exp="3/2")
+    (True, False)
+    """
     return tightest_eps_exp(channel, adjacency).eps_exp <= eps_exp_above_one(eps_exp, allow_one=True)
 
 

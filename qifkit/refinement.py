@@ -155,9 +155,9 @@ def refines(a: Channel, b: Channel, *, prior: Prior | None = None, time_limit: f
     Examples
     --------
     >>> from qifkit import randomized_response
-    >>> refines(randomized_response(3, "3"), randomized_response(3, "2")).holds
+    >>> refines(randomized_response(3, eps_exp="3"), randomized_response(3, eps_exp="2")).holds
     True
-    >>> refines(randomized_response(3, "2"), randomized_response(3, "3")).gap > 0
+    >>> refines(randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")).gap > 0
     True
     """
     _check_pair(a, b)
@@ -505,10 +505,29 @@ def verify_certificate(a: Channel, b: Channel, result: Refinement) -> bool:
     """Re-check a refinement certificate with exact arithmetic only (no LP, no float): True exactly
     when :func:`certificate_defect` finds nothing wrong with it.
 
+    Parameters
+    ----------
+    a, b : Channel
+        The channels the certificate speaks of (A ⊑ B or A ⋢ B).
+    result : Refinement
+        What :func:`refines` returned, or a certificate read back from JSON: a witness W with
+        A·W = B, or a prior and a loss under which B is less uncertain than A (Alvim et al. §3).
+
+    Returns
+    -------
+    bool
+
     Raises
     ------
     NumberKindError, ShapeError, LabelError
         If A or B themselves are not exact channels on the same secrets.
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response, refines
+    >>> a, b = randomized_response(3, eps_exp=3), randomized_response(3, eps_exp=2)
+    >>> verify_certificate(a, b, refines(a, b)), verify_certificate(b, a, refines(b, a))
+    (True, True)
     """
     return certificate_defect(a, b, result) is None
 

@@ -402,8 +402,8 @@ def substituted(rows: Sequence[SparseRow], right: Sequence[flint.fmpq], position
 
 #: Diagonal blocks at least this large are first eliminated on their short rows or columns
 #: (:class:`ShortRowElimination`); what remains is tried by :func:`solve_by_lifting` when it is at
-#: least this large and sparse, or larger than :data:`_DENSE_MAX` (FLINT's dense solve of a
-#: 94 × 94 remainder: 0.03 s; lifting it: 0.34 s).
+#: least this large and sparse, or larger than :data:`_DENSE_MAX` (below it FLINT's dense solve is
+#: the faster; docs/benchmarks.md, "Limits").
 _LIFT_MIN = 48
 _DENSE_MAX = 400
 

@@ -17,7 +17,7 @@ Examples
 --------
 >>> from qifkit import Channel, randomized_response
 >>> parity = Channel.from_rows([[1, 0], [0, 1], [1, 0]])
->>> condition_11(parity, randomized_response(3, "2").matrix)
+>>> condition_11(parity, randomized_response(3, eps_exp="2").matrix)
 True
 """
 
@@ -248,7 +248,7 @@ def loss_on_range(build: Callable[[Any], Channel], low: Any, high: Any, prior: P
 
     >>> from qifkit import truncated_geometric, uniform_prior, linear_error
     >>> from qifkit.pipelines import count_pipeline
-    >>> build = lambda t: count_pipeline(truncated_geometric(7, t), 4, {0}, (0, 1, 1))
+    >>> build = lambda t: count_pipeline(truncated_geometric(7, eps_exp=t), 4, {0}, (0, 1, 1))
     >>> curve = loss_on_range(build, 3, 4, uniform_prior(range(7)), linear_error(range(7)))
     >>> [(a.decimal(12), b.decimal(12)) for a, b in curve.rising]
     [('3.500544517844', '3.516615491052')]
@@ -562,7 +562,7 @@ def count_refinement_on_range(perturber: Callable[[Any], Channel], counted: Iter
     Randomized response on 4 values, counting one of them, for every e^ε in [3/2, 8]:
 
     >>> from qifkit import randomized_response
-    >>> proof, _ = count_refinement_on_range(lambda t: randomized_response(4, t), {0}, "3/2", 8)
+    >>> proof, _ = count_refinement_on_range(lambda t: randomized_response(4, eps_exp=t), {0}, "3/2", 8)
     >>> proof.hit, proof.miss
     ('t/(t + 3)', '1/(t + 3)')
     """

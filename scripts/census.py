@@ -47,10 +47,13 @@ def main() -> None:
         if arguments.method == "faces":
             found = ldp_orbits_by_faces(arguments.n, eps_exp)
         else:
-            found = enumerate_orbits(ldp_polytope(arguments.n, eps_exp), cone_method=cones, recursion=Recursion())
+            found = enumerate_orbits(
+                ldp_polytope(arguments.n, eps_exp=eps_exp), cone_method=cones, recursion=Recursion()
+            )
         walked = time.perf_counter() - started
         command = f"python scripts/census.py --n {arguments.n} --eps-exp {eps_exp}" + (
-            " --method faces" if arguments.method == "faces" else "")
+            " --method faces" if arguments.method == "faces" else ""
+        )
         document = census_document(found, arguments.n, eps_exp, command)
         document["walk_seconds" if arguments.method == "walk" else "faces_seconds"] = round(walked, 1)
         text = json_text(document, 2)
@@ -59,9 +62,12 @@ def main() -> None:
         atomic_write_text(path, text)
         if path.read_text(encoding="utf-8") != text:
             raise SystemExit(f"{path}: the file written is not the census checked")
-        print(f"n = {arguments.n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
-              f"({arguments.method} {walked:.1f} s; re-checked with the closure in "
-              f"{time.perf_counter() - started - walked:.1f} s) -> {path}", flush=True)
+        print(
+            f"n = {arguments.n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
+            f"({arguments.method} {walked:.1f} s; re-checked with the closure in "
+            f"{time.perf_counter() - started - walked:.1f} s) -> {path}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

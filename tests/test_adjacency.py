@@ -16,8 +16,11 @@ def _listed(polytope):
     return [v.coordinates for v in enumeration.vertices], groups
 
 
-@pytest.mark.parametrize("polytope", [ldp_polytope(3, "2"), ldp_polytope(4, "3/2"), count_polytope(3, "2")],
-                         ids=["D n=3", "D n=4", "U n=3"])
+@pytest.mark.parametrize(
+    "polytope",
+    [ldp_polytope(3, eps_exp="2"), ldp_polytope(4, eps_exp="3/2"), count_polytope(3, eps_exp="2")],
+    ids=["D n=3", "D n=4", "U n=3"],
+)
 def test_the_complete_list_is_closed_and_the_orbit_stabiliser_count_matches(polytope):
     listed, groups = _listed(polytope)
     closure = adjacency_closure(polytope, listed, [group[0].coordinates for group in groups])
@@ -28,7 +31,7 @@ def test_the_complete_list_is_closed_and_the_orbit_stabiliser_count_matches(poly
 @pytest.mark.parametrize("dropped", [0, -1])
 def test_a_list_missing_one_orbit_is_caught(dropped):
     """D at n = 4 (904 vertices, 10 orbits) with one orbit left out: some neighbour is not listed."""
-    polytope = ldp_polytope(4, "2")
+    polytope = ldp_polytope(4, eps_exp="2")
     listed, groups = _listed(polytope)
     gone = {v.coordinates for v in groups[dropped]}
     kept = [group[0].coordinates for k, group in enumerate(groups) if group is not groups[dropped]]
@@ -38,7 +41,7 @@ def test_a_list_missing_one_orbit_is_caught(dropped):
 
 def test_neighbours_are_the_graph_of_a_square():
     """D at n = 2, e^ε = 2 is a 2-dimensional polytope with 4 vertices: each has 2 neighbours."""
-    polytope = ldp_polytope(2, "2")
+    polytope = ldp_polytope(2, eps_exp="2")
     listed, _ = _listed(polytope)
     for vertex in listed:
         around = neighbours(polytope, vertex)
@@ -46,11 +49,11 @@ def test_neighbours_are_the_graph_of_a_square():
 
 
 def test_the_row_column_group_has_the_right_order():
-    assert len(group_elements(ldp_polytope(3, "2").symmetries, 9)) == 36  # |S3 × S3|
+    assert len(group_elements(ldp_polytope(3, eps_exp="2").symmetries, 9)) == 36  # |S3 × S3|
 
 
 def test_a_point_that_is_not_a_vertex_is_refused():
-    polytope = ldp_polytope(2, "2")
+    polytope = ldp_polytope(2, eps_exp="2")
     with pytest.raises(QifError, match="not a vertex"):
         neighbours(polytope, (F(1, 2), F(1, 2), F(1, 2), F(1, 2)))
     with pytest.raises(QifError, match="not in the polytope"):

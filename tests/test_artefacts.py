@@ -65,7 +65,7 @@ def test_the_float64_form_that_would_break_it_is_what_was_refused(big_z):
     """The float64 array of the same mechanism breaks e^ε (the reason the long double is written)."""
     from polytopes.fixed_point.algorithm1 import heuristic_constructor
 
-    matrix = heuristic_constructor(big_z[1], 2.0, exact=False).to_numpy()
+    matrix = heuristic_constructor(big_z[1], eps_exp=2.0, exact=False).to_numpy()
     with pytest.raises(AssertionError):
         _assert_private(matrix, 2.0)
 

@@ -68,7 +68,7 @@ def _random_case(rng: random.Random):
     name = rng.choice(["geometric", "rr"])
 
     def family(t):
-        return truncated_geometric(values, t) if name == "geometric" else randomized_response(values, t)
+        return truncated_geometric(values, eps_exp=t) if name == "geometric" else randomized_response(values, eps_exp=t)
 
     respondents = rng.randint(2, 5)
     unknown = 1 if rng.random() < 0.7 else 2
@@ -152,7 +152,7 @@ def test_ball_pieces_agree_with_exact_root_isolation_on_120_specs():
 def test_app_d1_grid_rise_is_inside_the_proved_rising_stretch():
     # Alvim et al. 2023, App. D.1: U(7/2) < U(351/100) for the linear loss (uniform prior, count
     # of zeros, 4 respondents of whom 3 are known, geometric on 7 values)
-    curve = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
+    curve = count_loss_on_range(lambda t: truncated_geometric(7, eps_exp=t), 4, {0}, uniform_prior(range(7)),
                                 linear_error(range(7)), F(3), F(4), known=(0, 1, 1))
     assert curve.monotone is False
     (start, end), = curve.rising
@@ -164,13 +164,13 @@ def test_app_d1_grid_rise_is_inside_the_proved_rising_stretch():
 def test_a_monotone_loss_is_proved_at_every_e_eps():
     # randomized response on 2 values, one respondent: the Bayes risk falls as e^ε grows (by hand:
     # 1/(1 + t) for a uniform prior)
-    curve = count_loss_on_range(lambda t: randomized_response(2, t), 1, {0}, uniform_prior(range(2)),
+    curve = count_loss_on_range(lambda t: randomized_response(2, eps_exp=t), 1, {0}, uniform_prior(range(2)),
                                 bayes_risk(range(2)), F(11, 10), F(50))
     assert curve.monotone is True and curve.undecided == () and curve.rising == ()
 
 
 def test_a_budget_of_work_leaves_the_rest_undecided_and_says_so():
-    curve = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
+    curve = count_loss_on_range(lambda t: truncated_geometric(7, eps_exp=t), 4, {0}, uniform_prior(range(7)),
                                 linear_error(range(7)), F(3), F(4), known=(0, 1, 1), pieces=5)
     assert 5 <= curve.evaluations <= 8 and curve.monotone is None  # a piece begun may take its ends and middle
     assert curve.undecided and curve.pieces[-1].direction == UNDECIDED
@@ -180,7 +180,7 @@ def test_bad_input_is_refused():
     prior, loss = uniform_prior(range(3)), bayes_risk(range(3))
 
     def family(t):
-        return truncated_geometric(3, t)
+        return truncated_geometric(3, eps_exp=t)
 
     with pytest.raises(PrivacyParameterError, match="1 < low < high"):
         count_loss_on_range(family, 2, {0}, prior, loss, F(1), F(3), known=(0,))
@@ -189,18 +189,18 @@ def test_bad_input_is_refused():
     with pytest.raises(LabelError, match="loss's secrets"):
         count_loss_on_range(family, 2, {0}, prior, bayes_risk(range(1, 4)), F(2), F(3), known=(0,))
     with pytest.raises(UndecidableError, match="rational functions"):
-        count_loss_on_range(lambda t: truncated_geometric(3, 2), 2, {0}, prior, loss, F(2), F(3), known=(0,))
+        count_loss_on_range(lambda t: truncated_geometric(3, eps_exp=2), 2, {0}, prior, loss, F(2), F(3), known=(0,))
 
 
 def test_a_piece_holding_a_change_of_best_action_is_decided_on_each_side_only():
     # App. D.1's loss stops rising where a best action changes, at e^ε = 3.516615491…: a piece
     # around it may not take either action's slope for the whole piece
     def build(t):
-        return count_pipeline(truncated_geometric(7, t), 4, {0}, (0, 1, 1))
+        return count_pipeline(truncated_geometric(7, eps_exp=t), 4, {0}, (0, 1, 1))
 
     low, high = F(35166, 10000), F(35167, 10000)
     exact = loss_on_range(build, low, high, uniform_prior(range(7)), linear_error(range(7)))
-    ball = count_loss_on_range(lambda t: truncated_geometric(7, t), 4, {0}, uniform_prior(range(7)),
+    ball = count_loss_on_range(lambda t: truncated_geometric(7, eps_exp=t), 4, {0}, uniform_prior(range(7)),
                                linear_error(range(7)), low, high, known=(0, 1, 1))
     assert len(exact.rising) == 1 and ball.monotone is False
     _agrees(ball, exact)

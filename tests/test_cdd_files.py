@@ -13,8 +13,8 @@ from qifkit.errors import FileFormatError, PolytopeError
 
 
 @pytest.mark.parametrize("make", [
-    lambda: ldp_polytope(3, "2"), lambda: count_polytope(3, "3/2", ["1/4", "1/2", "1/4"], fixed=True),
-    lambda: count_polytope(3, "2"), lambda: representation_polytope(3, "2"),
+    lambda: ldp_polytope(3, eps_exp="2"), lambda: count_polytope(3, eps_exp="3/2", z=["1/4", "1/2", "1/4"], fixed=True),
+    lambda: count_polytope(3, eps_exp="2"), lambda: representation_polytope(3, eps_exp="2"),
 ])
 def test_written_files_read_back_exactly(tmp_path, make):
     polytope = make()

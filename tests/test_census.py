@@ -20,7 +20,7 @@ RESULTS = Path(__file__).resolve().parent.parent / "results"
 
 @pytest.fixture(scope="module")
 def census():
-    return census_document(enumerate_orbits(ldp_polytope(4, "2")), 4, "2", "a test")
+    return census_document(enumerate_orbits(ldp_polytope(4, eps_exp="2")), 4, "2", "a test")
 
 
 def test_a_true_census_passes_and_agrees_with_cdd(census):
@@ -30,7 +30,7 @@ def test_a_true_census_passes_and_agrees_with_cdd(census):
 
     checked = check_census(census)
     assert (checked.count, checked.orbits, checked.group_order) == (904, 10, 576) and checked.closure
-    assert len(enumerate_vertices(ldp_polytope(4, "2")).vertices) == 904
+    assert len(enumerate_vertices(ldp_polytope(4, eps_exp="2")).vertices) == 904
 
 
 def _one_way(document):
@@ -218,7 +218,7 @@ def test_a_census_from_the_face_sets_is_checked_by_enumerating_them_again():
 
     document = census_document(ldp_orbits_by_faces(4, "3/2"), 4, "3/2", "a test")
     assert document["format"] == FACES_CENSUS_FORMAT and all("adjacent" not in o for o in document["orbits"])
-    walk = census_document(enumerate_orbits(ldp_polytope(4, "3/2")), 4, "3/2", "a test")
+    walk = census_document(enumerate_orbits(ldp_polytope(4, eps_exp="3/2")), 4, "3/2", "a test")
     assert ([(o["representative"], o["size"], o["tight"]) for o in document["orbits"]]
             == [(o["representative"], o["size"], o["tight"]) for o in walk["orbits"]])
     checked = check_census(document)

@@ -282,7 +282,7 @@ def test_fig2_randomized_response_k4():
     """Alvim et al. Fig. 2: RR_ε^4 has p + p̄/4 on the diagonal and p̄/4 elsewhere."""
     e = sympy.Symbol("e")
     p = (e - 1) / (e + 3)  # from Kp/p̄ + 1 = e^ε with K = 4
-    rr = randomized_response(4, e).to_sympy()
+    rr = randomized_response(4, eps_exp=e).to_sympy()
     for r in range(4):
         for c in range(4):
             expected = p + (1 - p) / 4 if r == c else (1 - p) / 4
@@ -291,19 +291,19 @@ def test_fig2_randomized_response_k4():
 
 def test_sec62_r2_r3():
     """Alvim et al. §6.2: R2 and R3 as printed."""
-    assert randomized_response(3, "2").rows() == [[F(v) for v in row] for row in alvim.R2]
-    assert randomized_response(3, "ln(3)").rows() == [[F(v) for v in row] for row in alvim.R3]
+    assert randomized_response(3, eps_exp="2").rows() == [[F(v) for v in row] for row in alvim.R2]
+    assert randomized_response(3, eps_exp="ln(3)").rows() == [[F(v) for v in row] for row in alvim.R3]
 
 
 def test_sec71_g2_g3():
     """Alvim et al. §7.1: G2 (α = 1/2) and G3 (α = 1/3) as printed."""
     assert truncated_geometric(3, alpha="1/2").rows() == [[F(v) for v in row] for row in alvim.G2]
-    assert truncated_geometric(3, "3").rows() == [[F(v) for v in row] for row in alvim.G3]
+    assert truncated_geometric(3, eps_exp="3").rows() == [[F(v) for v in row] for row in alvim.G3]
 
 
 def test_eq20_geometric_seven_values():
     """Alvim et al. App. D.1 eq. (20): GD at e^ε = 7/2 on 0..6, entry by entry."""
-    assert truncated_geometric(7, "7/2").rows() == [[F(v) for v in row] for row in alvim.EQ20]
+    assert truncated_geometric(7, eps_exp="7/2").rows() == [[F(v) for v in row] for row in alvim.EQ20]
 
 
 def _flat(label):
@@ -312,7 +312,7 @@ def _flat(label):
 
 def test_eq21_count_of_zeros_channel():
     """Alvim et al. App. D.1 eq. (21): known (0, 1, 1), count of zeros, by materialising 7^4 columns."""
-    gd = truncated_geometric(7, "7/2")
+    gd = truncated_geometric(7, eps_exp="7/2")
     people = [Channel.from_rows([[1 if v == k else 0 for v in range(7)]], secrets=("known",)) @ gd for k in (0, 1, 1)]
     everyone = people[0].kron(people[1]).kron(people[2]).kron(gd)
     assert everyone.shape == (7, 7**4)
@@ -361,12 +361,12 @@ def test_atomic_writes_keep_modes_links_and_special_files(tmp_path, capsysbinary
 def test_str_is_a_table_with_labels_and_elided_middle():
     """str(channel): outputs across, secrets down; beyond 8 of either, the middle elided; long
     exact entries as ≈ decimals (issue 18: a channel had no readable form)."""
-    assert str(randomized_response(3, "2")) == ("Channel (exact, 3 secrets × 3 outputs)\n"
+    assert str(randomized_response(3, eps_exp="2")) == ("Channel (exact, 3 secrets × 3 outputs)\n"
                                                  "     0    1    2\n"
                                                  "0  1/2  1/4  1/4\n"
                                                  "1  1/4  1/2  1/4\n"
                                                  "2  1/4  1/4  1/2")
-    lines = str(truncated_geometric(12, "7/2")).splitlines()
+    lines = str(truncated_geometric(12, eps_exp="7/2")).splitlines()
     assert len(lines) == 1 + 1 + 9 and lines[6].split() == ["…"] * 10
     assert lines[1].split() == ["0", "1", "2", "3", "…", "8", "9", "10", "11"]
     assert lines[2].split()[1] == "7/9" and lines[2].split()[-1] == "≈8.05577e-07"  # p/q of more than 12 characters
@@ -386,7 +386,7 @@ def test_indexing_by_labels_and_numpy_conversion():
 def test_priors_and_losses_go_to_floats_and_back_explicitly():
     """A float channel takes a float prior and loss (to_float); floats come back exactly only
     when asked (to_exact, optionally to the nearest small fraction)."""
-    channel = randomized_response(3, "2")
+    channel = randomized_response(3, eps_exp="2")
     loss = Loss.from_rows([[0, 1, 1], [1, 0, 1], [1, 1, 0]])
     exact_value = posterior_uncertainty(uniform_prior(3), channel, loss)
     float_value = posterior_uncertainty(uniform_prior(3).to_float(), channel.to_float(), loss.to_float())

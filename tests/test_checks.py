@@ -239,7 +239,8 @@ def test_family_checks_fail_on_the_wrong_family(monkeypatch):
 
     from qifkit import truncated_geometric
 
-    monkeypatch.setattr(alvim_refinement, "randomized_response", lambda n, e: truncated_geometric(n, e))
+    monkeypatch.setattr(alvim_refinement, "randomized_response",
+                        lambda n, *, eps_exp: truncated_geometric(n, eps_exp=eps_exp))
     assert alvim_refinement.rr_family(values=range(2, 4)).status is Status.FAILED
     def reversed_order(n, alpha):
         return truncated_geometric(n, alpha=1 - Fraction(alpha))
@@ -288,7 +289,8 @@ def test_lemma23_fails_with_a_wrong_tally(monkeypatch):
 def test_privacy_checks_fail_with_a_leakier_mechanism(monkeypatch):
     from qifkit import exact, truncated_geometric
 
-    monkeypatch.setattr(alvim_stability, "truncated_geometric", lambda n, e: truncated_geometric(n, exact(e) ** 2))
+    monkeypatch.setattr(alvim_stability, "truncated_geometric",
+                        lambda n, *, eps_exp: truncated_geometric(n, eps_exp=exact(eps_exp) ** 2))
     assert alvim_stability.lemma25(cases=((1, 2),), grid=("2",)).status is Status.FAILED
     assert alvim_stability.appc(sizes=(3,), powers=(2,), grid=("2",)).status is Status.FAILED
 
@@ -299,9 +301,19 @@ from fractions import Fraction as _F  # noqa: E402
 from proofs_checks import holohan2017  # noqa: E402
 
 HOLOHAN_IDS = {
-    "holohan17.lemma1", "holohan17.thm2", "holohan17.thm3", "holohan17.example1", "holohan17.thm5",
-    "holohan17.lemma3", "holohan17.thm6", "holohan17.thm7", "holohan17.thm8", "holohan17.thm9",
-    "holohan17.conj-n4", "holohan17.n5-example", "holohan17.example2",
+    "holohan17.lemma1",
+    "holohan17.thm2",
+    "holohan17.thm3",
+    "holohan17.example1",
+    "holohan17.thm5",
+    "holohan17.lemma3",
+    "holohan17.thm6",
+    "holohan17.thm7",
+    "holohan17.thm8",
+    "holohan17.thm9",
+    "holohan17.conj-n4",
+    "holohan17.n5-example",
+    "holohan17.example2",
 }
 
 
@@ -321,6 +333,7 @@ def _with_extra_vertex(monkeypatch, extra_for):
 
 def test_vertex_theorems_fail_on_a_non_extreme_point(monkeypatch):
     """The uniform matrix (rank 1, three non-zero columns) fed in as a 'vertex' makes them fail."""
+
     def uniform(n):
         return tuple(tuple(_F(1, n) for _ in range(n)) for _ in range(n))
 
@@ -346,8 +359,7 @@ def test_thm3_fails_when_a_vertex_is_missing(monkeypatch):
     from polytopes.enumerate import Enumeration
 
     original = holohan2017.enumerate_vertices
-    monkeypatch.setattr(holohan2017, "enumerate_vertices",
-                        lambda p: Enumeration(p, original(p).vertices[1:], 0.0))
+    monkeypatch.setattr(holohan2017, "enumerate_vertices", lambda p: Enumeration(p, original(p).vertices[1:], 0.0))
     assert holohan2017.thm3(sizes=(3,), grid=("2",)).status is Status.FAILED
 
 
@@ -396,8 +408,16 @@ def test_holohan_check_fails_when_fed_a_wrong_value(name):
 from proofs_checks import kohli2026  # noqa: E402
 
 KOHLI_IDS = {
-    "kohli26.scales", "kohli26.lemma1", "kohli26.thm2", "kohli26.thm3-prop1", "kohli26.example1",
-    "kohli26.example2", "kohli26.thm4", "kohli26.cor2", "kohli26.thm11-cor5", "kohli26.cor3-cor4",
+    "kohli26.scales",
+    "kohli26.lemma1",
+    "kohli26.thm2",
+    "kohli26.thm3-prop1",
+    "kohli26.example1",
+    "kohli26.example2",
+    "kohli26.thm4",
+    "kohli26.cor2",
+    "kohli26.thm11-cor5",
+    "kohli26.cor3-cor4",
     "beyond.kohli-n4",
 }
 
@@ -425,11 +445,15 @@ KOHLI_REASONS = {
     "scales: printed Ψ": lambda e: e["mismatches"] == [{"row": 0, "column": 0, "computed": "4/7", "printed": "3/7"}],
     "example1: B(1)": lambda e: e["facts"]["B1, B2 in ex(R_F)"] is False and e["facts"]["counts"] is True,
     "example1: counts": lambda e: e["facts"]["counts"] is False and e["facts"]["B1, B2 in ex(R_F)"] is True,
-    "example2: half": lambda e: [k for k, v in e["facts"].items() if not v] == [
-        "Ψ·B6 = ½(half1 + half2), halves in U and distinct"],
+    "example2: half": lambda e: (
+        [k for k, v in e["facts"].items() if not v] == ["Ψ·B6 = ½(half1 + half2), halves in U and distinct"]
+    ),
     "kohli-n4 counts": lambda e: e["counts"]["U"] == 664,
-    "two-stage: quote 0.9": lambda e: len(e["failures"]) == 1 and "two-stage unfixed optimum" in e["failures"][0]
-    and e["failures"][0].endswith("vs quoted 0.9"),
+    "two-stage: quote 0.9": lambda e: (
+        len(e["failures"]) == 1
+        and "two-stage unfixed optimum" in e["failures"][0]
+        and e["failures"][0].endswith("vs quoted 0.9")
+    ),
 }
 
 
@@ -506,8 +530,16 @@ _N5_STUB = {tuple(tuple(_F(1 if j == i else 0) for j in range(5)) for _ in range
 
 
 # ------------------------------------------------------------------ cormode18 design
-DESIGN_IDS = {"cormode18.thm3", "cormode18.lemma1", "cormode18.lemma2", "cormode18.lemma3", "cormode18.lemma4",
-              "cormode18.thm4-em", "cormode18.thm1", "cormode18.fig5-four"}
+DESIGN_IDS = {
+    "cormode18.thm3",
+    "cormode18.lemma1",
+    "cormode18.lemma2",
+    "cormode18.lemma3",
+    "cormode18.lemma4",
+    "cormode18.thm4-em",
+    "cormode18.thm1",
+    "cormode18.fig5-four",
+}
 
 
 def test_design_checks_are_registered():
@@ -517,9 +549,9 @@ def test_design_checks_are_registered():
 def test_design_checks_fail_with_the_wrong_mechanism(monkeypatch):
     from qifkit import explicit_fair_mechanism, geometric_mechanism
 
-    monkeypatch.setattr(cormode2018, "geometric_mechanism", lambda n, alpha: explicit_fair_mechanism(n, alpha))
+    monkeypatch.setattr(cormode2018, "geometric_mechanism", lambda n, alpha: explicit_fair_mechanism(n, alpha=alpha))
     assert cormode2018.thm3(sizes=range(2, 3), alphas=("9/10",)).status is Status.FAILED
-    monkeypatch.setattr(cormode2018, "explicit_fair_mechanism", lambda n, alpha: geometric_mechanism(n, alpha))
+    monkeypatch.setattr(cormode2018, "explicit_fair_mechanism", lambda n, alpha: geometric_mechanism(n, alpha=alpha))
     assert cormode2018.thm4_em(sizes=range(2, 4), alphas=("9/10",)).status is Status.FAILED
     assert cormode2018.lemma1().status is Status.FAILED
 
@@ -535,7 +567,8 @@ def test_design_checks_fail_with_wrong_optima(monkeypatch):
 
     monkeypatch.setattr(cormode2018, "_max_fair_diagonal", lambda n, alpha: Fraction(1, 2))
     assert cormode2018.lemma4(sizes=(2,), alphas=("9/10",)).status is Status.FAILED
-    monkeypatch.setattr(cormode2018, "optimal_mechanism", lambda n, alpha, subset=(): (Fraction(len(subset)), None))
+    monkeypatch.setattr(cormode2018, "optimal_mechanism",
+                        lambda n, *, alpha, properties=(): (Fraction(len(properties)), None))
     assert cormode2018.fig5_four(sizes=range(2, 3), alphas=("9/10",)).status is Status.FAILED
 
 
@@ -602,19 +635,49 @@ def test_ldp_n4_all_eps_confirms_and_fails_when_a_loose_vertex_exists():
 # alone are satisfied by a check that always fails). beyond.ldp-n5 takes about a minute: marked
 # slow, and run by the README's test command (CI) with the other slow tests.
 POLYTOPE_PASS = {
-    **{claim_id: Status.CONFIRMED for claim_id in (
-        "beyond.kohli-n4", "holohan17.conj-n4", "holohan17.lemma1", "holohan17.lemma3", "holohan17.thm2",
-        "holohan17.thm3", "holohan17.thm5", "holohan17.thm6", "holohan17.thm7", "holohan17.thm8", "holohan17.thm9",
-        "kohli26.cor2", "kohli26.cor3-cor4", "kohli26.lemma1", "kohli26.scales", "kohli26.thm11-cor5", "kohli26.thm2",
-        "kohli26.thm3-prop1", "kohli26.thm4", "beyond.ldp-census")},
-    **{claim_id: Status.REPRODUCED for claim_id in (
-        "holohan17.example1", "holohan17.example2", "holohan17.n5-example", "kohli26.example1", "kohli26.example2")},
+    **{
+        claim_id: Status.CONFIRMED
+        for claim_id in (
+            "beyond.kohli-n4",
+            "holohan17.conj-n4",
+            "holohan17.lemma1",
+            "holohan17.lemma3",
+            "holohan17.thm2",
+            "holohan17.thm3",
+            "holohan17.thm5",
+            "holohan17.thm6",
+            "holohan17.thm7",
+            "holohan17.thm8",
+            "holohan17.thm9",
+            "kohli26.cor2",
+            "kohli26.cor3-cor4",
+            "kohli26.lemma1",
+            "kohli26.scales",
+            "kohli26.thm11-cor5",
+            "kohli26.thm2",
+            "kohli26.thm3-prop1",
+            "kohli26.thm4",
+            "beyond.ldp-census",
+        )
+    },
+    **{
+        claim_id: Status.REPRODUCED
+        for claim_id in (
+            "holohan17.example1",
+            "holohan17.example2",
+            "holohan17.n5-example",
+            "kohli26.example1",
+            "kohli26.example2",
+        )
+    },
 }
 SLOW_CHECKS = {"beyond.ldp-n5": Status.CONFIRMED, "beyond.ldp-n5-orbits": Status.CONFIRMED}
 
 
-@pytest.mark.parametrize("claim_id", sorted(POLYTOPE_PASS) + [
-    pytest.param(claim_id, marks=pytest.mark.slow) for claim_id in sorted(SLOW_CHECKS)])
+@pytest.mark.parametrize(
+    "claim_id",
+    sorted(POLYTOPE_PASS) + [pytest.param(claim_id, marks=pytest.mark.slow) for claim_id in sorted(SLOW_CHECKS)],
+)
 def test_polytope_check_passes(claim_id):
     outcome = run_check(registry()[claim_id]).outcome
     assert outcome.status is {**POLYTOPE_PASS, **SLOW_CHECKS}[claim_id], outcome.summary
@@ -622,10 +685,25 @@ def test_polytope_check_passes(claim_id):
 
 def test_every_registered_check_is_run_to_a_pass_by_some_test():
     # a new check must join one of the pass tests of this module
-    passed_somewhere = (FOUNDATION_IDS | REFINEMENT_IDS | STABILITY_IDS | DESIGN_IDS | set(POLYTOPE_PASS)
-                        | set(SLOW_CHECKS) | {"cormode18.fig6", "cormode18.gupte", "kohli26.cyclic-laplace",
-                                              "kohli26.obs3-omega", "kohli26.alg1", "kohli26.alg2", "kohli26.lemma8",
-                                              "kohli26.two-stage", "beyond.ldp-n4-all-eps"})
+    passed_somewhere = (
+        FOUNDATION_IDS
+        | REFINEMENT_IDS
+        | STABILITY_IDS
+        | DESIGN_IDS
+        | set(POLYTOPE_PASS)
+        | set(SLOW_CHECKS)
+        | {
+            "cormode18.fig6",
+            "cormode18.gupte",
+            "kohli26.cyclic-laplace",
+            "kohli26.obs3-omega",
+            "kohli26.alg1",
+            "kohli26.alg2",
+            "kohli26.lemma8",
+            "kohli26.two-stage",
+            "beyond.ldp-n4-all-eps",
+        }
+    )
     assert passed_somewhere == set(registry())
 
 
@@ -636,7 +714,9 @@ def test_ldp_n5_orbits_fails_when_the_methods_disagree(monkeypatch):
     from polytopes.spaces import ldp_polytope
 
     original = orbitwise.enumerate_orbits
-    monkeypatch.setattr(orbitwise, "enumerate_orbits", lambda polytope, cone_method: original(ldp_polytope(4, "2")))
+    monkeypatch.setattr(
+        orbitwise, "enumerate_orbits", lambda polytope, cone_method: original(ldp_polytope(4, eps_exp="2"))
+    )
     outcome = beyond.ldp_n5_orbits()
     assert outcome.status is Status.FAILED
     assert (outcome.evidence["results"]["2"]["count"], outcome.evidence["results"]["2"]["orbits"]) == (904, 10)
@@ -662,8 +742,11 @@ def test_the_census_check_fails_on_a_damaged_file_and_on_a_wrong_count(tmp_path)
     for entry in damaged["orbits"]:  # the adjacency lists renumbered without orbit 4: consistent, but incomplete
         entry["adjacent"] = [k - (k > 4) for k in entry["adjacent"] if k != 4]
     (tmp_path / "ldp-n5-e3.json").write_text(json.dumps(damaged))
-    outcome = run_check(type(registry()["beyond.ldp-census"])(
-        "beyond.ldp-census", lambda: beyond.ldp_census(folder=tmp_path), "", "", "", "")).outcome
+    outcome = run_check(
+        type(registry()["beyond.ldp-census"])(
+            "beyond.ldp-census", lambda: beyond.ldp_census(folder=tmp_path), "", "", "", ""
+        )
+    ).outcome
     count = len(damaged["orbits"])
     assert outcome.status is Status.FAILED
     assert f"enumerated again, give {count + 1} orbits; the file lists {count}" in outcome.summary

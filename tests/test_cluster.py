@@ -21,8 +21,8 @@ from qifkit.cluster import dask_client  # noqa: E402
 from qifkit.errors import ClusterError, ShapeError  # noqa: E402
 
 CASES = {
-    "D n=4 e=2": lambda: ldp_polytope(4, "2"),
-    "U n=3 e=2 (the reversal)": lambda: count_polytope(3, "2"),
+    "D n=4 e=2": lambda: ldp_polytope(4, eps_exp="2"),
+    "U n=3 e=2 (the reversal)": lambda: count_polytope(3, eps_exp="2"),
 }
 
 
@@ -52,7 +52,7 @@ def test_decomposed_cones_on_workers_give_the_serial_walks_orbits_and_graph(clie
     the decomposed cones' walks ran as tasks of their own (on both workers)."""
     from polytopes.decomposition import Recursion
 
-    polytope = ldp_polytope(4, "2")
+    polytope = ldp_polytope(4, eps_exp="2")
     serial = enumerate_orbits(polytope)
     with distributed.get_task_stream(client) as stream:
         spread = enumerate_orbits(polytope, client=client, recursion=Recursion(0, 2, 1))
@@ -75,7 +75,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(client, recursion)
     from polytopes.decomposition import Recursion
 
     rule = Recursion(*recursion) if recursion else None
-    polytope = ldp_polytope(4, "3/2")
+    polytope = ldp_polytope(4, eps_exp="3/2")
     serial = enumerate_orbits(polytope)
     killed = []
 
@@ -231,7 +231,7 @@ def test_a_walk_on_dask_keeps_its_neighbourhoods_for_a_resumed_run(client, tmp_p
     this process, with tangent cones forbidden) reads them all back and gives the same orbits."""
     from polytopes import orbitwise
 
-    polytope = ldp_polytope(4, "2")
+    polytope = ldp_polytope(4, eps_exp="2")
     spread = enumerate_orbits(polytope, client=client, folder=str(tmp_path))
     assert len(list(tmp_path.glob("orbit-*.json"))) == len(spread.orbits)
 

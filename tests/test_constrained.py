@@ -11,7 +11,7 @@ from qifkit.errors import LabelError, PrivacyParameterError, ShapeError
 
 def test_example1_gm_is_not_column_honest_nor_weakly_honest():
     """Cormode et al. Example 1 (n = 2, α = 9/10): Pr[1|1] = 1/19 < Pr[0|1] = 9/19 and < 1/3."""
-    found = properties_of(geometric_mechanism(2, "9/10"))
+    found = properties_of(geometric_mechanism(2, alpha="9/10"))
     assert found["CH"] == "Pr[1|1] >= Pr[0|1]" and found["WH"] == "Pr[1|1] >= 1/3"
     assert found["RH"] is None and found["RM"] is None and found["S"] is None and found["F"] is not None
 
@@ -22,10 +22,10 @@ def test_uniform_mechanism_meets_every_property():
 
 
 def test_gm_is_the_basicdp_optimum_and_em_the_fair_one():
-    value, mechanism = optimal_mechanism(4, "10/11")
-    assert value == F(20, 21) and mechanism == geometric_mechanism(4, "10/11")
-    fair_value, _ = optimal_mechanism(4, "10/11", ["F"])
-    assert fair_value == l0_score(explicit_fair_mechanism(4, "10/11"))
+    value, mechanism = optimal_mechanism(4, alpha="10/11")
+    assert value == F(20, 21) and mechanism == geometric_mechanism(4, alpha="10/11")
+    fair_value, _ = optimal_mechanism(4, alpha="10/11", properties=["F"])
+    assert fair_value == l0_score(explicit_fair_mechanism(4, alpha="10/11"))
 
 
 def test_symmetrised_is_centrosymmetric():
@@ -35,11 +35,11 @@ def test_symmetrised_is_centrosymmetric():
 
 def test_bad_input_is_refused():
     with pytest.raises(LabelError, match="unknown property 'XX'"):
-        optimal_mechanism(3, "1/2", ["XX"])
+        optimal_mechanism(3, alpha="1/2", properties=["XX"])
     with pytest.raises(PrivacyParameterError):
-        optimal_mechanism(3, "3/2")
+        optimal_mechanism(3, alpha="3/2")
     with pytest.raises(ShapeError):
-        optimal_mechanism(0, "1/2")
+        optimal_mechanism(0, alpha="1/2")
     assert set(PROPERTIES) == {"RH", "RM", "CH", "CM", "F", "WH", "S"}
 
 
@@ -53,16 +53,16 @@ def test_flowchart_recommendation_is_the_lp_optimum_for_every_subset():
     for alpha in ("10/11", "1/2"):
         for k in range(len(PROPERTIES) + 1):
             for subset in itertools.combinations(PROPERTIES, k):
-                name, mechanism = recommend(3, alpha, subset)
-                value, _ = optimal_mechanism(3, alpha, subset)
+                name, mechanism = recommend(3, alpha=alpha, properties=subset)
+                value, _ = optimal_mechanism(3, alpha=alpha, properties=subset)
                 assert l0_score(mechanism) == value, (alpha, subset, name)
                 assert all(property_violation(mechanism, p) is None for p in subset), (alpha, subset, name)
 
 
 def test_the_engine_agrees_with_cddlibs_simplex_on_the_design_lp():
     for properties in ((), ("WH",), ("WH", "CM"), PROPERTIES):
-        exact_value, _ = optimal_mechanism(5, "9/10", properties, method="cdd")
-        certified_value, mechanism = optimal_mechanism(5, "9/10", properties)
+        exact_value, _ = optimal_mechanism(5, alpha="9/10", properties=properties, method="cdd")
+        certified_value, mechanism = optimal_mechanism(5, alpha="9/10", properties=properties)
         assert certified_value == exact_value
         assert all(property_violation(mechanism, p) is None for p in properties)
 
@@ -71,14 +71,14 @@ def test_max_and_l0d_objectives():
     from qifkit.count_objectives import objective_value
 
     for kwargs in ({"aggregate": "max"}, {"p": 1}, {"p": 2, "aggregate": "max"}, {"min_distance": 2}):
-        value, mechanism = optimal_mechanism(4, "10/11", **kwargs)
+        value, mechanism = optimal_mechanism(4, alpha="10/11", **kwargs)
         p = kwargs.get("p", 0)
         assert objective_value(mechanism, p, aggregate=kwargs.get("aggregate", "sum"),
                                min_distance=kwargs.get("min_distance", 0)) == value
     # UM is feasible for every objective, so no optimum can exceed its value
     from qifkit.mechanisms import uniform_mechanism
 
-    assert optimal_mechanism(4, "10/11", aggregate="max")[0] <= objective_value(
+    assert optimal_mechanism(4, alpha="10/11", aggregate="max")[0] <= objective_value(
         uniform_mechanism(4), 0, aggregate="max"
     )
 
@@ -88,11 +88,11 @@ def test_design_refuses_bad_options():
     from qifkit.errors import LabelError
 
     with pytest.raises(LabelError):
-        optimal_mechanism(3, "1/2", aggregate="mean")
+        optimal_mechanism(3, alpha="1/2", aggregate="mean")
     with pytest.raises(LabelError):
-        optimal_mechanism(3, "1/2", p=3)
+        optimal_mechanism(3, alpha="1/2", p=3)
     with pytest.raises(LabelError):
-        recommend(3, "1/2", ["honest"])
+        recommend(3, alpha="1/2", properties=["honest"])
 
 
 # --------------------------------------------------------------------------- an independent reference
@@ -136,9 +136,8 @@ def test_property_tests_agree_with_the_papers_definitions():
                   for _ in range(150)]
     for n in (1, 2, 3, 6):
         for alpha in ("1/2", "10/11", "99/100"):
-            mechanisms += [
-                m(n, alpha).rows() for m in (geometric_mechanism, weakly_honest_mechanism, explicit_fair_mechanism)
-            ]
+            mechanisms += [m(n, alpha=alpha).rows()
+                           for m in (geometric_mechanism, weakly_honest_mechanism, explicit_fair_mechanism)]
         mechanisms.append(uniform_mechanism(n).rows())
     for n in (1, 2, 3):  # UM meets every inequality with equality; moving mass within one row breaks a few
         for j in range(n + 1):
@@ -165,7 +164,7 @@ def test_fig6_properties_by_the_papers_definitions():
 
     for n in (2, 4, 7):
         for alpha in ("1/2", "10/11", "19/25"):
-            found = {name: _reference_properties(m(n, alpha).rows()) for name, m in (
+            found = {name: _reference_properties(m(n, alpha=alpha).rows()) for name, m in (
                 ("GM", geometric_mechanism), ("WM", weakly_honest_mechanism), ("EM", explicit_fair_mechanism))}
             found["UM"] = _reference_properties(uniform_mechanism(n).rows())
             for name in ("GM", "WM", "EM", "UM"):
@@ -188,5 +187,6 @@ def test_one_objective_for_the_lp_and_the_evaluation():
     assert objective_coefficients(2, p=0, min_distance=2) == [[0, 0, third], [0, 0, 0], [third, 0, 0]]
     assert objective_coefficients(2, p=2, weights=[1, 0, 0]) == [[0, 1, 4], [0, 0, 0], [0, 0, 0]]
     for p, aggregate, d in ((1, "sum", 0), (2, "max", 0), (0, "sum", 2)):
-        value, mechanism = optimal_mechanism(3, "1/2", ["RM"], p=p, aggregate=aggregate, min_distance=d)
+        value, mechanism = optimal_mechanism(3, alpha="1/2", properties=["RM"], p=p, aggregate=aggregate,
+                                             min_distance=d)
         assert objective_value(mechanism, p, aggregate=aggregate, min_distance=d) == value

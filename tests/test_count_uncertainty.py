@@ -24,7 +24,7 @@ def test_it_equals_the_loss_of_the_materialised_pipeline(seed):
     rng = random.Random(seed)
     values = rng.randint(2, 4)
     e = Fraction(rng.randint(11, 60), 10)
-    perturber = (truncated_geometric if seed % 2 else randomized_response)(values, e)
+    perturber = (truncated_geometric if seed % 2 else randomized_response)(values, eps_exp=e)
     respondents = rng.randint(1, 6)
     unknown = rng.randint(1, min(respondents, 3))
     known = [rng.randrange(values) for _ in range(respondents - unknown)]
@@ -44,7 +44,7 @@ def test_it_equals_the_loss_of_the_materialised_pipeline(seed):
 
 
 def test_floats_are_refused():
-    perturber = randomized_response(2, "3")
+    perturber = randomized_response(2, eps_exp="3")
     prior = Prior.from_values(["1/2", "1/2"])
     loss = Loss.from_rows([[0, 1], [1, 0]])
     with pytest.raises(NumberKindError):
@@ -56,6 +56,6 @@ def test_a_counted_value_that_is_not_an_output_is_refused():
     from qifkit.errors import LabelError
     from qifkit.measures import bayes_risk, uniform_prior
 
-    perturber = randomized_response(3, "2")
+    perturber = randomized_response(3, eps_exp="2")
     with pytest.raises(LabelError, match="not an output"):
         count_uncertainty(perturber, 2, {0, 7}, uniform_prior(range(3)), bayes_risk(range(3)), (0,))

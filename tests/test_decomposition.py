@@ -24,13 +24,13 @@ EVERYWHERE = Recursion(excess=0, stabiliser=2, depth=2)
 """Decompose every cone with a symmetry, two levels deep."""
 
 CASES = {
-    "D n=3 e=2": lambda: ldp_polytope(3, "2"),
-    "D n=4 e=3/2": lambda: ldp_polytope(4, "3/2"),
-    "D 4x3 face e=3": lambda: ldp_polytope(4, "3", columns=3),
-    "U n=3 e=2": lambda: count_polytope(3, "2"),
-    "F n=3 symmetric e=2": lambda: count_polytope(3, "2", ("1/4", "1/2", "1/4"), fixed=True),
-    "F n=3 skewed e=2 (no symmetry)": lambda: count_polytope(3, "2", ("1/2", "1/3", "1/6"), fixed=True),
-    "RU n=3 e=2": lambda: representation_polytope(3, "2"),
+    "D n=3 e=2": lambda: ldp_polytope(3, eps_exp="2"),
+    "D n=4 e=3/2": lambda: ldp_polytope(4, eps_exp="3/2"),
+    "D 4x3 face e=3": lambda: ldp_polytope(4, eps_exp="3", columns=3),
+    "U n=3 e=2": lambda: count_polytope(3, eps_exp="2"),
+    "F n=3 symmetric e=2": lambda: count_polytope(3, eps_exp="2", z=("1/4", "1/2", "1/4"), fixed=True),
+    "F n=3 skewed e=2 (no symmetry)": lambda: count_polytope(3, eps_exp="2", z=("1/2", "1/3", "1/6"), fixed=True),
+    "RU n=3 e=2": lambda: representation_polytope(3, eps_exp="2"),
 }
 
 
@@ -48,7 +48,9 @@ def test_the_recursive_walk_finds_cdds_orbits(name):
     assert all(orbit.representative in listed for orbit in result.orbits)
 
 
-@pytest.mark.parametrize("polytope", [ldp_polytope(4, "2"), representation_polytope(3, "2")], ids=["D4", "RU3"])
+@pytest.mark.parametrize(
+    "polytope", [ldp_polytope(4, eps_exp="2"), representation_polytope(3, eps_exp="2")], ids=["D4", "RU3"]
+)
 def test_edges_by_orbit_stabiliser_equal_the_rays_listed_at_once(polytope):
     """At every orbit: the decomposed cone's Σ |K| / |Stab_K(ray)| is the number of extreme rays
     cddlib lists for the whole cone, and the neighbours found reach the same orbits."""
@@ -83,8 +85,9 @@ def test_row_column_stabilisers_are_those_found_by_trying_every_permutation():
         assert found.order == len(found.elements)
 
 
-@pytest.mark.parametrize("values", [[0, 1, 2, 3], [-5, 0, 7], [0, 2**40, 2**40 + 1, -(2**39)]],
-                         ids=["small", "signed", "wide"])
+@pytest.mark.parametrize(
+    "values", [[0, 1, 2, 3], [-5, 0, 7], [0, 2**40, 2**40 + 1, -(2**39)]], ids=["small", "signed", "wide"]
+)
 def test_subgroup_forms_are_constant_on_orbits_and_separate_them(values):
     """Under the stabiliser K of a matrix and under all of S_3 × S_3: the canonical form of every
     image g·x (g in the group) is that of x; two points get one form exactly when an element maps
@@ -92,7 +95,7 @@ def test_subgroup_forms_are_constant_on_orbits_and_separate_them(values):
     rng = random.Random(8)
     group = row_column_stabiliser((1, (0, 0, 1, 0, 0, 1, 2, 2, 0)), 3, 3)  # rows 0, 1 swapped, columns 0, 1 swapped
     assert group.order == 4
-    big = SubgroupForms(np.array(group_elements(ldp_polytope(3, "2").symmetries, 9), dtype=np.intp))
+    big = SubgroupForms(np.array(group_elements(ldp_polytope(3, eps_exp="2").symmetries, 9), dtype=np.intp))
     for forms in (group, big):
         points = [tuple(F(rng.choice(values), rng.choice([1, 2])) for _ in range(9)) for _ in range(30)]
         for point in points:
@@ -108,7 +111,7 @@ def test_subgroup_forms_are_constant_on_orbits_and_separate_them(values):
 
 
 def test_the_element_forms_stabiliser_fixes_the_point():
-    polytope = count_polytope(3, "2", ("1/4", "1/2", "1/4"), fixed=True)
+    polytope = count_polytope(3, eps_exp="2", z=("1/4", "1/2", "1/4"), fixed=True)
     forms = orbit_forms(polytope)
     for orbit in enumerate_orbits(polytope).orbits:
         key = forms.canonical(orbit.representative)
@@ -122,9 +125,13 @@ def test_steps_past_int64_are_exact():
     corners beside it, exactly."""
     side = F(2**70)
     zero = F(0)
-    polytope = Polytope(name="square", shape=(1, 2), eps_exp=F(2), equalities=(),
-                        inequalities=((zero, F(1), zero), (zero, zero, F(1)), (side, F(-1), zero),
-                                      (side, zero, F(-1))))
+    polytope = Polytope(
+        name="square",
+        shape=(1, 2),
+        eps_exp=F(2),
+        equalities=(),
+        inequalities=((zero, F(1), zero), (zero, zero, F(1)), (side, F(-1), zero), (side, zero, F(-1))),
+    )
     rows = IntegerRows(polytope)
     assert rows.normals.dtype == np.int64
     assert set(neighbours(polytope, (zero, zero))) == {(side, zero), (zero, side)}
@@ -132,8 +139,13 @@ def test_steps_past_int64_are_exact():
     far = rows.steps(integer_key((F(0), F(0))), [(3**50, 0)])  # a direction past int64
     assert far == [(1, (2**70, 0))]
     huge = F(2**1100)  # past floats: the ratios are compared exactly
-    box = Polytope(name="square", shape=(1, 2), eps_exp=F(2), equalities=(),
-                   inequalities=((zero, F(1), zero), (zero, zero, F(1)), (huge, F(-1), zero), (huge + 1, zero, F(-1))))
+    box = Polytope(
+        name="square",
+        shape=(1, 2),
+        eps_exp=F(2),
+        equalities=(),
+        inequalities=((zero, F(1), zero), (zero, zero, F(1)), (huge, F(-1), zero), (huge + 1, zero, F(-1))),
+    )
     assert set(neighbours(box, (zero, zero))) == {(huge, zero), (zero, huge + 1)}
 
 
@@ -144,7 +156,7 @@ def test_a_bad_rule_is_refused(field, value):
 
 
 def test_a_point_that_is_not_a_vertex_is_refused():
-    polytope = ldp_polytope(3, "2")
+    polytope = ldp_polytope(3, eps_exp="2")
     forms = orbit_forms(polytope)
     middle = tuple(F(1, 3) for _ in range(9))
     with pytest.raises(PolytopeError, match="not a vertex"):
@@ -158,12 +170,15 @@ def test_the_command_line_decomposes_on_request(capsys):
     assert "904 vertices in 10 orbits" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("arguments, says", [
-    (["--method", "orbits", "--recurse", "60,2"], "three whole numbers"),
-    (["--method", "orbits", "--recurse", "60,2,1e3"], "three whole numbers"),
-    (["--method", "orbits", "--recurse", "__import__('os'),2,1"], "three whole numbers"),
-    (["--method", "cdd", "--recurse", "60,2,1"], "has none"),
-])
+@pytest.mark.parametrize(
+    "arguments, says",
+    [
+        (["--method", "orbits", "--recurse", "60,2"], "three whole numbers"),
+        (["--method", "orbits", "--recurse", "60,2,1e3"], "three whole numbers"),
+        (["--method", "orbits", "--recurse", "__import__('os'),2,1"], "three whole numbers"),
+        (["--method", "cdd", "--recurse", "60,2,1"], "has none"),
+    ],
+)
 def test_the_command_line_refuses_a_bad_rule(arguments, says, capsys):
     from proofs_checks.cli import main
 
@@ -172,13 +187,18 @@ def test_the_command_line_refuses_a_bad_rule(arguments, says, capsys):
 
 
 # ------------------------------------------------------------------ SymPol, an independent enumerator up to symmetry
-needs_sympol = pytest.mark.skipif(not __import__("polytopes.sympol").sympol.sympol_available(),
-                                  reason="polymake (with SymPol) is not installed: apt-get install polymake")
+needs_sympol = pytest.mark.skipif(
+    not __import__("polytopes.sympol").sympol.sympol_available(),
+    reason="polymake (with SymPol) is not installed: apt-get install polymake",
+)
 
 
 @needs_sympol
-@pytest.mark.parametrize("polytope", [ldp_polytope(4, "2"), ldp_polytope(4, "3/2"), count_polytope(4, "2")],
-                         ids=["D4 e=2", "D4 e=3/2", "U4"])
+@pytest.mark.parametrize(
+    "polytope",
+    [ldp_polytope(4, eps_exp="2"), ldp_polytope(4, eps_exp="3/2"), count_polytope(4, eps_exp="2")],
+    ids=["D4 e=2", "D4 e=3/2", "U4"],
+)
 def test_sympols_representatives_are_the_decomposed_walks_orbits(polytope):
     """SymPol (Rehn and Schürmann, in polymake) and the decomposed walk name the same orbits: each
     SymPol representative is a vertex, and their canonical forms are the walk's."""
@@ -194,9 +214,15 @@ def test_sympols_representatives_are_the_decomposed_walks_orbits(polytope):
 def test_a_symmetry_that_does_not_permute_the_facets_is_refused_before_sympol_runs():
     from polytopes.sympol import _script
 
-    square = ldp_polytope(2, "2")
-    bogus = Polytope(name=square.name, shape=square.shape, eps_exp=square.eps_exp, equalities=square.equalities,
-                     inequalities=square.inequalities, symmetries=((1, 0, 2, 3),))  # swaps two entries of one row
+    square = ldp_polytope(2, eps_exp="2")
+    bogus = Polytope(
+        name=square.name,
+        shape=square.shape,
+        eps_exp=square.eps_exp,
+        equalities=square.equalities,
+        inequalities=square.inequalities,
+        symmetries=((1, 0, 2, 3),),
+    )  # swaps two entries of one row
     with pytest.raises(PolytopeError, match="does not map its facets"):
         _script(bogus)
     assert "FACETS_ACTION" in _script(square)
@@ -208,7 +234,7 @@ def test_a_decomposed_cone_reports_its_progress(monkeypatch):
 
     monkeypatch.setattr(polytopes.decomposition, "PROGRESS_EVERY", 1)
     lines: list[str] = []
-    enumerate_orbits(ldp_polytope(4, "2"), recursion=Recursion(0, 2, 1), progress=lines.append)
+    enumerate_orbits(ldp_polytope(4, eps_exp="2"), recursion=Recursion(0, 2, 1), progress=lines.append)
     inside = [line for line in lines if "ray orbits found" in line]
     assert inside and all("decomposed under" in line for line in inside)
 
@@ -235,7 +261,7 @@ def _counting_cone_steps(monkeypatch, stop_after=None):
 
 
 def test_a_run_killed_inside_a_decomposed_cone_goes_on_from_its_kept_state(tmp_path, monkeypatch):
-    polytope = ldp_polytope(4, "2")
+    polytope = ldp_polytope(4, eps_exp="2")
     rule = Recursion(0, 2, 1)
     with monkeypatch.context() as patch:
         fresh = _counting_cone_steps(patch)
@@ -257,7 +283,7 @@ def test_a_forged_cone_state_is_refused(tmp_path):
     refused, naming what is wrong, not walked from."""
     from polytopes.orbitwise import _first_vertex, _Store
 
-    polytope = ldp_polytope(4, "2")
+    polytope = ldp_polytope(4, eps_exp="2")
     forms = orbit_forms(polytope)
     first = forms.canonical(_first_vertex(polytope))
     store = _Store(polytope, forms, str(tmp_path), lambda text: None)

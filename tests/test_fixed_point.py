@@ -39,16 +39,16 @@ weights_strategy = st.lists(st.integers(1, 9), min_size=2, max_size=7)
 @given(weights_strategy, st.sampled_from(["2", "3/2", "5"]), st.sampled_from(SELECTORS))
 def test_algorithm1_lands_in_f_and_the_float_mode_agrees(weights, e, selector):
     z = [Fraction(w, sum(weights)) for w in weights]
-    result = heuristic_constructor(z, e, selector)
-    assert count_polytope(len(z), e, z, fixed=True).contains([v for row in result.matrix for v in row])
+    result = heuristic_constructor(z, eps_exp=e, selector=selector)
+    assert count_polytope(len(z), eps_exp=e, z=z, fixed=True).contains([v for row in result.matrix for v in row])
     assert result.steps <= 2 * len(z) - 1  # Thm. 5
-    approx = heuristic_constructor(z, e, selector, exact=False).to_numpy()
+    approx = heuristic_constructor(z, eps_exp=e, selector=selector, exact=False).to_numpy()
     assert np.allclose(approx, np.array([[float(v) for v in row] for row in result.matrix]), rtol=0, atol=1e-12)
 
 
 def test_algorithm1_float_mode_stays_a_mechanism_far_below_the_double_range():
     # z_0 = 2^-399 and scales spanning 10^399: entries of T underflow a double, their logs do not.
-    result = heuristic_constructor(binomial(400), "10", "sandwich", exact=False)
+    result = heuristic_constructor(binomial(400), eps_exp="10", selector="sandwich", exact=False)
     check = result.verification
     assert check.row_sum_error <= 1e-12 and check.fixed_point_error <= 1e-12 and check.dp_ratio <= 10 * (1 + 1e-12)
     assert np.isfinite(result.log_matrix).all() and result.log_matrix.min() < math.log(np.finfo(float).tiny)
@@ -58,15 +58,17 @@ def test_algorithm2_for_a_uniform_z_is_the_truncated_geometric_mechanism():
     # Ghosh et al.: the geometric mechanism is optimal for a uniform prior and absolute error.
     for n in range(2, 7):
         z = [Fraction(1, n)] * n
-        result = unfixed_optimum("2", count_error_weights(z))
-        assert result.matrix == truncated_geometric(n, "2").rows()
+        result = unfixed_optimum(eps_exp="2", weights=count_error_weights(z))
+        assert result.matrix == truncated_geometric(n, eps_exp="2").rows()
 
 
 def test_algorithm2_float_mode_matches_exact():
     z = [Fraction(k + 1, 21) for k in range(6)]
     weights = count_error_weights(z, "squared")
-    exact_result = unfixed_optimum("3", weights)
-    float_result = unfixed_optimum("3", np.array([[float(v) for v in row] for row in weights]), exact=False)
+    exact_result = unfixed_optimum(eps_exp="3", weights=weights)
+    float_result = unfixed_optimum(
+        eps_exp="3", weights=np.array([[float(v) for v in row] for row in weights]), exact=False
+    )
     assert float_result.order == exact_result.order
     assert abs(count_error(float_result, weights) - float(count_error(exact_result, weights))) < 1e-12
 
@@ -75,7 +77,7 @@ def test_lp_routes_agree_and_the_certificate_is_checkable():
     z = [Fraction(1, 10), Fraction(2, 10), Fraction(3, 10), Fraction(4, 10)]
     weights = count_error_weights(z)
     objective = [w for row in weights for w in row]
-    polytope = count_polytope(4, "2", z, fixed=True)
+    polytope = count_polytope(4, eps_exp="2", z=z, fixed=True)
     exact_result = exact_minimum(polytope, objective)
     certified = certified_minimum(polytope, objective)
     assert certified.method.startswith("HiGHS basis") and certified.value == exact_result.value
@@ -86,7 +88,7 @@ def test_lp_routes_agree_and_the_certificate_is_checkable():
     broken[k] += Fraction(1, 7)
     assert not check_optimality(polytope, objective, certified.point, broken)
     # Algorithm 1 is feasible for the same LP, so it cannot beat the optimum
-    assert count_error(heuristic_constructor(z, "2"), weights) >= exact_result.value
+    assert count_error(heuristic_constructor(z, eps_exp="2"), weights) >= exact_result.value
 
 
 def test_sparse_program_membership():
@@ -95,32 +97,35 @@ def test_sparse_program_membership():
     assert not program.contains([Fraction(-1), Fraction(2)])
 
 
-@pytest.mark.parametrize("z, error", [
-    (["0", "1/2", "1/2"], DistributionError),
-    (["-1/4", "3/4", "1/2"], DistributionError),
-    (["1/3", "1/3", "1/2"], DistributionError),
-    (["1"], ShapeError),
-    ([0.5, float("nan")], DistributionError),
-])
+@pytest.mark.parametrize(
+    "z, error",
+    [
+        (["0", "1/2", "1/2"], DistributionError),
+        (["-1/4", "3/4", "1/2"], DistributionError),
+        (["1/3", "1/3", "1/2"], DistributionError),
+        (["1"], ShapeError),
+        ([0.5, float("nan")], DistributionError),
+    ],
+)
 def test_algorithm1_refuses_a_bad_fixed_point(z, error):
     with pytest.raises(error):
-        heuristic_constructor(z, "2", exact=not any(isinstance(v, float) for v in z))
+        heuristic_constructor(z, eps_exp="2", exact=not any(isinstance(v, float) for v in z))
 
 
 def test_algorithm1_refuses_bad_parameters_and_selectors():
     z = ["1/4", "1/2", "1/4"]
     for e in ("1", "1/2"):
         with pytest.raises(PrivacyParameterError):
-            heuristic_constructor(z, e)
+            heuristic_constructor(z, eps_exp=e)
     with pytest.raises(LabelError):
-        heuristic_constructor(z, "2", "middle")
+        heuristic_constructor(z, eps_exp="2", selector="middle")
     with pytest.raises(LabelError, match="not an unfilled column"):
-        heuristic_constructor(z, "2", lambda z, r, c, a: 0)  # column 0 is full after the first pass
+        heuristic_constructor(z, eps_exp="2", selector=lambda z, r, c, a: 0)  # column 0 is full after the first pass
 
 
 def test_a_custom_selector_is_used():
     order = heuristic_constructor(
-        ["1/4", "1/2", "1/4"], "2", lambda z, r, c, a: max(j for j in range(3) if c[j] > 0)
+        ["1/4", "1/2", "1/4"], eps_exp="2", selector=lambda z, r, c, a: max(j for j in range(3) if c[j] > 0)
     ).order
     assert order == (2, 1, 0)
 
@@ -131,12 +136,12 @@ def test_algorithm2_refuses_weights_it_cannot_optimise():
     with pytest.raises(DistributionError, match="convex"):
         check_weights([[0, 2, 3], [1, 0, 1], [3, 2, 0]])
     with pytest.raises(ShapeError):
-        unfixed_optimum("2", [[0, 1]])
+        unfixed_optimum(eps_exp="2", weights=[[0, 1]])
 
 
 def test_verification_refuses_a_matrix_outside_u():
     with pytest.raises(CertificateError):
-        verify_mechanism([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]], "2")
+        verify_mechanism([[Fraction(1), Fraction(0)], [Fraction(0), Fraction(1)]], eps_exp="2")
 
 
 def test_projection_to_a_distribution():
@@ -169,6 +174,7 @@ def test_two_stage_release_is_reproducible_with_a_seed():
 
 # --------------------------------------------------------------------------- Algorithm 1 at scale (issue 16)
 
+
 def _independent_check(result, z, e, tolerance=1e-9):
     """Row sums, z·T = z and the neighbour ratios of exp(log T), recomputed with scipy's logsumexp."""
     from scipy.special import logsumexp
@@ -186,7 +192,7 @@ def _never_refuses(cases, largest, seed):
         n = int(rng.integers(2, largest + 1))
         e = float(np.exp(rng.uniform(math.log(1.01), math.log(20))))
         z = random_fixed_point(rng, n)
-        _independent_check(heuristic_constructor(z, e, exact=False), z, e)
+        _independent_check(heuristic_constructor(z, eps_exp=e, exact=False), z, e)
 
 
 def test_algorithm1_float_mode_never_refuses_random_fixed_points():
@@ -203,19 +209,20 @@ def test_algorithm1_float_mode_at_n_2000(family, e):
     # Both were refused before the run-wise extended-precision mode: "the remainder ran out before the
     # columns did" (0.9·binomial + 0.1·uniform) and a worst ratio of 1.16 against e^ε = 1.1 (uniform).
     n = 2000
-    log_binomial = np.array([math.lgamma(n) - math.lgamma(k + 1) - math.lgamma(n - k) - (n - 1) * math.log(2)
-                             for k in range(n)])
+    log_binomial = np.array(
+        [math.lgamma(n) - math.lgamma(k + 1) - math.lgamma(n - k) - (n - 1) * math.log(2) for k in range(n)]
+    )
     z = np.full(n, 1 / n) if family == "uniform" else 0.9 * np.exp(log_binomial) + 0.1 / n
     z = list(z / math.fsum(z))
-    result = heuristic_constructor(z, e, exact=False)
+    result = heuristic_constructor(z, eps_exp=e, exact=False)
     assert result.arithmetic == "long double" and result.steps <= 2 * n - 1
     _independent_check(result, z, e)
 
 
 def test_algorithm1_float_mode_follows_the_exact_path():
     z = binomial(60)
-    exact_result = heuristic_constructor(z, "3/2")
-    float_result = heuristic_constructor(z, "3/2", exact=False)
+    exact_result = heuristic_constructor(z, eps_exp="3/2")
+    float_result = heuristic_constructor(z, eps_exp="3/2", exact=False)
     assert float_result.order == exact_result.order
     exact_logs = np.array([[math.log(v) for v in row] for row in exact_result.matrix])
     assert np.max(np.abs(float_result.log_matrix - exact_logs)) <= 1e-10
@@ -227,10 +234,14 @@ def test_algorithm1_precise_redo_where_extended_precision_breaks():
     # agree with the exact mechanism.
     z = [Fraction(1, 10**84), Fraction(1, 10**277)]
     z.append(1 - sum(z))
-    result = heuristic_constructor(z, "35/2", exact=False)
+    result = heuristic_constructor(z, eps_exp="35/2", exact=False)
     assert result.arithmetic == "long double, remainder in 2048 bits"
-    exact_logs = np.array([[math.log(v.numerator) - math.log(v.denominator) for v in row]
-                           for row in heuristic_constructor(z, "35/2").matrix])
+    exact_logs = np.array(
+        [
+            [math.log(v.numerator) - math.log(v.denominator) for v in row]
+            for row in heuristic_constructor(z, eps_exp="35/2").matrix
+        ]
+    )
     assert np.max(np.abs(result.log_matrix - exact_logs)) <= 1e-10
 
 
@@ -247,8 +258,8 @@ def test_algorithm1_precise_redo_agrees_with_the_exact_mechanism():
     # bumps' columns took (e^ε = 11/10: "a scale would use up the remainder"); the redo keeps it in high
     # precision and must land on the exact algorithm's vertex, step for step.
     z = _narrow_bumps(60)
-    result = heuristic_constructor(z, "11/10", exact=False)
-    exact_result = heuristic_constructor(z, "11/10")
+    result = heuristic_constructor(z, eps_exp="11/10", exact=False)
+    exact_result = heuristic_constructor(z, eps_exp="11/10")
     assert result.arithmetic == "long double, remainder in 192 bits"
     assert result.order == exact_result.order and result.steps == exact_result.steps
     exact_logs = np.array(
@@ -265,18 +276,19 @@ def test_algorithm1_goes_straight_to_high_precision_when_the_last_column_is_belo
 
     monkeypatch.setattr(algorithm1, "heuristic_values", no_long_double_run)
     z = [float(v) for v in _narrow_bumps(60)]
-    assert heuristic_constructor(z, 2.0, exact=False).arithmetic.startswith("long double, remainder in")
+    assert heuristic_constructor(z, eps_exp=2.0, exact=False).arithmetic.startswith("long double, remainder in")
     z = list(np.full(60, 1 / 60))  # the middle column holds 1/60: the long-double run goes first
     with pytest.raises(AssertionError, match="was tried"):
-        heuristic_constructor(z, 2.0, exact=False)
+        heuristic_constructor(z, eps_exp=2.0, exact=False)
 
 
 def test_algorithm1_precise_redo_refuses_a_precision_that_loses_the_remainder():
     z = _narrow_bumps(60)
     log_z, eps = arithmetic.log_distribution(z), arithmetic.epsilon("11/10")
     with pytest.raises(CertificateError, match="ran out|fails its check"):  # a long double's 64 bits, again
-        algorithm1_float.heuristic_log(log_z, eps, runs.column_chooser("sandwich"),
-                                       algorithm1_float._PreciseRemainder(z, Fraction(11, 10), 64))
+        algorithm1_float.heuristic_log(
+            log_z, eps, runs.column_chooser("sandwich"), algorithm1_float._PreciseRemainder(z, Fraction(11, 10), 64)
+        )
 
 
 def test_algorithm1_precise_step_decides_what_the_screen_only_proposes():
@@ -316,22 +328,22 @@ def test_algorithm1_float_mode_at_n_2000_where_the_remainder_decays(family, e):
     else:
         z = 0.9 ** np.arange(n)
         z = list(z / math.fsum(z))
-    result = heuristic_constructor(z, e, exact=False)
+    result = heuristic_constructor(z, eps_exp=e, exact=False)
     assert result.arithmetic == "long double, remainder in 320 bits"
     _independent_check(result, z, e)
 
 
 def test_algorithm1_exact_mode_lands_in_f_at_n_24():
     z = [Fraction(k % 5 + 1, 70) for k in range(24)]
-    result = heuristic_constructor(z, "7/4", "max")
-    assert count_polytope(24, "7/4", z, fixed=True).contains([v for row in result.matrix for v in row])
+    result = heuristic_constructor(z, eps_exp="7/4", selector="max")
+    assert count_polytope(24, eps_exp="7/4", z=z, fixed=True).contains([v for row in result.matrix for v in row])
     assert result.steps <= 2 * 24 - 1
 
 
 @pytest.mark.parametrize("damage", ["ratio", "row", "fixed point"])
 def test_float_verification_refuses_a_damaged_mechanism(damage):
     z = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
-    logs = heuristic_constructor(z, "2", exact=False).log_matrix.copy()
+    logs = heuristic_constructor(z, eps_exp="2", exact=False).log_matrix.copy()
     log_z = np.log([0.25, 0.5, 0.25])
     if damage == "ratio":  # column 0 gets a neighbour ratio of 2·(1 + 1e-8); rows rescaled to sum to 1
         logs[0, 0] = logs[1, 0] + math.log(2) + 1e-8
@@ -350,14 +362,14 @@ def test_algorithm1_float_paths_agree_and_the_log_path_takes_any_range(monkeypat
     # The long-double value path (fast) and the log path (any range) are the same steps in two numerics.
     z = [Fraction(k % 7 + 1, 1) for k in range(300)]
     z = [v / sum(z) for v in z]
-    values = heuristic_constructor(z, "3", exact=False)
+    values = heuristic_constructor(z, eps_exp="3", exact=False)
     monkeypatch.setattr(algorithm1, "values_fit", lambda log_z, eps: False)
-    logs = heuristic_constructor(z, "3", exact=False)
+    logs = heuristic_constructor(z, eps_exp="3", exact=False)
     assert values.order == logs.order and values.steps == logs.steps
     assert np.max(np.abs(values.log_matrix - logs.log_matrix)) <= 1e-9
     monkeypatch.undo()
     # scales of e^(8·1499): beyond a long double, so only the log path can hold them
-    big = heuristic_constructor(binomial(1500), math.exp(8), exact=False)
+    big = heuristic_constructor(binomial(1500), eps_exp=math.exp(8), exact=False)
     assert big.arithmetic == "long double" and not algorithm1_float.values_fit(np.zeros(1500), 8.0)
     assert big.log_matrix.min() < -8 * 1400
 
@@ -374,8 +386,8 @@ def test_algorithm1_float_paths_agree_and_the_log_path_takes_any_range(monkeypat
 def test_exact_verification_refuses_a_damaged_mechanism(damage, message):
     half, quarter = Fraction(1, 2), Fraction(1, 4)
     z = [quarter, half, quarter]
-    t = [list(row) for row in heuristic_constructor(z, "2").matrix]  # [[4/9, 4/9, 1/9], [2/9, 5/9, 2/9], ...]
-    verify_mechanism(t, "2", z)
+    t = [list(row) for row in heuristic_constructor(z, eps_exp="2").matrix]  # [[4/9, 4/9, 1/9], [2/9, 5/9, 2/9], ...]
+    verify_mechanism(t, eps_exp="2", z=z)
     if damage == "ratio":  # row 0 becomes (2/3, 2/9, 1/9): 2/3 against 2/9 below it is a ratio of 3
         t[0] = [Fraction(2, 3), Fraction(2, 9), Fraction(1, 9)]
     elif damage == "row":  # ratios stay within 2
@@ -385,36 +397,51 @@ def test_exact_verification_refuses_a_damaged_mechanism(damage, message):
     else:
         t[0] = [Fraction(0), Fraction(8, 9), Fraction(1, 9)]
     with pytest.raises(CertificateError, match=message):  # a row-sum damage is seen without z (a mechanism of U)
-        verify_mechanism(t, "2", None if damage == "row" else z)
+        verify_mechanism(t, eps_exp="2", z=None if damage == "row" else z)
 
 
 THIRD, FIFTH = Fraction(1, 3), Fraction(1, 5)
 
 
-@pytest.mark.parametrize("rows, message", [
-    # only the ratio upwards breaks (1/2 over 1/5 in column 0), then only the ratio downwards
-    ([[Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)], [FIFTH, 2 * FIFTH, 2 * FIFTH], [FIFTH, 2 * FIFTH, 2 * FIFTH]],
-     "worst ratio 5/2 "),
-    ([[FIFTH, 2 * FIFTH, 2 * FIFTH], [FIFTH, 2 * FIFTH, 2 * FIFTH], [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)]],
-     "worst ratio 5/2 "),
-    # a negative entry that keeps the row sums: named as the pair it breaks
-    ([[Fraction(3, 2), Fraction(-1, 2)], [Fraction(1, 2), Fraction(1, 2)]], "column 1 is not"),
-    # rows that sum to 1 except the last, in the last of an odd number of columns (left over by the pairwise sum)
-    ([[THIRD] * 3, [THIRD] * 3, [THIRD, THIRD, THIRD + Fraction(1, 7**40)]], "row-sum error 1/"),
-])
+@pytest.mark.parametrize(
+    "rows, message",
+    [
+        # only the ratio upwards breaks (1/2 over 1/5 in column 0), then only the ratio downwards
+        (
+            [
+                [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)],
+                [FIFTH, 2 * FIFTH, 2 * FIFTH],
+                [FIFTH, 2 * FIFTH, 2 * FIFTH],
+            ],
+            "worst ratio 5/2 ",
+        ),
+        (
+            [
+                [FIFTH, 2 * FIFTH, 2 * FIFTH],
+                [FIFTH, 2 * FIFTH, 2 * FIFTH],
+                [Fraction(1, 2), Fraction(1, 4), Fraction(1, 4)],
+            ],
+            "worst ratio 5/2 ",
+        ),
+        # a negative entry that keeps the row sums: named as the pair it breaks
+        ([[Fraction(3, 2), Fraction(-1, 2)], [Fraction(1, 2), Fraction(1, 2)]], "column 1 is not"),
+        # rows that sum to 1 except the last, in the last of an odd number of columns (left over by the pairwise sum)
+        ([[THIRD] * 3, [THIRD] * 3, [THIRD, THIRD, THIRD + Fraction(1, 7**40)]], "row-sum error 1/"),
+    ],
+)
 def test_exact_verification_sees_each_bound_on_its_own(rows, message):
     with pytest.raises(CertificateError, match=message):
-        verify_mechanism(rows, "2")
+        verify_mechanism(rows, eps_exp="2")
 
 
 def test_exact_verification_reports_a_worst_ratio_below_e():
     rows = [[THIRD] * 3, [2 * FIFTH, FIFTH, 2 * FIFTH], [THIRD] * 3]
-    assert verify_mechanism(rows, "2").dp_ratio == Fraction(5, 3)  # 1/3 over 1/5: no bound is tight
+    assert verify_mechanism(rows, eps_exp="2").dp_ratio == Fraction(5, 3)  # 1/3 over 1/5: no bound is tight
 
 
 def test_exact_verification_refuses_a_matrix_that_is_not_square():
     with pytest.raises(ShapeError, match="2 rows"):
-        verify_mechanism([[Fraction(1, 2)] * 2, [Fraction(1, 3)] * 3], "2")
+        verify_mechanism([[Fraction(1, 2)] * 2, [Fraction(1, 3)] * 3], eps_exp="2")
 
 
 def test_shared_denominator_remainder_is_rational_arithmetic_kept_reduced():
@@ -426,7 +453,7 @@ def test_shared_denominator_remainder_is_rational_arithmetic_kept_reduced():
 
     rng = np.random.default_rng(7)
     n, e = 9, flint.fmpq(7, 4)
-    power = [e ** h for h in range(-n, n + 1)]
+    power = [e**h for h in range(-n, n + 1)]
     remainder = _SharedDenominator(n, e)
     reference = [flint.fmpq(1)] * n
     for _ in range(30):
@@ -469,7 +496,7 @@ def test_algorithm1_float_mode_gives_a_tiny_last_column_its_mass(path, monkeypat
         monkeypatch.setattr(algorithm1, "values_fit", lambda log_z, eps: False)
     z = np.full(600, 1.0)
     z[300] = 1e-13
-    result = heuristic_constructor(list(z / z.sum()), 2.0, exact=False)
+    result = heuristic_constructor(list(z / z.sum()), eps_exp=2.0, exact=False)
     assert result.order[-1] == 300 and result.arithmetic == "long double"
     assert result.verification.fixed_point_error <= 1e-11
 
@@ -478,10 +505,16 @@ def _is_count_mechanism(matrix, e, z):
     """Kohli and Laskowski's Defs. 4 and 5 read directly: rows are distributions, neighbouring
     rows within a factor e in every column, and z·T = z when z is given."""
     n = len(matrix)
-    return (all(v >= 0 for row in matrix for v in row) and all(sum(row) == 1 for row in matrix)
-            and all(matrix[i][j] <= e * matrix[i + 1][j] and matrix[i + 1][j] <= e * matrix[i][j]
-                    for i in range(n - 1) for j in range(n))
-            and (z is None or all(sum(z[i] * matrix[i][j] for i in range(n)) == z[j] for j in range(n))))
+    return (
+        all(v >= 0 for row in matrix for v in row)
+        and all(sum(row) == 1 for row in matrix)
+        and all(
+            matrix[i][j] <= e * matrix[i + 1][j] and matrix[i + 1][j] <= e * matrix[i][j]
+            for i in range(n - 1)
+            for j in range(n)
+        )
+        and (z is None or all(sum(z[i] * matrix[i][j] for i in range(n)) == z[j] for j in range(n)))
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -506,16 +539,16 @@ def test_count_program_and_count_polytope_hold_exactly_the_count_mechanisms(n, e
     point = [v for row in matrix for v in row]
     expected = _is_count_mechanism(matrix, e, z)
     assert count_program(n, e, z, fixed=fixed).contains(point) == expected
-    assert count_polytope(n, e, z, fixed=fixed).contains(point) == expected
+    assert count_polytope(n, eps_exp=e, z=z, fixed=fixed).contains(point) == expected
 
 
 def test_exact_verification_refuses_a_matrix_that_moves_z():
     """Issue 37: rows stochastic and every ratio within e^ε = 2, but z·T = (5/12, 7/12) ≠ z."""
 
     matrix = [[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
-    assert verify_mechanism(matrix, "2").dp_ratio == 2  # in U
+    assert verify_mechanism(matrix, eps_exp="2").dp_ratio == 2  # in U
     with pytest.raises(CertificateError, match="fixed"):
-        verify_mechanism(matrix, "2", [Fraction(1, 4), Fraction(3, 4)])
+        verify_mechanism(matrix, eps_exp="2", z=[Fraction(1, 4), Fraction(3, 4)])
 
 
 def test_exact_verification_refuses_a_ratio_above_e_eps_upwards():
@@ -523,7 +556,7 @@ def test_exact_verification_refuses_a_ratio_above_e_eps_upwards():
     while column 0 sits exactly at e^ε downwards."""
 
     with pytest.raises(CertificateError, match="worst ratio 3"):
-        verify_mechanism([[Fraction(2, 5), Fraction(3, 5)], [Fraction(4, 5), Fraction(1, 5)]], "2")
+        verify_mechanism([[Fraction(2, 5), Fraction(3, 5)], [Fraction(4, 5), Fraction(1, 5)]], eps_exp="2")
 
 
 def test_float_verification_refuses_a_zero_beside_a_positive_entry():
@@ -542,8 +575,11 @@ def test_an_array_is_checked_as_it_holds_the_mechanism_naming_the_pairs_that_bre
     from polytopes.fixed_point.verification import verify_array
 
     for dtype in (np.float64, np.longdouble):
-        with pytest.raises(CertificateError, match=r"^2 neighbour pairs break e\^ε = 2 as written .*: column 0, rows 0 "
-                                                   r"and 1 hold 7\.5e-01 and 2\.5e-01"):
+        with pytest.raises(
+            CertificateError,
+            match=r"^2 neighbour pairs break e\^ε = 2 as written .*: column 0, rows 0 "
+            r"and 1 hold 7\.5e-01 and 2\.5e-01",
+        ):
             verify_array(np.array([[0.75, 0.25], [0.25, 0.75]], dtype=dtype), math.log(2))
         assert verify_array(np.array([[2, 1], [1, 2]], dtype=dtype) / 3, math.log(2)).row_sum_error < 1e-12
 
@@ -553,7 +589,7 @@ def test_exact_verification_refuses_a_row_below_one_beside_an_exact_row():
     is within e^ε = 2; a row-sum error taken without its absolute value (1/4 below is −1/4) hides
     behind row 0's 0."""
     with pytest.raises(CertificateError, match="row-sum error 1/4"):
-        verify_mechanism([[Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 2), Fraction(1, 4)]], "2")
+        verify_mechanism([[Fraction(1, 2), Fraction(1, 2)], [Fraction(1, 2), Fraction(1, 4)]], eps_exp="2")
 
 
 def test_float_verification_refuses_a_row_below_one_beside_an_exact_row():

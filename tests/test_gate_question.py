@@ -75,7 +75,7 @@ def test_a_rising_stretchs_bounds_enclose_the_exact_losses_inside_it():
     """App. D.1 on [3, 4] rises on one stretch (≈ [3.50054, 3.51662]); its bounds (lower, upper) of
     L(end) − L(start) must hold against the exact loss at 41 rationals across the stretch (built
     from the pipeline, not from the enclosures), and be tight."""
-    build = lambda t: count_pipeline(truncated_geometric(7, t), 4, {0}, (0, 1, 1))  # noqa: E731
+    build = lambda t: count_pipeline(truncated_geometric(7, eps_exp=t), 4, {0}, (0, 1, 1))  # noqa: E731
     prior, loss = uniform_prior(range(7)), linear_error(range(7))
     curve = loss_on_range(build, 3, 4, prior, loss, tolerance=F(1, 10**6))
     ((start, end),), ((lower, upper),) = curve.rising, curve.rise_bounds

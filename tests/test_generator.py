@@ -17,8 +17,8 @@ from qifkit.mechanisms import explicit_fair_mechanism
 from qifkit.pipelines import count_pipeline, histogram_pipeline
 
 FAMILIES = {
-    "randomized response": lambda t: randomized_response(3, t),
-    "geometric": lambda t: truncated_geometric(3, t),
+    "randomized response": lambda t: randomized_response(3, eps_exp=t),
+    "geometric": lambda t: truncated_geometric(3, eps_exp=t),
     "explicit fair": lambda t: explicit_fair_mechanism(2, eps_exp=t),
 }
 PAIRS = [(F(11, 10), F(3, 2)), (F(3, 2), F(4)), (F(2), F(20))]  # (e^ε', e^ε), e^ε' < e^ε
@@ -53,8 +53,8 @@ def test_a_count_lumps_when_the_generator_does_and_its_pipelines_refine():
     proof, reason = generator_refinement_on_range(FAMILIES["randomized response"], "11/10", 20, [[0], [1, 2]])
     assert proof is not None and proof.blocks == ((0,), (1, 2)), reason
     for low, high in PAIRS:
-        a = count_pipeline(randomized_response(3, high), 3, {0}, (2,))
-        b = count_pipeline(randomized_response(3, low), 3, {0}, (2,))
+        a = count_pipeline(randomized_response(3, eps_exp=high), 3, {0}, (2,))
+        b = count_pipeline(randomized_response(3, eps_exp=low), 3, {0}, (2,))
         assert refines(a, b).holds
     proof, reason = generator_refinement_on_range(FAMILIES["geometric"], "11/10", 20, [[0, 1], [2]])
     assert proof is None and "not lumpable" in reason

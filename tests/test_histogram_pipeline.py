@@ -38,7 +38,8 @@ def brute_force(perturber, respondents, known):
 def test_it_equals_the_sum_over_every_tuple_of_reports(seed):
     rng = random.Random(seed)
     values = rng.randint(2, 3)
-    perturber = (truncated_geometric if seed % 2 else randomized_response)(values, Fraction(rng.randint(11, 40), 10))
+    family = truncated_geometric if seed % 2 else randomized_response
+    perturber = family(values, eps_exp=Fraction(rng.randint(11, 40), 10))
     respondents = rng.randint(1, 4)
     unknown = rng.randint(1, min(respondents, 2))
     known = [rng.randrange(values) for _ in range(respondents - unknown)]
@@ -48,11 +49,11 @@ def test_it_equals_the_sum_over_every_tuple_of_reports(seed):
 
 
 def test_floats_and_symbols_agree_with_the_exact_pipeline():
-    exact = histogram_pipeline(randomized_response(3, "2"), 3, [0])
-    floats = histogram_pipeline(randomized_response(3, "2").to_float(), 3, [0])
+    exact = histogram_pipeline(randomized_response(3, eps_exp="2"), 3, [0])
+    floats = histogram_pipeline(randomized_response(3, eps_exp="2").to_float(), 3, [0])
     assert max(abs(float(a) - b) for ra, rb in zip(exact.rows(), floats.rows(), strict=True)
                for a, b in zip(ra, rb, strict=True)) < 1e-12
     t = sympy.Symbol("t")
-    symbolic = histogram_pipeline(randomized_response(3, t), 3, [0])
+    symbolic = histogram_pipeline(randomized_response(3, eps_exp=t), 3, [0])
     assert symbolic.substitute({t: 2}) == exact
     assert isinstance(exact, Channel) and exact.shape == (6, 10)  # two unknown of three: 6 histograms

@@ -52,7 +52,7 @@ def test_small_n_and_every_representative_is_a_vertex_of_d():
     e^ε = 3/2 is in D and its tight rows have full rank there (checked on the polytope's rows)."""
     assert sum(orbit.size for orbit in face_set_orbits(2, 2)) == 4
     assert sum(orbit.size for orbit in face_set_orbits(3, 2)) == 33
-    polytope = ldp_polytope(3, "3/2")
+    polytope = ldp_polytope(3, eps_exp="3/2")
     for orbit in face_set_orbits(3, "3/2"):
         point = tuple(v for row in orbit.matrix() for v in row)
         assert polytope.contains(point) and polytope.is_vertex(point), orbit

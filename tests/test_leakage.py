@@ -81,7 +81,7 @@ def test_every_measure_agrees_with_libqif_on_a_thousand_random_channels():
 
 
 def test_exact_measures_are_exact():
-    rr = randomized_response(3, "2")  # 1/2 on the diagonal, 1/4 elsewhere
+    rr = randomized_response(3, eps_exp="2")  # 1/2 on the diagonal, 1/4 elsewhere
     assert bayes_capacity(rr) == F(3, 2)
     assert guessing_entropy(["1/2", "3/10", "1/5"]) == F(17, 10)
     # after one output of rr under the uniform prior: each column's joint is (1/6, 1/12, 1/12)
@@ -95,7 +95,7 @@ def test_a_measure_in_bits_is_enclosed_rigorously():
     assert 0 < entropy.error < 1e-15 and abs(entropy.value - math.log2(3)) <= entropy.error
     leakage = min_entropy_leakage(["1/2", "1/2"], Channel.from_rows([[1, 0], [0, 1]]))  # log2 2 = 1
     assert abs(leakage.value - 1) <= leakage.error and float(leakage) == leakage.value
-    capacity = shannon_capacity(randomized_response(2, "3"))  # 1 − h(1/4)
+    capacity = shannon_capacity(randomized_response(2, eps_exp="3"))  # 1 − h(1/4)
     truth = 1 + 0.25 * math.log2(0.25) + 0.75 * math.log2(0.75)
     assert abs(capacity.value - truth) <= capacity.error + 1e-15 and capacity.error < 1e-9
 
@@ -130,7 +130,7 @@ def test_a_capacity_is_enclosed_to_the_last_bit(values):
     """Issue 53: the input distribution found in floats is made an exact distribution before the
     balls: 1/K in floats sums to 1 − 5.6·10^-17 over K = 3, and I(p; C) of weights that do not
     sum to 1 lies outside the reported error (1.8 to 6 times it, by hand on the mutant)."""
-    capacity = shannon_capacity(randomized_response(values, "3"))
+    capacity = shannon_capacity(randomized_response(values, eps_exp="3"))
     assert abs(_arb_capacity_of_randomized_response(values, 3) - capacity.value) <= capacity.error
 
 

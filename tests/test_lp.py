@@ -703,7 +703,7 @@ def test_kohlis_u_at_n_100_is_certified_and_is_algorithm_2s_optimum(patch_lp, sc
     route = "scaled refinement" if scaled else "exact dual simplex"
     assert answer.status == "optimal" and route in answer.method
     assert certificate_defect(program, answer) is None
-    assert answer.value == to_fmpq(count_error(unfixed_optimum("2", weights), weights))
+    assert answer.value == to_fmpq(count_error(unfixed_optimum(eps_exp="2", weights=weights), weights))
 
 
 def test_a_scaled_round_measures_each_variable_and_row_in_units_of_its_own_size():
@@ -829,7 +829,7 @@ def test_a_refined_basis_is_tried_even_when_highs_does_not_call_it_optimal():
     from polytopes.constrained import design_program
 
     n = 60
-    program = design_program(n, F(1, 2), [])
+    program = design_program(n, alpha=F(1, 2), properties=[])
     cost = [F(int(j != i), n + 1) for j in range(n + 1) for i in range(n + 1)]
     answer = solve(program.linear_program(cost), fallback=False, pivots=0)
     assert answer.value * Q(n + 1, n) == Q(2, 3)
@@ -844,7 +844,7 @@ def test_cormodes_l0_design_at_n_100_is_certified_by_scaled_rounds():
     from polytopes.constrained import design_program
 
     n = 100
-    program = design_program(n, F(1, 2), []).linear_program(
+    program = design_program(n, alpha=F(1, 2), properties=[]).linear_program(
         [F(int(j != i), n + 1) for j in range(n + 1) for i in range(n + 1)])
     answer = solve(program, fallback=False, pivots=0)
     assert "scaled refinement" in answer.method and answer.value * Q(n + 1, n) == Q(2, 3)

@@ -206,5 +206,6 @@ def test_satisfies_dp_takes_e_eps_as_every_command_does():
     from qifkit import randomized_response
     from qifkit.privacy import satisfies_dp
 
-    rr = randomized_response(2, "2")
-    assert satisfies_dp(rr, "ln(2)") and satisfies_dp(rr, "2") and not satisfies_dp(rr, "ln(3/2)")
+    rr = randomized_response(2, eps_exp="2")
+    assert satisfies_dp(rr, eps_exp="ln(2)") and satisfies_dp(rr, eps_exp="2")
+    assert not satisfies_dp(rr, eps_exp="ln(3/2)")

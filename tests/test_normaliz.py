@@ -12,11 +12,11 @@ from proofs_checks.cli import main
 pytestmark = pytest.mark.skipif(not normaliz_available(), reason="PyNormaliz is a dependency; skipped only without it")
 
 POLYTOPES = {
-    "D n=3 e=2": lambda: ldp_polytope(3, "2"),
-    "D n=4 e=7/2": lambda: ldp_polytope(4, "7/2"),
-    "U n=4 e=2": lambda: count_polytope(4, "2"),
-    "F n=4 e=3/2 skewed": lambda: count_polytope(4, "3/2", ("1/10", "2/10", "3/10", "4/10"), fixed=True),
-    "RU n=3 e=2": lambda: representation_polytope(3, "2"),
+    "D n=3 e=2": lambda: ldp_polytope(3, eps_exp="2"),
+    "D n=4 e=7/2": lambda: ldp_polytope(4, eps_exp="7/2"),
+    "U n=4 e=2": lambda: count_polytope(4, eps_exp="2"),
+    "F n=4 e=3/2 skewed": lambda: count_polytope(4, eps_exp="3/2", z=("1/10", "2/10", "3/10", "4/10"), fixed=True),
+    "RU n=3 e=2": lambda: representation_polytope(3, eps_exp="2"),
 }
 
 
@@ -48,5 +48,5 @@ def test_normaliz_runs_on_one_thread():
     import PyNormaliz
 
     PyNormaliz.NmzSetNumberOfNormalizThreads(4)
-    normaliz_vertices(count_polytope(3, "2"))
+    normaliz_vertices(count_polytope(3, eps_exp="2"))
     assert PyNormaliz.NmzSetNumberOfNormalizThreads(1) == 1  # returns the count it replaces

@@ -19,10 +19,10 @@ from qifkit.pipelines import (
 from qifkit.postprocess import count_query, deterministic, sum_query
 
 PERTURBERS = {
-    "RR K=2": randomized_response(2, "3"),
-    "RR K=3": randomized_response(3, "2"),
-    "GD K=3": truncated_geometric(3, "7/2"),
-    "GD K=4": truncated_geometric(4, "2"),
+    "RR K=2": randomized_response(2, eps_exp="3"),
+    "RR K=3": randomized_response(3, eps_exp="2"),
+    "GD K=3": truncated_geometric(3, eps_exp="7/2"),
+    "GD K=4": truncated_geometric(4, eps_exp="2"),
 }
 
 
@@ -63,7 +63,7 @@ def test_count_pipeline_with_known_respondents_equals_materialised(name):
 
 @pytest.mark.parametrize("respondents", [1, 2, 3])
 def test_sum_pipeline_equals_materialised(respondents):
-    perturber = truncated_geometric(3, "2")
+    perturber = truncated_geometric(3, eps_exp="2")
     lazy = sum_pipeline(perturber, respondents)
     power = perturber.power(respondents)
     materialised = power @ sum_query(power.outputs)
@@ -75,7 +75,7 @@ def test_sum_pipeline_equals_materialised(respondents):
 @pytest.mark.parametrize(("bars", "respondents"), [(2, 1), (2, 2), (3, 2), (2, 3), (3, 3), (4, 2)])
 def test_argmax_pipeline_equals_materialised(bars, respondents):
     """H·(GD)^{⊗K}·ArgMax materialised over all (N+1)^K perturbed histograms (Alg. 3)."""
-    perturber = truncated_geometric(respondents + 1, "3")
+    perturber = truncated_geometric(respondents + 1, eps_exp="3")
     secrets = histograms(bars, respondents)
     power = perturber.power(bars)
     pick = Channel.from_rows([[1 if label == h else 0 for label in power.secrets] for h in secrets],
@@ -91,21 +91,21 @@ def test_histograms_and_weights():
 
 
 def test_float_pipeline_is_close_to_exact():
-    exact = count_pipeline(truncated_geometric(6, "3"), 30, {0}, known=(1,) * 29)
-    floats = count_pipeline(truncated_geometric(6, "3").to_float(), 30, {0}, known=(1,) * 29)
+    exact = count_pipeline(truncated_geometric(6, eps_exp="3"), 30, {0}, known=(1,) * 29)
+    floats = count_pipeline(truncated_geometric(6, eps_exp="3").to_float(), 30, {0}, known=(1,) * 29)
     assert np.allclose(np.array(floats.matrix), np.array([[float(v) for v in row] for row in exact.rows()]), atol=1e-14)
 
 
 def test_census_scale_float_rows_are_distributions():
     pipeline = count_pipeline(
-        truncated_geometric(6, "2").to_float(), 11710, {0}, known=tuple(i % 6 for i in range(11709))
+        truncated_geometric(6, eps_exp="2").to_float(), 11710, {0}, known=tuple(i % 6 for i in range(11709))
     )
     assert pipeline.shape == (6, 11711)
     assert np.allclose(np.array(pipeline.matrix).sum(axis=1), 1.0, atol=1e-9)
 
 
 def test_bad_populations_are_refused():
-    gd = truncated_geometric(3, "2")
+    gd = truncated_geometric(3, eps_exp="2")
     with pytest.raises(ShapeError, match="at least one respondent must be unknown"):
         count_pipeline(gd, 2, {0}, known=(0, 1))
     with pytest.raises(LabelError, match="known value 7"):
@@ -115,9 +115,9 @@ def test_bad_populations_are_refused():
     with pytest.raises(LabelError, match="counted value 9"):
         count_pipeline(gd, 2, {9})
     with pytest.raises(LabelError, match="whole numbers"):
-        sum_pipeline(randomized_response(2, "2", labels=("a", "b")), 2)
+        sum_pipeline(randomized_response(2, eps_exp="2", labels=("a", "b")), 2)
     with pytest.raises(LabelError, match="bar heights"):
-        argmax_pipeline(randomized_response(2, "2", labels=("a", "b")), 2)
+        argmax_pipeline(randomized_response(2, eps_exp="2", labels=("a", "b")), 2)
 
 
 def _perturber_with_hits(hits, counted, rng):
@@ -156,18 +156,18 @@ def test_count_witness_post_processes_the_materialised_pipelines(seed):
 
 def test_count_witness_declines_what_it_cannot_lump():
     # geometric hit probabilities of value 0 are not affine in one another across e^ε
-    assert count_witness(truncated_geometric(4, 3), truncated_geometric(4, 2), 5, {0}) is None
+    assert count_witness(truncated_geometric(4, eps_exp=3), truncated_geometric(4, eps_exp=2), 5, {0}) is None
     # a more accurate low side would need a, b outside [0, 1]
-    assert count_witness(randomized_response(4, 2), randomized_response(4, 3), 5, {0}) is None
+    assert count_witness(randomized_response(4, eps_exp=2), randomized_response(4, eps_exp=3), 5, {0}) is None
     with pytest.raises(LabelError):
-        count_witness(randomized_response(4, 3), randomized_response(4, 2), 5, {"z"})
+        count_witness(randomized_response(4, eps_exp=3), randomized_response(4, eps_exp=2), 5, {"z"})
     with pytest.raises(LabelError):
-        count_witness(randomized_response(4, 3), randomized_response(3, 2), 5, {0})
+        count_witness(randomized_response(4, eps_exp=3), randomized_response(3, eps_exp=2), 5, {0})
 
 
 def test_refines_ignores_a_wrong_candidate():
     """A candidate is only a suggestion: a wrong one changes neither verdict."""
-    high, low = randomized_response(3, "3"), randomized_response(3, "2")
+    high, low = randomized_response(3, eps_exp="3"), randomized_response(3, eps_exp="2")
     identity = Channel.from_rows([[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     kept = refines(high, low, candidate=identity)
     assert kept.holds and "candidate" not in kept.method
@@ -194,8 +194,8 @@ def test_symbolic_pipelines_over_one_denominator_are_the_exact_ones_at_every_poi
 
     t = sympy.Symbol("t", positive=True)
     make = {"explicit_fair": lambda e: explicit_fair_mechanism(3, eps_exp=e),
-            "geometric": lambda e: truncated_geometric(4, e),
-            "randomized_response": lambda e: randomized_response(3, e)}
+            "geometric": lambda e: truncated_geometric(4, eps_exp=e),
+            "randomized_response": lambda e: randomized_response(3, eps_exp=e)}
     build = {"count": lambda ch: pipelines.count_pipeline(ch, 4, {0}, [1, 2]),
              "sum": lambda ch: pipelines.sum_pipeline(ch, 4, [1, 2]),
              "histogram": lambda ch: pipelines.histogram_pipeline(ch, 4, [1, 2])}[query]

@@ -19,7 +19,7 @@ from qifkit.errors import PrivacyParameterError, ShapeError
 @pytest.mark.parametrize(("n", "count"), [(2, 4), (3, 33), (4, 904)])
 def test_ldp_vertex_counts(n, count):
     """Holohan et al. §5 (and the issue's measurements): |ex(D)| = 4, 33, 904 at e^ε = 2."""
-    assert len(enumerate_vertices(ldp_polytope(n, "2")).vertices) == count
+    assert len(enumerate_vertices(ldp_polytope(n, eps_exp="2")).vertices) == count
 
 
 def _brute_force_vertices(polytope):
@@ -53,27 +53,27 @@ def _brute_force_vertices(polytope):
 @pytest.mark.parametrize(("n", "eps_exp"), [(2, "2"), (2, "3/2"), (3, "2")])
 def test_enumeration_equals_brute_force(n, eps_exp):
     """Without the redundant rows a_ij ≥ 0 (Lemma 1) the brute force is small enough for n ≤ 3."""
-    polytope = ldp_polytope(n, eps_exp, nonnegativity=False)
-    cdd_vertices = {v.coordinates for v in enumerate_vertices(ldp_polytope(n, eps_exp)).vertices}
+    polytope = ldp_polytope(n, eps_exp=eps_exp, nonnegativity=False)
+    cdd_vertices = {v.coordinates for v in enumerate_vertices(ldp_polytope(n, eps_exp=eps_exp)).vertices}
     assert _brute_force_vertices(polytope) == cdd_vertices
 
 
 @pytest.mark.skipif(not lrs_available(), reason="lrs (Debian lrslib) is not installed")
 @pytest.mark.parametrize(("n", "eps_exp"), [(3, "2"), (4, "3")])
 def test_lrs_agrees(n, eps_exp):
-    polytope = ldp_polytope(n, eps_exp)
+    polytope = ldp_polytope(n, eps_exp=eps_exp)
     assert lrs_vertices(polytope) == {v.coordinates for v in enumerate_vertices(polytope).vertices}
 
 
 def test_orbits_partition_the_vertices():
-    polytope = ldp_polytope(4, "2")
+    polytope = ldp_polytope(4, eps_exp="2")
     groups = orbits(enumerate_vertices(polytope).vertices, polytope.symmetries)
     assert len(groups) == 10 and sum(map(len, groups)) == 904
     assert all((24 * 24) % len(group) == 0 for group in groups)  # orbit sizes divide |S4 × S4|
 
 
 def test_vertices_carry_their_tight_constraints():
-    polytope = ldp_polytope(3, "2")
+    polytope = ldp_polytope(3, eps_exp="2")
     for vertex in enumerate_vertices(polytope).vertices:
         assert vertex.tight == polytope.tight(vertex.coordinates)
 
@@ -92,7 +92,7 @@ def test_classification_of_the_printed_examples():
 
 
 def test_exports(tmp_path):
-    polytope = ldp_polytope(2, "2")
+    polytope = ldp_polytope(2, eps_exp="2")
     ine = polytope.to_ine()
     assert "linearity 2 1 2" in ine and "rational" in ine
     ext = to_ext(enumerate_vertices(polytope))
@@ -101,9 +101,9 @@ def test_exports(tmp_path):
 
 def test_bad_input_is_refused(tmp_path, capsys):
     with pytest.raises(ShapeError, match="n must be"):
-        ldp_polytope(1, "2")
+        ldp_polytope(1, eps_exp="2")
     with pytest.raises(PrivacyParameterError):
-        ldp_polytope(3, "1/2")
+        ldp_polytope(3, eps_exp="1/2")
     assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "abc"]) == 2
     assert "not a number" in capsys.readouterr().err
     assert main(["enumerate", "LDP", "--n", "3", "--eps-exp", "2", "--z", "1/3,1/3,1/3"]) == 2
@@ -130,7 +130,8 @@ def test_support_decomposition_equals_direct_enumeration(n, faces):
     from polytopes.ldp_support import ldp_vertices_by_support
 
     vertices, by_size = ldp_vertices_by_support(n, "3", face_method=faces)
-    direct = {tuple(tuple(r) for r in v.matrix((n, n))) for v in enumerate_vertices(ldp_polytope(n, "3")).vertices}
+    enumerated = enumerate_vertices(ldp_polytope(n, eps_exp="3")).vertices
+    direct = {tuple(tuple(r) for r in v.matrix((n, n))) for v in enumerated}
     assert vertices == direct and sum(by_size.values()) == len(direct)
 
 
@@ -186,7 +187,7 @@ def test_resume_never_trusts_a_block_its_manifest_does_not_vouch_for(tmp_path):
 def test_lrs_method_gives_the_same_vertices_and_tight_sets():
     from polytopes.spaces import representation_polytope
 
-    polytope = representation_polytope(3, "2", fixed=True)
+    polytope = representation_polytope(3, eps_exp="2", fixed=True)
     by_cdd = {v.coordinates: v.tight for v in enumerate_vertices(polytope).vertices}
     by_lrs = {v.coordinates: v.tight for v in enumerate_vertices(polytope, "lrs").vertices}
     assert by_cdd == by_lrs and len(by_lrs) == 78
@@ -215,13 +216,16 @@ def _forge(folder, name, blocks):
     store.write(name, json.dumps(blocks))
 
 
-@pytest.mark.parametrize("forgery, message", [
-    ("lost", "not closed"),  # issue 38: '903 vertices', exit 0
-    ("added", "not closed"),  # a non-vertex added alone: '905'
-    ("added-orbit", "not a vertex"),  # a non-vertex added with its whole orbit
-    ("other-eps", "not a vertex"),  # the block of a run at e^ε = 3, hash updated: 288 non-vertices
-    ("wrong-support", "non-zero columns"),
-])
+@pytest.mark.parametrize(
+    "forgery, message",
+    [
+        ("lost", "not closed"),  # issue 38: '903 vertices', exit 0
+        ("added", "not closed"),  # a non-vertex added alone: '905'
+        ("added-orbit", "not a vertex"),  # a non-vertex added with its whole orbit
+        ("other-eps", "not a vertex"),  # the block of a run at e^ε = 3, hash updated: 288 non-vertices
+        ("wrong-support", "non-zero columns"),
+    ],
+)
 def test_a_resumed_block_that_is_consistent_but_wrong_is_refused(tmp_path, capsys, forgery, message):
     from polytopes.ldp_support import ldp_vertices_by_support
 

@@ -27,7 +27,10 @@ from qifkit.pipelines import (
 )
 
 POPULATION_PRIOR = (F(1, 2), F(1, 3), F(1, 6))
-PERTURBERS = {"geometric": truncated_geometric(3, 2), "randomized response": randomized_response(3, "5/2")}
+PERTURBERS = {
+    "geometric": truncated_geometric(3, eps_exp=2),
+    "randomized response": randomized_response(3, eps_exp="5/2"),
+}
 QUERIES = {
     "count": lambda perturber, n, known, values=None: count_pipeline(perturber, n, {0}, known, values),
     "sum": lambda perturber, n, known, values=None: sum_pipeline(perturber, n, known, values),
@@ -43,8 +46,11 @@ def _brute_force(query, perturber, respondents, known, targets, others):
         weight = math.prod((POPULATION_PRIOR[v] for v in values), start=F(1))
         pipeline = QUERIES[query](perturber, respondents, (*known, *values))
         part = [[weight * entry for entry in row] for row in pipeline.rows()]
-        rows = part if rows is None else [[a + b for a, b in zip(r, s, strict=True)] for r, s in zip(rows, part,
-                                                                                                    strict=True)]
+        rows = (
+            part
+            if rows is None
+            else [[a + b for a, b in zip(r, s, strict=True)] for r, s in zip(rows, part, strict=True)]
+        )
     assert pipeline.shape[0] == (3 if targets == 1 else math.comb(targets + 2, 2))
     return rows
 
@@ -62,7 +68,7 @@ def test_one_mixture_row_per_other_respondent_agrees_with_enumerating_them(query
 
 
 def test_the_exact_loss_by_generating_functions_agrees_with_the_enumerated_pipeline():
-    perturber, known, others = truncated_geometric(3, "7/2"), (1, 2), 3
+    perturber, known, others = truncated_geometric(3, eps_exp="7/2"), (1, 2), 3
     brute = _brute_force("count", perturber, 6, known, 1, others)
     prior = Prior.from_values([F(1, 5), F(1, 2), F(3, 10)], range(3))
     loss = bayes_risk(range(3))
@@ -70,58 +76,79 @@ def test_the_exact_loss_by_generating_functions_agrees_with_the_enumerated_pipel
 
     expected = posterior_uncertainty(prior, Channel.from_rows(brute, range(3), range(7)), loss)
     mixed = with_population_row(perturber, POPULATION_PRIOR)
-    assert count_uncertainty(mixed, 6, {0}, prior, loss, (*known, *[POPULATION] * others), None,
-                             perturber.secrets) == expected
+    assert (
+        count_uncertainty(mixed, 6, {0}, prior, loss, (*known, *[POPULATION] * others), None, perturber.secrets)
+        == expected
+    )
 
 
 def test_a_spec_with_a_population_prior_is_evaluated_on_the_enumerated_pipeline():
     """The gate's loss at each grid point is the loss on the brute-force pipeline."""
-    document = spec_document(family="geometric", values=3, respondents=6, known=(1, 2), eps=("2", "7/2"),
-                             prior="uniform", sections={"population": {
-                                 "respondents": 6, "known": [1, 2], "targets": 1,
-                                 "population_prior": ["1/2", "1/3", "1/6"]}})
+    document = spec_document(
+        family="geometric",
+        values=3,
+        respondents=6,
+        known=(1, 2),
+        eps=("2", "7/2"),
+        prior="uniform",
+        sections={
+            "population": {"respondents": 6, "known": [1, 2], "targets": 1, "population_prior": ["1/2", "1/3", "1/6"]}
+        },
+    )
     report, _ = evaluate_spec(parse_spec(document))
     from qifkit import Channel
 
     for point in report.points:
-        brute = Channel.from_rows(_brute_force("count", truncated_geometric(3, point.eps_exp), 6, (1, 2), 1, 3),
-                                  range(3), range(7))
-        assert point.loss == posterior_uncertainty(Prior.from_values([F(1, 3)] * 3, range(3)), brute,
-                                                      bayes_risk(range(3)))
+        brute = Channel.from_rows(
+            _brute_force("count", truncated_geometric(3, eps_exp=point.eps_exp), 6, (1, 2), 1, 3), range(3), range(7)
+        )
+        assert point.loss == posterior_uncertainty(
+            Prior.from_values([F(1, 3)] * 3, range(3)), brute, bayes_risk(range(3))
+        )
 
 
-@pytest.mark.parametrize(("population", "message"), [
-    ({"targets": 1}, "targets needs population_prior"),
-    ({"population_prior": ["1/2", "1/2"]}, "must list 3 probabilities"),
-    ({"population_prior": ["1/2", "1/2", "1/2"]}, "must be a distribution"),
-    ({"population_prior": ["1/2", "-1/2", "1"]}, "must be a distribution"),
-    ({"population_prior": ["1/3", "1/3", "1/3"], "targets": 5}, "targets must be a whole number in 1..3"),
-    ({"population_prior": ["1/3", "1/3", "1/3"], "targets": 0}, "targets must be a whole number"),
-])
+@pytest.mark.parametrize(
+    ("population", "message"),
+    [
+        ({"targets": 1}, "targets needs population_prior"),
+        ({"population_prior": ["1/2", "1/2"]}, "must list 3 probabilities"),
+        ({"population_prior": ["1/2", "1/2", "1/2"]}, "must be a distribution"),
+        ({"population_prior": ["1/2", "-1/2", "1"]}, "must be a distribution"),
+        ({"population_prior": ["1/3", "1/3", "1/3"], "targets": 5}, "targets must be a whole number in 1..3"),
+        ({"population_prior": ["1/3", "1/3", "1/3"], "targets": 0}, "targets must be a whole number"),
+    ],
+)
 def test_a_bad_population_model_is_refused(tmp_path, capsys, population, message):
-    document = spec_document(values=3, respondents=4, known=(0,), sections={"population": {
-        "respondents": 4, "known": [0], **population}})
+    document = spec_document(
+        values=3, respondents=4, known=(0,), sections={"population": {"respondents": 4, "known": [0], **population}}
+    )
     assert main(["stability", write_spec(tmp_path, document)]) == 2
     assert message in capsys.readouterr().err
 
 
 def test_a_population_row_needs_a_distribution_and_a_fresh_label():
     with pytest.raises(DistributionError, match="sums to 3/2"):
-        with_population_row(randomized_response(3, 2), ["1/2", "1/2", "1/2"])
+        with_population_row(randomized_response(3, eps_exp=2), ["1/2", "1/2", "1/2"])
     with pytest.raises(LabelError, match="already a value"):
-        with_population_row(randomized_response(3, 2), ["1/3", "1/3", "1/3"], label=0)
+        with_population_row(randomized_response(3, eps_exp=2), ["1/3", "1/3", "1/3"], label=0)
     with pytest.raises(LabelError, match="must be some of the perturber's values"):
-        count_pipeline(randomized_response(3, 2), 3, {0}, (0,), unknown_values=(7,))
+        count_pipeline(randomized_response(3, eps_exp=2), 3, {0}, (0,), unknown_values=(7,))
 
 
 def test_argmax_refuses_a_population_model():
     with pytest.raises(SpecError, match="population_prior are not allowed"):
-        parse_spec(spec_document(values=3, respondents=3, query="argmax", sections={"population": {
-            "respondents": 3, "population_prior": ["1/3", "1/3", "1/3"]}}))
+        parse_spec(
+            spec_document(
+                values=3,
+                respondents=3,
+                query="argmax",
+                sections={"population": {"respondents": 3, "population_prior": ["1/3", "1/3", "1/3"]}},
+            )
+        )
 
 
 def test_the_float_population_row_is_the_exact_one_rounded():
     """The float sweeps (a plot, the sampled route) mix the same row in float64."""
-    exact = with_population_row(truncated_geometric(3, "7/2"), POPULATION_PRIOR).rows()[3]
-    floats = with_population_row(truncated_geometric(3, "7/2").to_float(), POPULATION_PRIOR).rows()[3]
+    exact = with_population_row(truncated_geometric(3, eps_exp="7/2"), POPULATION_PRIOR).rows()[3]
+    floats = with_population_row(truncated_geometric(3, eps_exp="7/2").to_float(), POPULATION_PRIOR).rows()[3]
     assert floats == pytest.approx([float(v) for v in exact], rel=1e-15)

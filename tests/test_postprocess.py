@@ -56,7 +56,7 @@ def test_three_stage_argmax_pipeline_lumps_tuples_to_histograms():
 
     bars, voters = 2, 3
     h = histogram_preprocessor(range(bars), voters)
-    gd = truncated_geometric(voters + 1, "2")
+    gd = truncated_geometric(voters + 1, eps_exp="2")
     power = gd.power(bars)
     embed = Channel.from_rows([[1 if label == hist else 0 for label in power.secrets] for hist in h.outputs],
                               secrets=h.outputs, outputs=power.secrets)

@@ -23,7 +23,7 @@ from qifkit.errors import LabelError, UndecidableError
 
 @pytest.mark.parametrize("eps_exp", ["2", "7/2", "351/100"])
 def test_geometric_is_exactly_eps_dp_on_neighbours(eps_exp):
-    gd = truncated_geometric(7, eps_exp)
+    gd = truncated_geometric(7, eps_exp=eps_exp)
     bound = tightest_eps_exp(gd, count_adjacency(gd.secrets))
     assert bound.eps_exp == F(eps_exp)
     assert gd.entry(bound.secret, bound.output) / gd.entry(bound.neighbour, bound.output) == F(eps_exp)
@@ -31,12 +31,14 @@ def test_geometric_is_exactly_eps_dp_on_neighbours(eps_exp):
 
 def test_geometric_on_all_pairs_is_eps_to_the_distance():
     """On local DP (all pairs), GD_α on 0..2 has ratio (1/α)^2 between 0 and 2 (column 0)."""
-    assert tightest_eps_exp(truncated_geometric(3, "3")).eps_exp == 9
+    assert tightest_eps_exp(truncated_geometric(3, eps_exp="3")).eps_exp == 9
 
 
 def test_randomized_response_local_dp_is_eps_exp():
-    assert tightest_eps_exp(randomized_response(4, "5"), local_adjacency(range(4))).eps_exp == 5
-    assert satisfies_dp(randomized_response(4, "5"), "5") and not satisfies_dp(randomized_response(4, "5"), "4.99")
+    assert tightest_eps_exp(randomized_response(4, eps_exp="5"), local_adjacency(range(4))).eps_exp == 5
+    assert satisfies_dp(randomized_response(4, eps_exp="5"), eps_exp="5") and not satisfies_dp(
+        randomized_response(4, eps_exp="5"), eps_exp="4.99"
+    )
 
 
 def test_infinite_ratio_is_reported_with_its_pair():
@@ -53,20 +55,23 @@ def test_no_adjacent_pairs_means_eps_zero():
 
 def test_adjacency_must_name_secrets():
     with pytest.raises(LabelError, match="not a secret"):
-        tightest_eps_exp(randomized_response(2, "2"), nx.path_graph(["x", "y"]))
+        tightest_eps_exp(randomized_response(2, eps_exp="2"), nx.path_graph(["x", "y"]))
 
 
 def test_histogram_adjacency_one_bar_one_unit():
     graph = histogram_adjacency([(0, 0), (1, 0), (0, 1), (1, 1), (2, 0)])
     assert set(map(frozenset, graph.edges())) == {
-        frozenset({(0, 0), (1, 0)}), frozenset({(0, 0), (0, 1)}), frozenset({(1, 0), (1, 1)}),
-        frozenset({(0, 1), (1, 1)}), frozenset({(1, 0), (2, 0)}),
+        frozenset({(0, 0), (1, 0)}),
+        frozenset({(0, 0), (0, 1)}),
+        frozenset({(1, 0), (1, 1)}),
+        frozenset({(0, 1), (1, 1)}),
+        frozenset({(1, 0), (2, 0)}),
     }
 
 
 def test_d_privacy_of_geometric_with_the_line_metric():
     """GD_ε is ε·|x − x'|-private: the tightest e^ε under d = |x − x'| is e^ε itself."""
-    bound = tightest_d_privacy(truncated_geometric(5, "3"), lambda x, y: abs(x - y))
+    bound = tightest_d_privacy(truncated_geometric(5, eps_exp="3"), lambda x, y: abs(x - y))
     assert bound.eps_exp == 3
 
 
@@ -89,7 +94,7 @@ def test_d_privacy_unbounded_ratio():
 def test_symbolic_channel_privacy_is_undecidable():
     e = sympy.Symbol("e")
     with pytest.raises(UndecidableError):
-        tightest_eps_exp(randomized_response(2, e))
+        tightest_eps_exp(randomized_response(2, eps_exp=e))
 
 
 def test_local_privacy_on_a_whole_range_is_decided_between_the_points_too():

@@ -38,7 +38,7 @@ def _toolkit_programs() -> list[tuple[str, LinearProgram]]:
             programs.append((f"U n={n} e={e}", count_program(n, e, None, fixed=False).linear_program(objective)))
     for n in range(3, 7):
         for properties in ([], ["F"], ["RH", "CM"]):
-            design = design_program(n, F(1, 2), properties)
+            design = design_program(n, alpha=F(1, 2), properties=properties)
             for p in (0, 1):
                 cost = [F(abs(j - i) ** p if p else int(j != i), n + 1) for j in range(n + 1) for i in range(n + 1)]
                 programs.append((f"design n={n} {properties} L{p}", design.linear_program(cost)))

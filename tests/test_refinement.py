@@ -29,7 +29,7 @@ def _count_zeros(power: Channel) -> Channel:
 
 def test_sec62_sum_of_randomized_responses_does_not_refine():
     """Alvim et al. §6.2 and App. E: (R3⊗R3)·S ⋢ (R2⊗R2)·S, certified with an exact gap."""
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     s = _sum_query(r3.power(2))
     a, b = r3.power(2) @ s, r2.power(2) @ s
     assert a.rows()[0] == [F(9, 25), F(6, 25), F(7, 25), F(2, 25), F(1, 25)]  # App. E, row 00
@@ -58,7 +58,7 @@ def test_geometric_witness_is_the_unique_inverse_product():
 
 
 def test_corrupted_certificates_are_rejected():
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     good = refines(r3, r2)
     rows = good.witness.rows()
     rows[0][0], rows[0][1] = rows[0][0] + F(1, 100), rows[0][1] - F(1, 100)
@@ -128,7 +128,7 @@ def test_a_tall_a_is_checked_in_every_row_not_only_its_row_basis(row, through_ba
 
 
 def test_forged_refutations_are_rejected_for_the_right_reason():
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     bad = refines(r2, r3)
     assert certificate_defect(r2, r3, bad) is None
     gap = bad.uncertainty_a - bad.uncertainty_b
@@ -150,18 +150,18 @@ def test_forged_refutations_are_rejected_for_the_right_reason():
 
 
 def test_certificate_for_other_channels_is_rejected():
-    r2, r3, r5 = (randomized_response(3, e) for e in ("2", "3", "5"))
+    r2, r3, r5 = (randomized_response(3, eps_exp=e) for e in ("2", "3", "5"))
     assert not verify_certificate(r5, r2, refines(r3, r2))
     assert not verify_certificate(r2, r5, refines(r2, r3))
 
 
 def test_bad_input_is_refused():
     with pytest.raises(ShapeError, match="3 secrets and B has 2"):
-        refines(randomized_response(3, "2"), randomized_response(2, "2"))
+        refines(randomized_response(3, eps_exp="2"), randomized_response(2, eps_exp="2"))
     with pytest.raises(NumberKindError, match="float"):
-        refines(randomized_response(2, "2").to_float(), randomized_response(2, "2"))
+        refines(randomized_response(2, eps_exp="2").to_float(), randomized_response(2, eps_exp="2"))
     with pytest.raises(LabelError):
-        refines(randomized_response(2, "2"), randomized_response(2, "2", labels=("a", "b")))
+        refines(randomized_response(2, eps_exp="2"), randomized_response(2, eps_exp="2", labels=("a", "b")))
 
 
 def test_zero_duplicate_and_proportional_columns_and_rank_deficiency():
@@ -207,7 +207,7 @@ def test_agrees_with_the_exact_lp_route_on_random_pairs():
 
 def test_full_column_rank_routes_need_no_lp():
     """Invertible or tall full-rank A: the unique candidate W0 = A_R⁻¹·B_R decides all three cases."""
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     assert refines(r3, r2).method.startswith("exact solve")
     negative_entry = refines(r2, r3)  # W0 = R2⁻¹·R3 has negative entries
     assert not negative_entry.holds and negative_entry.method.startswith("exact Farkas")
@@ -276,7 +276,7 @@ def test_rank_deficient_pairs_agree_with_libqif():
 
 
 def test_a_refutation_uses_the_callers_prior():
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     prior = Prior.from_values(["1/2", "1/3", "1/6"])
     result = refines(r2, r3, prior=prior)
     assert not result.holds and result.prior.probabilities() == [F(1, 2), F(1, 3), F(1, 6)]
@@ -369,7 +369,7 @@ def test_a_witness_wrong_in_one_row_of_a_w_equals_b_is_rejected(wrong_row):
 
 
 def test_a_refutation_with_a_wrong_gap_or_loss_is_rejected():
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     result = refines(r2, r3)
     assert verify_certificate(r2, r3, result)
     assert not verify_certificate(r2, r3, replace(result, gap=result.gap * 2))
@@ -417,7 +417,7 @@ def test_a_refutation_with_gap_zero_is_refused():
     """Issue 37: 'A does not refine A' with equal uncertainties and gap 0 is no refutation."""
     from qifkit.measures import bayes_risk, posterior_uncertainty, uniform_prior
 
-    a = randomized_response(3, "2")
+    a = randomized_response(3, eps_exp="2")
     prior, loss = uniform_prior(a.secrets), bayes_risk(a.secrets)
     u = posterior_uncertainty(prior, a, loss)
     forged = refinement.Refinement(False, prior=prior, loss=loss, uncertainty_a=u, uncertainty_b=u, gap=F(0))
@@ -479,11 +479,11 @@ def test_approximate_refinement_refuses_what_it_cannot_compare():
     from qifkit.refinement import approximate_refinement
 
     with pytest.raises(ShapeError, match="same secrets"):
-        approximate_refinement(randomized_response(3, "2"), randomized_response(2, "2"))
+        approximate_refinement(randomized_response(3, eps_exp="2"), randomized_response(2, eps_exp="2"))
     t = sympy.Symbol("t", positive=True)
     symbolic = Channel.from_symbolic([[t / (t + 1), 1 / (t + 1)], [1 / (t + 1), t / (t + 1)]], [t])
     with pytest.raises(NumberKindError, match="symbolic"):
-        approximate_refinement(symbolic, randomized_response(2, "2"))
+        approximate_refinement(symbolic, randomized_response(2, eps_exp="2"))
 
 
 def test_each_channels_float_copy_is_made_once_per_call(monkeypatch):
@@ -499,7 +499,7 @@ def test_each_channels_float_copy_is_made_once_per_call(monkeypatch):
 
     labelled_float_matrix = labelled.float_matrix
     monkeypatch.setattr(labelled, "float_matrix", counting_float_matrix)
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     s = _sum_query(r3.power(2))
     a, b = r3.power(2) @ s, r2.power(2) @ s
     result = refines(a, b)

@@ -47,7 +47,7 @@ def test_condition_11_matches_refinement_both_ways():
 
 def test_appd1_loss_curve_rises():
     """App. D.1: from e^ε = 7/2 to 351/100 the expected loss rises by the exact printed difference."""
-    curve = loss_curve(lambda e: count_pipeline(truncated_geometric(7, e), 4, {0}, (0, 1, 1)),
+    curve = loss_curve(lambda e: count_pipeline(truncated_geometric(7, eps_exp=e), 4, {0}, (0, 1, 1)),
                        ["351/100", "7/2"], uniform_prior(7), linear_error(range(7)).scaled(1000))
     assert curve.eps_exp == ("7/2", "351/100") and not curve.monotone
     assert curve.values[0] == F(1276949536000, 771895089)
@@ -59,21 +59,21 @@ def test_appd1_loss_curve_rises():
 def test_rr_with_counting_has_no_instability_on_a_grid():
     """Thm. 24: randomised response then counting is stable on every pair of the grid."""
     def build(e):
-        return count_pipeline(randomized_response(3, e), 3, {0})
+        return count_pipeline(randomized_response(3, eps_exp=e), 3, {0})
     assert instabilities(build, ["11/10", "3/2", "2", "3", "ln(5)"]) == []
 
 
 def test_geometric_count_of_zeros_is_unstable_on_a_grid():
     def build(e):
-        return count_pipeline(truncated_geometric(3, e), 2, {0})
+        return count_pipeline(truncated_geometric(3, eps_exp=e), 2, {0})
     found = instabilities(build, ["2", "3"])
     assert len(found) == 1 and found[0].certificate.gap > 0
 
 
 def test_pipeline_refinement_checks_the_order():
     with pytest.raises(ShapeError, match="below"):
-        pipeline_refinement(lambda e: randomized_response(2, e), "2", "3")
-    assert pipeline_refinement(lambda e: randomized_response(2, e), "3", "2").holds
+        pipeline_refinement(lambda e: randomized_response(2, eps_exp=e), "2", "3")
+    assert pipeline_refinement(lambda e: randomized_response(2, eps_exp=e), "3", "2").holds
 
 
 # ------------------------------------------------------------------ two-secret analysts (issue 32)

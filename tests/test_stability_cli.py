@@ -447,7 +447,7 @@ def test_a_threshold_query_releases_whether_the_count_reaches_at(tmp_path):
     Path(spec).write_text(text)
     assert main(["stability", spec, "--json", str(out)]) in (0, 1)
     for point in json.loads(out.read_text())["points"]:
-        counts = count_pipeline(truncated_geometric(5, point["eps_exp"]), 4, {0}, (0, 1, 4)).rows()
+        counts = count_pipeline(truncated_geometric(5, eps_exp=point["eps_exp"]), 4, {0}, (0, 1, 4)).rows()
         merged = Channel.from_rows([[sum(row[:2]), sum(row[2:])] for row in counts])
         expected = posterior_uncertainty(uniform_prior(range(5)), merged, linear_error(range(5)))
         assert Fraction(point["loss"]) == expected

@@ -124,7 +124,7 @@ def test_a_fixed_point_perturber_from_polytopes(tmp_path):
                          "query": {"kind": "count", "of": [0]}, "analyst": {"prior": "uniform", "loss": "bayes"},
                          "sweep": {"eps_exp": ["2", "3"]}, "gate": {"question": "every_analyst"}}, tmp_path)
     report, certificates = evaluate_spec(parsed)
-    mechanism = heuristic_constructor(["1/4", "1/2", "1/4"], "2").matrix
+    mechanism = heuristic_constructor(["1/4", "1/2", "1/4"], eps_exp="2").matrix
     z = [Fraction(1, 4), Fraction(1, 2), Fraction(1, 4)]
     assert [sum(z[i] * mechanism[i][j] for i in range(3)) for j in range(3)] == z  # the fixed point
     hit = [mechanism[i][0] for i in range(3)]  # Pr[counted | value]; Bayes risk, uniform prior, 2 outputs
@@ -230,7 +230,7 @@ def test_cormodes_uniform_and_weakly_honest_mechanisms_as_perturbers(tmp_path):
     wm = parse_spec({"perturber": {"family": "weakly_honest", "values": 3}, "population": {"respondents": 1},
                      "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2", "3"]}}, tmp_path)
     report, _ = evaluate_spec(wm)
-    mechanism = weakly_honest_mechanism(2, Fraction(1, 2)).rows()
+    mechanism = weakly_honest_mechanism(2, alpha=Fraction(1, 2)).rows()
     hit = [row[0] for row in mechanism]  # Bayes risk under the uniform prior from the released bit
     expected = 1 - sum(max(Fraction(1, 3) * (h if bit else 1 - h) for h in hit) for bit in (0, 1))
     assert Fraction(report.points[0].loss) == expected

@@ -273,7 +273,7 @@ def test_a_range_too_large_to_follow_first_gets_its_rise_decided_exactly(tmp_pat
     known = [v for v in range(10) for _ in range(9 if v == 9 else 10)]
 
     def loss_at(e: Fraction) -> Fraction:
-        counts = count_pipeline(truncated_geometric(10, e), 100, {0, 1, 2}, known)
+        counts = count_pipeline(truncated_geometric(10, eps_exp=e), 100, {0, 1, 2}, known)
         released = counts @ deterministic(lambda c: int(c >= 30), counts.outputs, (0, 1))
         return posterior_uncertainty(uniform_prior(10), released, squared_error(range(10)))
 
@@ -367,8 +367,11 @@ def test_a_rise_the_float_search_misses_is_proved_in_ball_arithmetic_and_confirm
     assert Fraction(7, 2) < low < high < Fraction(352, 100)
 
     def loss_at(e: Fraction) -> Fraction:  # the pipeline itself, not the generating functions the gate used
-        return posterior_uncertainty(uniform_prior(7), count_pipeline(truncated_geometric(7, e), 4, {0}, (0, 1, 1)),
-                                     linear_error(range(7)))
+        return posterior_uncertainty(
+            uniform_prior(7),
+            count_pipeline(truncated_geometric(7, eps_exp=e), 4, {0}, (0, 1, 1)),
+            linear_error(range(7)),
+        )
 
     assert loss_at(high) - loss_at(low) == Fraction(instability.gap) > 0
 
@@ -385,7 +388,7 @@ def test_the_report_keeps_exact_numbers_until_its_json_document(tmp_path):
     text = (EXAMPLES / "appd1_range.toml").read_text().replace('from = "3"', 'eps_exp = ["7/2", "351/100"]\nfrom = "3"')
     report, _ = gate.evaluate_spec(gate.read_spec(write_spec(tmp_path, text)))
     assert all(isinstance(point.loss, Fraction) and isinstance(point.eps_exp, Fraction) for point in report.points)
-    (start, end), = report.range.rising
+    ((start, end),) = report.range.rising
     assert isinstance(start, RealPoint) and isinstance(report.instability.gap, Fraction)
     assert report.range.low == 3 and isinstance(report.range.low, Fraction)
     document = report.document()
@@ -401,8 +404,20 @@ def _census_like(folder: Path, respondents: int) -> str:
     count of {0, 1}, the Bayes loss, e^ε in [1.1, 20]: issue 32's census workload at any size."""
     share, rest = divmod(respondents - 1, 5)
     counts = {v: share + (v < rest) for v in range(5)}
-    return write_spec(folder, spec_document(family="geometric", values=5, respondents=respondents, known_counts=counts,
-                                            of=(0, 1), eps=(), low="11/10", high="20", question="every_analyst"))
+    return write_spec(
+        folder,
+        spec_document(
+            family="geometric",
+            values=5,
+            respondents=respondents,
+            known_counts=counts,
+            of=(0, 1),
+            eps=(),
+            low="11/10",
+            high="20",
+            question="every_analyst",
+        ),
+    )
 
 
 def test_a_range_no_proof_covers_is_decided_by_a_constructed_analyst(tmp_path, capsys):
@@ -441,12 +456,18 @@ def test_a_float_rise_of_a_constructed_analyst_is_no_verdict_until_exact_losses_
     from proofs_checks.gate import ranges as gate_ranges
     from qifkit.stability import DichotomyRise
 
-    monkeypatch.setattr(gate_ranges, "dichotomy_rises",
-                        lambda risks, secrets, most: [DichotomyRise(0, 1, Fraction(1, 2), 0, 1.0)])
+    monkeypatch.setattr(
+        gate_ranges, "dichotomy_rises", lambda risks, secrets, most: [DichotomyRise(0, 1, Fraction(1, 2), 0, 1.0)]
+    )
     monkeypatch.setattr(gate_proofs, "every_analyst_on_range", lambda spec: (None, "withheld by the test"))
-    spec = gate.read_spec(write_spec(tmp_path, spec_document(values=3, known=(0, 2), eps=(), low="3/2",
-                                                                        high="8", query="histogram",
-                                                                        question="every_analyst")))
+    spec = gate.read_spec(
+        write_spec(
+            tmp_path,
+            spec_document(
+                values=3, known=(0, 2), eps=(), low="3/2", high="8", query="histogram", question="every_analyst"
+            ),
+        )
+    )
     report, _ = gate.evaluate_spec(spec)
     assert report.instability is None and report.stable is None
     searched = report.range.constructed
@@ -485,9 +506,24 @@ def test_the_ball_route_of_a_threshold_decides_the_released_loss_not_the_counts(
     from proofs_checks import gate
     from proofs_checks.gate import limits
 
-    spec = gate.read_spec(write_spec(tmp_path, spec_document(
-        family="randomized_response", values=4, respondents=2, known=[1], query="threshold", of=[0, 1, 2], at=1,
-        loss="linear", eps=(), low="11/10", high="8")))
+    spec = gate.read_spec(
+        write_spec(
+            tmp_path,
+            spec_document(
+                family="randomized_response",
+                values=4,
+                respondents=2,
+                known=[1],
+                query="threshold",
+                of=[0, 1, 2],
+                at=1,
+                loss="linear",
+                eps=(),
+                low="11/10",
+                high="8",
+            ),
+        )
+    )
     for name, value in (("RANGE_FOLLOW_WORK", 0), ("RANGE_MAX_ENTRIES", 0), ("RANGE_SAMPLES", 3)):
         monkeypatch.setattr(limits, name, value)
     report, _ = gate.evaluate_spec(spec)
@@ -518,9 +554,21 @@ def test_a_range_of_exactly_ten_secrets_is_searched_for_a_two_secret_analyst(tmp
     from proofs_checks import gate
     from proofs_checks.gate import limits
 
-    spec = gate.read_spec(write_spec(tmp_path, spec_document(
-        family="geometric", values=4, respondents=2, query="sum", eps=(), low="3/2", high="8",
-        question="every_analyst")))
+    spec = gate.read_spec(
+        write_spec(
+            tmp_path,
+            spec_document(
+                family="geometric",
+                values=4,
+                respondents=2,
+                query="sum",
+                eps=(),
+                low="3/2",
+                high="8",
+                question="every_analyst",
+            ),
+        )
+    )
     assert len(gate.secret_labels(spec)) == limits.DICHOTOMY_MAX_SECRETS == 10
     report, _ = gate.evaluate_spec(spec)
     assert report.range.constructed.startswith("a rise found")

@@ -30,7 +30,7 @@ x = sympy.Symbol("x")
 
 
 def _appd1(t):
-    return count_pipeline(truncated_geometric(7, t), 4, {0}, (0, 1, 1))
+    return count_pipeline(truncated_geometric(7, eps_exp=t), 4, {0}, (0, 1, 1))
 
 
 def _exact_loss(build, prior, loss, at: F) -> F:
@@ -99,14 +99,14 @@ def _random_case(rng: random.Random):
     family = rng.choice([truncated_geometric, truncated_geometric, randomized_response])
     counted = {0} if rng.random() < 0.5 else set(rng.sample(range(values), rng.randint(1, values - 1)))
     def build(t):
-        return count_pipeline(family(values, t), respondents, counted, known)
+        return count_pipeline(family(values, eps_exp=t), respondents, counted, known)
     weights = [rng.randint(1, 9) for _ in range(values)] if rng.random() < 0.5 else [1] * values
     prior = Prior.from_values([F(w, sum(weights)) for w in weights], range(values))
     loss = rng.choice([linear_error, squared_error, bayes_risk])(range(values))
     low = F(rng.randint(11, 40), 10)
     if rng.random() < 0.25:
         def build(t):
-            return sum_pipeline(family(values, t), respondents, known)
+            return sum_pipeline(family(values, eps_exp=t), respondents, known)
     return build, prior, loss, low, low + F(rng.randint(5, 40), 10)
 
 
@@ -191,14 +191,14 @@ def test_randomized_response_counts_are_proved_stable_and_refine_at_random_pairs
     of the range (3 respondents, one known)."""
     from qifkit import refines
 
-    proof, reason = count_refinement_on_range(lambda t: randomized_response(values, t), counted, low, high)
+    proof, reason = count_refinement_on_range(lambda t: randomized_response(values, eps_exp=t), counted, low, high)
     assert proof is not None, reason
     rng = random.Random(values)
     a, b = F(low), F(high)
     for _ in range(4):
         t_low, t_high = sorted(a + (b - a) * F(rng.randint(0, 100), 100) for _ in range(2))
         def pipeline(t):
-            return count_pipeline(randomized_response(values, t), 3, counted, (0,))
+            return count_pipeline(randomized_response(values, eps_exp=t), 3, counted, (0,))
         assert refines(pipeline(t_high), pipeline(t_low)).holds
 
 
@@ -224,7 +224,7 @@ def test_a_ratio_that_turns_is_proved_only_where_it_does_not():
 
 
 def test_perturbers_with_many_hit_probabilities_are_left_to_the_grid():
-    proof, reason = count_refinement_on_range(lambda t: truncated_geometric(4, t), {0}, 2, 3)
+    proof, reason = count_refinement_on_range(lambda t: truncated_geometric(4, eps_exp=t), {0}, 2, 3)
     assert proof is None and "4 hit probabilities" in reason
 
 
@@ -263,7 +263,7 @@ def test_a_range_too_large_to_follow_symbolically_is_sampled_and_each_rise_decid
     (low, high), = [[Fraction(v) for v in pair] for pair in report.range.rising_exact]
     assert Fraction(3500544, 1000000) <= low < high <= Fraction(3516616, 1000000)
     loss = linear_error(range(7)).scaled(1000)
-    before, after = (posterior_uncertainty(uniform_prior(7), count_pipeline(truncated_geometric(7, e), 4, {0},
+    before, after = (posterior_uncertainty(uniform_prior(7), count_pipeline(truncated_geometric(7, eps_exp=e), 4, {0},
                                                                             (0, 1, 1)), loss) for e in (low, high))
     assert after > before and Fraction(report.instability.gap) == after - before
     assert certificates and certificates[0].certificate.gap == after - before
@@ -380,7 +380,7 @@ def test_the_exact_route_says_each_step_as_it_ends():
     from qifkit import linear_error, truncated_geometric, uniform_prior
 
     lines: list[str] = []
-    loss_on_range(lambda t: count_pipeline(truncated_geometric(7, t), 4, {0}, (0, 1, 1)), 3, 4,
+    loss_on_range(lambda t: count_pipeline(truncated_geometric(7, eps_exp=t), 4, {0}, (0, 1, 1)), 3, 4,
                   uniform_prior(range(7)), linear_error(range(7)), progress=lines.append)
     assert [line.split(":")[1].split()[0:2] for line in lines] == [["the", "pipeline"], ["4", "changes"],
                                                                    ["the", "loss's"]]

@@ -34,10 +34,16 @@ def test_the_checks_return_exact_values_and_name_what_they_refuse():
             alpha_in_unit_interval(bad)
 
 
-@pytest.mark.parametrize("call", [
-    lambda e: randomized_response(3, e), lambda e: truncated_geometric(3, e), lambda e: count_polytope(3, e),
-    lambda e: scales(3, e), lambda e: heuristic_constructor(["1/2", "1/2"], e),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda e: randomized_response(3, eps_exp=e),
+        lambda e: truncated_geometric(3, eps_exp=e),
+        lambda e: count_polytope(3, eps_exp=e),
+        lambda e: scales(3, e),
+        lambda e: heuristic_constructor(["1/2", "1/2"], eps_exp=e),
+    ],
+)
 def test_every_layer_refuses_e_eps_one_the_same_way(call):
     with pytest.raises(PrivacyParameterError, match=r"e\^ε = 1 must be > 1"):
         call("1")
@@ -45,11 +51,11 @@ def test_every_layer_refuses_e_eps_one_the_same_way(call):
 
 def test_sizes_and_alpha_of_the_design_lp_go_through_the_same_checks():
     with pytest.raises(ShapeError, match="n must be a whole number >= 1, got 0"):
-        optimal_mechanism(0, "1/2")
+        optimal_mechanism(0, alpha="1/2")
     with pytest.raises(PrivacyParameterError, match=r"alpha = e\^-ε = 1 is not in \(0, 1\)"):
-        optimal_mechanism(2, "1")
+        optimal_mechanism(2, alpha="1")
     with pytest.raises(ShapeError, match="must be a whole number >= 2, got True"):
-        count_polytope(True, "2")
+        count_polytope(True, eps_exp="2")
 
 
 def test_whole_numbers_have_one_home_with_the_callers_error_class():
@@ -68,13 +74,19 @@ def test_whole_numbers_have_one_home_with_the_callers_error_class():
     with pytest.raises(ParameterError, match="k must be a whole number >= 1, got 'x'"):
         whole_number("x", 1, "k", error=ParameterError)
     with pytest.raises(ShapeError, match="respondents must be a whole number >= 1, got 0"):
-        count_pipeline(randomized_response(2, 2), 0, {0})
+        count_pipeline(randomized_response(2, eps_exp=2), 0, {0})
     with pytest.raises(ShapeError, match="count must be a whole number >= 0, got -1"):
-        randomized_response(2, 2).power(-1)
+        randomized_response(2, eps_exp=2).power(-1)
     with pytest.raises(ParameterError, match="pivots must be a whole number >= 0"):
         lp.solve(lp.LinearProgram.build(1, []), pivots=1.5)
     with pytest.raises(ParameterError, match="samples must be a whole number >= 3, got 1"):
         search_rises(lambda grid: [0.0] * len(grid), lambda e: 0, 2, 3, samples=1)
     with pytest.raises(SpecError, match=r"known value must be a whole number in 0\.\.1, got 2"):
-        parse_spec({"perturber": {"family": "randomized_response", "values": 2}, "population": {"respondents": 2,
-                    "known": [2]}, "query": {"kind": "count", "of": [0]}, "sweep": {"eps_exp": ["2", "3"]}})
+        parse_spec(
+            {
+                "perturber": {"family": "randomized_response", "values": 2},
+                "population": {"respondents": 2, "known": [2]},
+                "query": {"kind": "count", "of": [0]},
+                "sweep": {"eps_exp": ["2", "3"]},
+            }
+        )

@@ -28,8 +28,9 @@ from qifkit.validation import eps_exp_above_one
 __all__ = ["heuristic_constructor"]
 
 
-def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "sandwich", *,
-                          exact: bool = True) -> Construction:
+def heuristic_constructor(
+    z: Sequence[Any], *, eps_exp: Any, selector: Selector = "sandwich", exact: bool = True
+) -> Construction:
     """Algorithm 1 of Kohli and Laskowski: a vertex of F_ε[z] in O(n²) steps (Thms. 5, 6).
 
     Parameters
@@ -67,7 +68,7 @@ def heuristic_constructor(z: Sequence[Any], eps_exp: Any, selector: Selector = "
 
     Examples
     --------
-    >>> t = heuristic_constructor(["1/4", "1/2", "1/4"], "2")
+    >>> t = heuristic_constructor(["1/4", "1/2", "1/4"], eps_exp="2")
     >>> [[str(v) for v in row] for row in t.matrix]
     [['4/9', '4/9', '1/9'], ['2/9', '5/9', '2/9'], ['1/9', '4/9', '4/9']]
     """

@@ -21,7 +21,7 @@ __all__ = ["count_error_weights", "count_error", "check_weights", "unfixed_optim
 
 
 def count_error_weights(z: Sequence[Any], kind: str = "absolute", *, exact: bool = True) -> Any:
-    """W with ⟨W, T⟩ the expected count error (Kohli and Laskowski §5.3): w_ij = z_i·|i − j| for
+    """W with ⟨W, T⟩ the expected count error (Kohli and Laskowski §5.3): w_ij = z_i·abs(i − j) for
     ``"absolute"`` (expected absolute deviation) or z_i·(i − j)² for ``"squared"``.
 
     z may be any n non-negative exact numbers (a distribution, or counts). With ``exact=False``, W is
@@ -93,7 +93,7 @@ def _check_weights_float(weights: Any) -> np.ndarray:
     return w
 
 
-def unfixed_optimum(eps_exp: Any, weights: Sequence[Sequence[Any]], *, exact: bool = True) -> Construction:
+def unfixed_optimum(weights: Sequence[Sequence[Any]], *, eps_exp: Any, exact: bool = True) -> Construction:
     """Algorithm 2 of Kohli and Laskowski: the count mechanism of U of least ⟨W, T⟩ (Thm. 8).
 
     Σ_l (the single-peaked scale at l, unnormalised e^−ε|i−l|) enters with amount ω'_l =
@@ -103,17 +103,17 @@ def unfixed_optimum(eps_exp: Any, weights: Sequence[Sequence[Any]], *, exact: bo
 
     Parameters
     ----------
-    eps_exp : exact number or string
-        e^ε > 1.
     weights : n×n
         Row-wise concentrating and row-wise convex non-negative W (e.g.
         :func:`count_error_weights`); refused otherwise.
+    eps_exp : exact number or string
+        e^ε > 1 (keyword only).
     exact : bool
         Exact rationals, or floats with log entries (W is used as floats).
 
     Examples
     --------
-    >>> t = unfixed_optimum("2", count_error_weights(["1/3", "1/3", "1/3"]))
+    >>> t = unfixed_optimum(eps_exp="2", weights=count_error_weights(["1/3", "1/3", "1/3"]))
     >>> [[str(v) for v in row] for row in t.matrix]
     [['2/3', '1/6', '1/6'], ['1/3', '1/3', '1/3'], ['1/6', '1/6', '2/3']]
     """
@@ -154,7 +154,7 @@ def unfixed_optimum(eps_exp: Any, weights: Sequence[Sequence[Any]], *, exact: bo
         for loc, column in enumerate(placement):
             for i, s in enumerate(scale(loc)):
                 matrix[i][column] += amounts[loc] * s
-        return Construction(matrix, None, steps, tuple(placement), verify_mechanism(matrix, e))
+        return Construction(matrix, None, steps, tuple(placement), verify_mechanism(matrix, eps_exp=e))
     log_matrix = np.full((n, n), -np.inf)
     for loc, column in enumerate(placement):
         log_matrix[:, column] = np.logaddexp(log_matrix[:, column], log_amounts[loc] - eps * np.abs(index - loc))

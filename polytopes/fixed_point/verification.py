@@ -26,13 +26,13 @@ FLOAT_TOLERANCE = 1e-9  # relative; the float mode refuses to return a matrix wo
 
 
 def verify_mechanism(
-    matrix: Sequence[Sequence[Fraction]], eps_exp: Any, z: Sequence[Fraction] | None = None
+    matrix: Sequence[Sequence[Fraction]], *, eps_exp: Any, z: Sequence[Fraction] | None = None
 ) -> Verification:
     """Check exactly that T is in U (or F[z]); raise :class:`CertificateError` if not.
 
     Examples
     --------
-    >>> verify_mechanism([[Fraction(1, 2)] * 2] * 2, "2").dp_ratio
+    >>> verify_mechanism([[Fraction(1, 2)] * 2] * 2, eps_exp="2").dp_ratio
     Fraction(1, 1)
     """
     rows = [list(map(exact_number, row)) for row in matrix]

@@ -60,7 +60,7 @@ def def11_rr(
             p = (e - 1) / (e - 1 + count)
             if count * p / (1 - p) + 1 != e:
                 problems.append(f"p for K={count}, e^ε={e} does not solve Kp/p̄+1=e^ε")
-            channel = randomized_response(count, text)
+            channel = randomized_response(count, eps_exp=text)
             expected = [
                 [p + (1 - p) / count if r == c else (1 - p) / count for c in range(count)] for r in range(count)
             ]
@@ -70,13 +70,13 @@ def def11_rr(
                 problems.append(f"tightest e^ε differs from {e} for K={count}")
     e = sympy.Symbol("e", positive=True)
     p = (e - 1) / (e - 1 + 4)
-    symbolic = randomized_response(4, e).to_sympy()
+    symbolic = randomized_response(4, eps_exp=e).to_sympy()
     figure2 = sympy.Matrix(4, 4, lambda r, c: p + (1 - p) / 4 if r == c else (1 - p) / 4)
     if sympy.simplify(symbolic - figure2) != sympy.zeros(4, 4):
         problems.append("Fig. 2 (K=4, symbolic e^ε) differs")
-    printed = {"R2 (e^ε=2, K=3)": (randomized_response(3, "2"), r2),
-               "R3 (e^ε=3, K=3)": (randomized_response(3, "3"), r3),
-               "R of eq. (8) (e^ε=3, K=2)": (randomized_response(2, "3"), eq8)}
+    printed = {"R2 (e^ε=2, K=3)": (randomized_response(3, eps_exp="2"), r2),
+               "R3 (e^ε=3, K=3)": (randomized_response(3, eps_exp="3"), r3),
+               "R of eq. (8) (e^ε=3, K=2)": (randomized_response(2, eps_exp="3"), eq8)}
     for name, (channel, table) in printed.items():
         if table_mismatches(channel.rows(), table):
             problems.append(f"{name} differs from the printed matrix")
@@ -107,8 +107,8 @@ def def12_gd(g2: Any = paper.G2, g3: Any = paper.G3, eq20: Any = paper.EQ20, eq2
     """
     cases = {"G2": (truncated_geometric(3, alpha="1/2"), g2, Fraction(2)),
              "G3": (truncated_geometric(3, alpha="1/3"), g3, Fraction(3)),
-             "eq. (20)": (truncated_geometric(7, "7/2"), eq20, Fraction(7, 2)),
-             "eq. (22)": (truncated_geometric(7, "351/100"), eq22, Fraction(351, 100))}
+             "eq. (20)": (truncated_geometric(7, eps_exp="7/2"), eq20, Fraction(7, 2)),
+             "eq. (22)": (truncated_geometric(7, eps_exp="351/100"), eq22, Fraction(351, 100))}
     mismatches = {name: table_mismatches(ch.rows(), table) for name, (ch, table, _) in cases.items()}
     bounds = {name: tightest_eps_exp(ch, count_adjacency(ch.secrets)).eps_exp for name, (ch, _, _) in cases.items()}
     printed = _printed_def12(Fraction(1, 2), 3)
@@ -261,7 +261,7 @@ def appd1(
     problems: dict[str, Any] = {}
     for name, eps_exp, gd_table, channel_table in (("e^ε = 7/2", "7/2", eq20, eq21),
                                                    ("e^ε = 351/100", "351/100", eq22, eq23)):
-        perturber = truncated_geometric(7, eps_exp)
+        perturber = truncated_geometric(7, eps_exp=eps_exp)
         channel = count_pipeline(perturber, respondents=4, counted={0}, known=known)
         found[name] = posterior_uncertainty(uniform_prior(7), channel, loss)
         problems[name] = {

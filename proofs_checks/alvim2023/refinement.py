@@ -91,11 +91,11 @@ def rr_family(values: range = range(2, 6), grid: tuple[str, ...] = RR_FAMILY_GRI
             q = p(low) / p(high)
             closed = Channel.from_rows([[q + (1 - q) / count if r == c else (1 - q) / count for c in range(count)]
                                         for r in range(count)])
-            strong, weak = randomized_response(count, high), randomized_response(count, low)
+            strong, weak = randomized_response(count, eps_exp=high), randomized_response(count, eps_exp=low)
             e_mid = 1 + count * q / (1 - q)
             certificate = refines(strong, weak)
             reverse = refines(weak, strong)
-            if strong @ closed != weak or closed != randomized_response(count, e_mid):
+            if strong @ closed != weak or closed != randomized_response(count, eps_exp=e_mid):
                 problems.append(f"K={count}, {high} -> {low}: closed form fails")
             if not certificate.holds or certificate.witness != closed:
                 problems.append(f"K={count}, {high} -> {low}: refines gave another witness")
@@ -201,7 +201,7 @@ def sec62_sum_rr(r3_table: Any = paper.APPE_R3_SUM, r2_table: Any = paper.APPE_R
     exact checker; R3^{⊗2} ⊑ R2^{⊗2} is certified too.
     Assumptions: none beyond the printed matrices.
     """
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     s = sum_query(r3.power(2).outputs)
     a, b = _pipelines(r3, r2, s)
     mismatches = {"(R3⊗R3)·S": table_mismatches(a.rows(), r3_table), "(R2⊗R2)·S": table_mismatches(b.rows(), r2_table)}
@@ -227,7 +227,7 @@ def appe_loss(loss_table: Any = paper.APPE_LOSS) -> Outcome:
     Assumptions: the uniform prior on the 9 pairs (the paper does not print the prior; libqif's
     counterexamples are for the uniform prior).
     """
-    r2, r3 = randomized_response(3, "2"), randomized_response(3, "3")
+    r2, r3 = randomized_response(3, eps_exp="2"), randomized_response(3, eps_exp="3")
     s = sum_query(r3.power(2).outputs)
     a, b = _pipelines(r3, r2, s)
     loss = Loss.from_rows(loss_table, secrets=a.secrets)

@@ -100,7 +100,7 @@ def thm15(sizes: range = range(2, 5), grid: tuple[str, ...] = ("2", "3", "7/2"))
     failures, count = [], 0
     for size in sizes:
         for high, low in itertools.combinations(sorted(grid, key=exact, reverse=True), 2):
-            strong, weak = randomized_response(size, high), randomized_response(size, low)
+            strong, weak = randomized_response(size, eps_exp=high), randomized_response(size, eps_exp=low)
             middle = refines(strong, weak).witness
             for post in _surjections(size):
                 count += 1
@@ -293,7 +293,7 @@ def lemma25(cases: tuple[tuple[int, int], ...] = ((1, 2), (2, 2), (3, 2), (1, 3)
     for n, bars in cases:
         domain = list(itertools.product(range(n + 1), repeat=bars))
         for e in grid:
-            pipeline = argmax_pipeline(truncated_geometric(n + 1, e), bars, domain)
+            pipeline = argmax_pipeline(truncated_geometric(n + 1, eps_exp=e), bars, domain)
             bound = tightest_eps_exp(pipeline, histogram_adjacency(domain)).eps_exp
             found[f"N={n}, K={bars}, e^ε={e}"] = bound
             if bound > exact(e):
@@ -318,7 +318,7 @@ def appc(
     found, failures = {}, []
     for size in sizes:
         for e in grid:
-            gd = truncated_geometric(size, e)
+            gd = truncated_geometric(size, eps_exp=e)
             single = tightest_d_privacy(gd, lambda x, y: abs(x - y)).eps_exp
             found[f"{size} values, e^ε={e}, N=1"] = single
             for n in powers:
@@ -351,7 +351,7 @@ def fig3_ama(respondents: int = 20, bars: int = 3, grid: tuple[str, ...] = ("11/
         grid = tuple(str(Fraction(math.exp(k * 20 / 30)).limit_denominator(1000)) for k in range(1, 31))
     secrets = histograms(bars, respondents)
     loss = argmax_accuracy(secrets)
-    curve = loss_curve(lambda e: argmax_pipeline(truncated_geometric(respondents + 1, e), bars, secrets),
+    curve = loss_curve(lambda e: argmax_pipeline(truncated_geometric(respondents + 1, eps_exp=e), bars, secrets),
                        grid, uniform_prior(secrets), loss)
     strictly = all(b < a for a, b in zip(curve.values, curve.values[1:], strict=False))
     return Outcome.decide(
@@ -378,11 +378,12 @@ def lemma26(bars: int = 2, respondents: int = 2, eps_exp_low: str = "2", eps_exp
     """
     secrets = histograms(bars, respondents)
     def build(e: str) -> Any:
-        return argmax_pipeline(truncated_geometric(respondents + 1, e), bars, secrets)
+        return argmax_pipeline(truncated_geometric(respondents + 1, eps_exp=e), bars, secrets)
     a, b = build(eps_exp_high), build(eps_exp_low)
     result = refines(a, b)
     perturbers = refines(
-        truncated_geometric(respondents + 1, eps_exp_high), truncated_geometric(respondents + 1, eps_exp_low)
+        truncated_geometric(respondents + 1, eps_exp=eps_exp_high),
+        truncated_geometric(respondents + 1, eps_exp=eps_exp_low),
     ).holds
     ok = perturbers and not result.holds and verify_certificate(a, b, result)
     return Outcome.decide(

@@ -27,10 +27,8 @@ from qifkit.numbers import exact_str, parse_eps_exp
 __all__ = ["run"]
 
 
-#: The largest n each way of construct takes (checked before any work, measured on this 2-core machine):
-#: the exact LP over F at n = 60 takes 9 s and did not finish in 300 s at n = 80; Algorithm 1 exact
-#: at n = 500 about 10 s (reading every entry another 12 s), at n = 1000 over 9.5 GB after 5 minutes;
-#: the float mode at n = 5000 17 s and 1.9 GB.
+#: The largest n each way of construct takes, checked before any work: what answers within about a
+#: minute and a few GB (the measurements behind each: docs/benchmarks.md, "Limits").
 CONSTRUCT_MAX_N = {"lp": 60, "exact": 500, "float": 5000}
 
 
@@ -64,38 +62,52 @@ def run(arguments: argparse.Namespace) -> int:
     n = len(z)
     started = time.perf_counter()
     if arguments.method == "alg1":
-        result = heuristic_constructor(z, eps_exp, arguments.selector or "sandwich", exact=not arguments.float)
+        result = heuristic_constructor(
+            z, eps_exp=eps_exp, selector=arguments.selector or "sandwich", exact=not arguments.float
+        )
     elif arguments.method == "alg2":
-        result = unfixed_optimum(eps_exp, weights, exact=not arguments.float)
+        result = unfixed_optimum(eps_exp=eps_exp, weights=weights, exact=not arguments.float)
     else:
         fixed = arguments.method == "lp-fixed"
         optimum = certified_minimum(count_program(n, eps_exp, z, fixed=fixed), [w for row in weights for w in row])
-        matrix = [list(optimum.point[i * n:(i + 1) * n]) for i in range(n)]
-        result = Construction(matrix, None, 0, (), verify_mechanism(matrix, eps_exp, z if fixed else None))
+        matrix = [list(optimum.point[i * n : (i + 1) * n]) for i in range(n)]
+        result = Construction(matrix, None, 0, (), verify_mechanism(matrix, eps_exp=eps_exp, z=z if fixed else None))
     check = result.verification
-    detail_printer(arguments)(f"{n} values, {result.steps} steps, {result.arithmetic}; built and verified in "
-                              f"{time.perf_counter() - started:.2f} s")
+    detail_printer(arguments)(
+        f"{n} values, {result.steps} steps, {result.arithmetic}; built and verified in "
+        f"{time.perf_counter() - started:.2f} s"
+    )
     report = {
-        "method": arguments.method, "n": n, "eps_exp": exact_str(eps_exp), "exact": result.exact,
+        "method": arguments.method,
+        "n": n,
+        "eps_exp": exact_str(eps_exp),
+        "exact": result.exact,
         "selector": (arguments.selector or "sandwich") if arguments.method == "alg1" else None,
-        "count_error": number_text(count_error(result, weights)), "count_error_kind": arguments.error,
+        "count_error": number_text(count_error(result, weights)),
+        "count_error_kind": arguments.error,
         "max_row_sum_error": number_text(check.row_sum_error),
         "fixed_point_error": None if check.fixed_point_error is None else number_text(check.fixed_point_error),
-        "worst_dp_ratio": number_text(check.dp_ratio), "steps": result.steps, "arithmetic": result.arithmetic,
+        "worst_dp_ratio": number_text(check.dp_ratio),
+        "steps": result.steps,
+        "arithmetic": result.arithmetic,
         "z": [number_text(v) for v in z],
     }
-    print(f"{arguments.method}: n = {n}, e^ε = {report['eps_exp']}, count error {report['count_error']}, "
-          f"row-sum error {report['max_row_sum_error']}, "
-          + ("no fixed point (U), " if check.fixed_point_error is None else
-             f"fixed-point error {report['fixed_point_error']}, ")
-          + f"worst ratio {report['worst_dp_ratio']} ({result.arithmetic})")
+    print(
+        f"{arguments.method}: n = {n}, e^ε = {report['eps_exp']}, count error {report['count_error']}, "
+        f"row-sum error {report['max_row_sum_error']}, "
+        + (
+            "no fixed point (U), "
+            if check.fixed_point_error is None
+            else f"fixed-point error {report['fixed_point_error']}, "
+        )
+        + f"worst ratio {report['worst_dp_ratio']} ({result.arithmetic})"
+    )
     if arguments.out:
         fixed = arguments.method in ("alg1", "lp-fixed")
         check = MechanismCheck(float(epsilon(eps_exp)), log_distribution(z).astype(float) if fixed else None)
-        report["written"] = write_mechanism(arguments.out, check, result.matrix if result.exact else None,
-                                            None if result.exact else result.logs)
+        report["written"] = write_mechanism(
+            arguments.out, check, result.matrix if result.exact else None, None if result.exact else result.logs
+        )
     if arguments.json:
         write_json(arguments.json, report, "report")
     return 0
-
-

@@ -24,8 +24,8 @@ from qifkit.numbers import exact, exact_str, parse_eps_exp
 __all__ = ["run"]
 
 
-#: The largest count (Cormode et al.'s n) design takes: (n + 1)² ≤ 10^6 printed entries; the plain
-#: L0 LP at n = 60, α = 1/3 was undecided after 5 minutes.
+#: The largest count (Cormode et al.'s n) design takes: (n + 1)² ≤ 10^6 printed entries for a named
+#: mechanism; the optimum where its LP certifies (docs/benchmarks.md, "Limits").
 DESIGN_MAX_N = {"named": 999, "optimal": 40}
 
 
@@ -74,17 +74,26 @@ def run(arguments: argparse.Namespace) -> int:
     started = time.perf_counter()
     if arguments.mechanism:
         build = {"gm": geometric_mechanism, "em": explicit_fair_mechanism, "wm": weakly_honest_mechanism,
-                 "um": lambda n, a: uniform_mechanism(n)}[arguments.mechanism]
-        mechanism = build(top, alpha)
+                 "um": lambda n, alpha: uniform_mechanism(n)}[arguments.mechanism]
+        mechanism = build(top, alpha=alpha)
         value = l0_score(mechanism) if plain_l0 else objective_value(mechanism, p, aggregate=arguments.aggregate,
                                                                       min_distance=arguments.min_distance)
     else:
-        value, mechanism = optimal_mechanism(top, alpha, properties, p=p, aggregate=arguments.aggregate,
-                                             min_distance=arguments.min_distance, method="certified")
+        value, mechanism = optimal_mechanism(
+            top,
+            alpha=alpha,
+            properties=properties,
+            p=p,
+            aggregate=arguments.aggregate,
+            min_distance=arguments.min_distance,
+            method="certified",
+        )
     rows = mechanism.rows()
-    detail_printer(arguments)(f"{len(rows)}×{len(rows)} mechanism, " + (
-        "built from its formula" if arguments.mechanism else "the exact optimum of Cormode et al.'s LP, certified")
-        + f", in {time.perf_counter() - started:.2f} s")
+    detail_printer(arguments)(
+        f"{len(rows)}×{len(rows)} mechanism, "
+        + ("built from its formula" if arguments.mechanism else "the exact optimum of Cormode et al.'s LP, certified")
+        + f", in {time.perf_counter() - started:.2f} s"
+    )
     p_true = sum(rows[j][j] for j in range(len(rows))) / len(rows)
     document = {
         "matrix": [[exact_str(v) for v in row] for row in rows],
@@ -99,8 +108,10 @@ def run(arguments: argparse.Namespace) -> int:
         "min_distance": arguments.min_distance,
         "mechanism": arguments.mechanism or "optimal",
     }
-    print(f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
-          f"≈ {float(value):.6g}; Pr[true output] = {document['p_true']} ≈ {float(p_true):.6g}")
+    print(
+        f"{document['mechanism']}: {arguments.objective} ({arguments.aggregate}) = {document['objective']} "
+        f"≈ {float(value):.6g}; Pr[true output] = {document['p_true']} ≈ {float(p_true):.6g}"
+    )
     if arguments.out:
         document["written"] = write_mechanism(arguments.out, MechanismCheck(float(epsilon(1 / alpha))), rows)
     if arguments.json:

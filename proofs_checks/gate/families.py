@@ -32,8 +32,8 @@ from qifkit.numbers import exact, exact_eps_exp, exact_str, quoted, reduced_frac
 from qifkit.postprocess import deterministic
 
 FAMILIES: dict[str, Callable[[int, Any], Channel]] = {
-    "geometric": truncated_geometric,  # also Cormode et al.'s GM on counts 0..values-1
-    "randomized_response": randomized_response,
+    "geometric": lambda values, eps_exp: truncated_geometric(values, eps_exp=eps_exp),  # Cormode's GM on 0..values-1
+    "randomized_response": lambda values, eps_exp: randomized_response(values, eps_exp=eps_exp),
     # Cormode et al.'s explicit fair mechanism EM on the values 0..values-1 (their n = values - 1)
     "explicit_fair": lambda values, eps_exp: explicit_fair_mechanism(values - 1, eps_exp=eps_exp),
     # Cormode et al.'s uniform mechanism UM (Def. 5): the same at every e^ε, the baseline of no utility
@@ -87,7 +87,7 @@ def _fixed_point_perturber(table: dict[str, Any], values: int, grid: tuple[Fract
         raise SpecError(f"selector {quoted(selector)} is not one of {', '.join(SELECTORS)}")
 
     def build(eps_exp: Any) -> Channel:
-        rows = heuristic_constructor(z, eps_exp, selector).matrix
+        rows = heuristic_constructor(z, eps_exp=eps_exp, selector=selector).matrix
         assert rows is not None  # the exact mode always has the matrix
         return Channel.from_rows([list(row) for row in rows])
 
@@ -103,7 +103,7 @@ def _weakly_honest_perturber(table: dict[str, Any], values: int, grid: tuple[Fra
     from polytopes.constrained import weakly_honest_mechanism
 
     def build(eps_exp: Any) -> Channel:
-        return weakly_honest_mechanism(values - 1, 1 / exact(eps_exp))
+        return weakly_honest_mechanism(values - 1, alpha=1 / exact(eps_exp))
 
     return _built_at_grid(build, grid)
 
@@ -289,7 +289,7 @@ def perturber_family(spec: StabilitySpec) -> Callable[[int, Any], Channel]:
     if spec.family == "exponential":
         assert spec.quality is not None  # parse_spec requires it
         quality = quality_rows(spec.quality, spec.values)
-        return lambda values, eps_exp: exponential_mechanism(quality, eps_exp, spec.sensitivity)
+        return lambda values, eps_exp: exponential_mechanism(quality, eps_exp=eps_exp, sensitivity=spec.sensitivity)
     if spec.family != "file":
         return FAMILIES[spec.family]
     paths = dict(spec.files)
@@ -321,7 +321,7 @@ def exponential_quality(quality: Any, sensitivity: Any, family: str, values: int
     rows = quality_rows(path, values)
     for key in grid:
         try:
-            exponential_mechanism(rows, key, scale)
+            exponential_mechanism(rows, eps_exp=key, sensitivity=scale)
         except QifError as error:
             raise SpecError(f"the exponential perturber at e^ε = {exact_str(key)}: {error}") from None
     return path, scale

@@ -19,10 +19,10 @@ MAX_PERTURBER = 1000
 PERTURBER_WORK = 4 * 10**9
 #: How many times a geometric perturber's work Kohli and Laskowski's fixed-point construction asks
 #: at the same side and e^ε (construction, verification and conversion), so that it meets the same
-#: :data:`PERTURBER_WORK`: about 380 values at e^ε = 2 (a spec at 370 values, e^ε 2 and 3: 42 s).
+#: :data:`PERTURBER_WORK`: about 380 values at e^ε = 2 (docs/benchmarks.md, "Limits").
 FIXED_POINT_WORK_FACTOR = 25
 #: The most values of Cormode et al.'s weakly honest mechanism, an exact LP of values² variables at
-#: each e^ε (40 values: about 1 s; 80: 36 s; 120: past two minutes, measured).
+#: each e^ε, whose time grows steeply with the values (docs/benchmarks.md, "Limits").
 WEAKLY_HONEST_MAX_VALUES = 60
 
 

@@ -106,7 +106,7 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
                 and _dual_feasible_start(program, missed, memo) is not None:
             # the round went astray: a multiplier HiGHS itself would call wrong, while an earlier
             # basis was dual feasible and only missed bounds: the exact dual simplex takes over
-            # from there (Kohli's F at n = 80: a round with the cost magnified took 5 s for nothing).
+            # from there (a round with the cost magnified would repeat the stray round's work).
             # Not so for the last scaled round's basis: its scaled costs hide reduced costs of
             # its small variables from HiGHS (Kohli's F at n = 30, binomial z: −2^-13 after 3
             # scaled rounds), and a round with the cost magnified puts that right.

@@ -254,9 +254,8 @@ _SCALED_STRATEGIES = (4, 1)
 #: A scaled round is interrupted once HiGHS has come back to an iteration it had already reached
 #: this many times in all (its interrupt callback called without the iteration count moving: a
 #: factorisation refused and rebuilt, again and again, on a basis ill-conditioned in the scaled units).
-#: Kohli's F with a binomial z, n = 50, e^ε = 11/10: 2,265 returns in its first 734 iterations, 63 ms
-#: an iteration (82 s for the round); the rounds of F with a uniform z return 8 to 21 times. Work,
-#: not time: the same program is interrupted at the same point on any machine.
+#: A healthy round returns a few tens of times (docs/benchmarks.md, "Limits"). Work, not time: the
+#: same program is interrupted at the same point on any machine.
 _REPEATS = 100
 
 

@@ -42,9 +42,8 @@ DEGENERATE_RUN = 20
 
 #: The basis is factored again once its eta vectors hold this many non-zeros per row of the
 #: program: applying them then costs more than a new factor. A work rule, never a clock: on Kohli's
-#: F (n = 80, uniform z) the etas are dense (B⁻¹·a_q fills 18,700 of 19,200 positions), so the
-#: basis is refactored every third pivot (simplex 24 s, against 30 s refactoring at every pivot
-#: and 90 s every 64th); sparser programs go many pivots on one factor.
+#: F (n = 80, uniform z) the etas are dense, so the basis is refactored every few pivots; sparser
+#: programs go many pivots on one factor (docs/benchmarks.md, "Limits").
 REFACTOR_FILL = 2
 
 
