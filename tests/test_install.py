@@ -153,3 +153,21 @@ def test_the_wheel_with_every_extra_checks_the_census_from_outside_the_checkout(
 
 def _project_version() -> str:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
+@pytest.mark.slow
+def test_the_core_resolves_to_wheels_alone(built, tmp_path):
+    """pip resolves the wheel's core dependencies from the package index with ``--only-binary=:all:``
+    (no compiler, no system headers): none of the extras comes with it (reads the index, about 10 s)."""
+    import json
+
+    wheel, _ = built
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "env")], check=True, capture_output=True)
+    report = tmp_path / "report.json"
+    resolved = subprocess.run([str(tmp_path / "env" / "bin" / "python"), "-m", "pip", "install", "--dry-run",
+                               "--quiet", "--only-binary=:all:", "--report", str(report), str(wheel)],
+                              capture_output=True, text=True, timeout=600)
+    assert resolved.returncode == 0, resolved.stderr[-3000:]
+    names = {item["metadata"]["name"].lower() for item in json.loads(report.read_text())["install"]}
+    assert {"qifkit", "sympy", "python-flint", "numpy", "scipy", "networkx", "highspy"} <= names
+    assert not names & {"pycddlib", "pynormaliz", "distributed", "matplotlib"}, names
