@@ -100,16 +100,41 @@ def _checks_by_name():
 _CHECKS = _checks_by_name()
 
 
+def _data_comment(package, short):
+    """The ``#:`` comment above a constant in the module that defines it (a re-exported tuple carries no
+    docstring of its own, and autodoc reads comments only in the module a name is documented under)."""
+    from sphinx.pycode import ModuleAnalyzer
+
+    home = package._HOMES.get(short)
+    if home is None:
+        return []
+    comment = ModuleAnalyzer.for_module(home).find_attr_docs().get(("", short))
+    return list(comment or [])
+
+
 def _add_checks(app, what, name, obj, options, lines):
-    """Each exported name's page ends with the checks of the papers that exercise it."""
+    """Each exported name's page ends with the checks of the papers that exercise it; a constant gets
+    the comment of its home module."""
     package, _, short = name.partition(".")
     if package not in ("qifkit", "polytopes") or "." in short or short not in _CHECKS:
         return
+    if what == "data":
+        lines[:] = _data_comment(qifkit if package == "qifkit" else polytopes, short)
     ids = _CHECKS[short]
     lines += ["", ".. rubric:: Checked by", ""]
     lines += ([f"``qifkit check --only {claim_id}``" + (";" if k < len(ids) - 1 else "")
                for k, claim_id in enumerate(ids)] if ids else
-              ["No check of the papers uses it directly; the test suite exercises it (``tests/``)."])
+              [f"No check of the papers uses it directly; the tests that do: {_tests_using(short)}."])
+
+
+def _tests_using(name):
+    """The test files that name `name`, for a page whose name no check uses."""
+    import re
+
+    files = sorted(path.name for path in (HERE.parent / "tests").glob("test_*.py")
+                   if re.search(rf"\b{name}\b", path.read_text(encoding="utf-8")))
+    more = f" and {len(files) - 4} more" if len(files) > 4 else ""
+    return ", ".join(f"``tests/{file}``" for file in files[:4]) + more
 
 
 def setup(app):

@@ -42,6 +42,8 @@ __all__ = [
     "gupte_violation",
 ]
 
+#: Cormode et al.'s seven structural properties of a count mechanism (§IV-A): row and column
+#: honesty and monotonicity (RH, RM, CH, CM), fairness (F), weak honesty (WH) and symmetry (S).
 PROPERTIES = ("RH", "RM", "CH", "CM", "F", "WH", "S")
 
 #: Σ c·M[j][i] + constant ≥ 0 (or = 0), and its label as a format string with its arguments (formatted
@@ -105,7 +107,32 @@ def _value(rows: Sequence[Sequence[Fraction]], constraint: Constraint) -> Fracti
 
 
 def property_violation(mechanism: Channel | Sequence[Sequence[Any]], name: str) -> str | None:
-    """The first inequality of property `name` that the mechanism violates, or None if it holds."""
+    """The first inequality of property `name` (one of :data:`PROPERTIES`, Cormode et al. §IV-A) that
+    the mechanism violates, or None if it holds.
+
+    Parameters
+    ----------
+    mechanism : Channel or sequence of rows
+        A square count mechanism on 0..n, rows are true counts.
+    name : str
+        One of :data:`PROPERTIES`.
+
+    Returns
+    -------
+    str or None
+        The violated inequality, written out, or None.
+
+    Examples
+    --------
+    Fairness (F: every true count is reported correctly with the same probability) holds for the
+    uniform mechanism and fails for GM, whose corners keep more mass:
+
+    >>> from qifkit import geometric_mechanism, uniform_mechanism
+    >>> property_violation(uniform_mechanism(2), "F") is None
+    True
+    >>> property_violation(geometric_mechanism(2, alpha="1/2"), "F") is None
+    False
+    """
     rows = mechanism.rows() if isinstance(mechanism, Channel) else [[exact(v) for v in row] for row in mechanism]
     n = len(rows) - 1
     inequalities, equalities = _property_rows(n, name)
@@ -119,13 +146,49 @@ def property_violation(mechanism: Channel | Sequence[Sequence[Any]], name: str) 
 
 
 def properties_of(mechanism: Channel | Sequence[Sequence[Any]]) -> dict[str, str | None]:
-    """Every property with its first violated inequality (None where the property holds)."""
+    """Every property of :data:`PROPERTIES` with its first violated inequality (None where it holds);
+    see :func:`property_violation`.
+
+    Parameters
+    ----------
+    mechanism : Channel or sequence of rows
+        A square count mechanism on 0..n, rows are true counts.
+
+    Returns
+    -------
+    dict
+        Property name → its first violated inequality, or None where it holds.
+    """
     return {name: property_violation(mechanism, name) for name in PROPERTIES}
 
 
 def design_program(n: int, *, alpha: Any, properties: Collection[str] = (), extra_variables: int = 0) -> SparseProgram:
     """BasicDP (eqs. (4)-(6)) plus the properties as a sparse LP over M row-major (variable
-    j·(n+1) + i is M[j][i] = Pr[i | j]); `extra_variables` free variables follow (for a max objective)."""
+    j·(n+1) + i is M[j][i] = Pr[i | j]); `extra_variables` free variables follow (for a max objective).
+
+    Parameters
+    ----------
+    n : int
+        The largest count: M is (n + 1) × (n + 1).
+    alpha : exact number or str, keyword only
+        α = e^−ε in (0, 1) (Cormode et al.'s parameter).
+    properties : collection of str
+        Names from :data:`PROPERTIES`.
+    extra_variables : int
+        Free variables after M's entries.
+
+    Returns
+    -------
+    SparseProgram
+
+    Examples
+    --------
+    Counts 0..2: nine entries, three row sums, nine signs and twelve DP ratios:
+
+    >>> program = design_program(2, alpha="1/2")
+    >>> program.variables, len(program.equalities), len(program.inequalities)
+    (9, 3, 21)
+    """
     n, a = _size_and_alpha(n, alpha)
 
     def cell(j, i):
@@ -153,6 +216,12 @@ def optimal_mechanism(n: int, *, alpha: Any, properties: Collection[str] = (), p
 
     Parameters
     ----------
+    n : int
+        The largest count.
+    alpha : exact number or str, keyword only
+        α = e^−ε in (0, 1) (Cormode et al.'s parameter).
+    properties : collection of str
+        Names from :data:`PROPERTIES`.
     p : int
         0 (L0: a wrong answer costs 1; with uniform weights and the sum the value is rescaled to the
         L0 of eq. (1)), 1 (L1) or 2 (L2).
@@ -168,12 +237,25 @@ def optimal_mechanism(n: int, *, alpha: Any, properties: Collection[str] = (), p
         scales to n in the hundreds; or cddlib's exact simplex alone, the independent route
         for cross-checks.
 
+    Returns
+    -------
+    (Fraction, Channel)
+        The optimal value and an optimal mechanism (rows are true counts), both exact.
+
     Raises
     ------
     LabelError
         For an unknown property, aggregate or method.
     QifError
         If the LP is infeasible (it never is: UM meets every property, Thm. 2).
+
+    Examples
+    --------
+    Counts 0..1 at α = 1/2: GM is L0-optimal (Thm. 3), reporting the truth with probability 2/3:
+
+    >>> value, mechanism = optimal_mechanism(1, alpha="1/2")
+    >>> value, mechanism.rows()[0]
+    (Fraction(2, 3), [Fraction(2, 3), Fraction(1, 3)])
     """
     n, _ = _size_and_alpha(n, alpha)
     if aggregate not in ("sum", "max"):
@@ -208,7 +290,24 @@ def optimal_mechanism(n: int, *, alpha: Any, properties: Collection[str] = (), p
 
 def weakly_honest_mechanism(n: int, *, alpha: Any) -> Channel:
     """WM: an L0-optimal mechanism with WH, RM and CM (Cormode et al. §V-A), taken symmetric. The
-    optimum is not unique; by Thm. 1 a symmetric one costs the same, which is checked."""
+    optimum is not unique; by Thm. 1 a symmetric one costs the same, which is checked.
+
+    Parameters
+    ----------
+    n : int
+        The largest count.
+    alpha : exact number or str, keyword only
+        α = e^−ε in (0, 1).
+
+    Returns
+    -------
+    Channel
+
+    Raises
+    ------
+    InternalError
+        If a symmetric optimum cost more than the optimum (it cannot, by Thm. 1).
+    """
     value, mechanism = optimal_mechanism(n, alpha=alpha, properties=["WH", "RM", "CM", "S"])
     if value != optimal_mechanism(n, alpha=alpha, properties=["WH", "RM", "CM"])[0]:
         raise InternalError(f"symmetric WM at n={n}, α={alpha} costs more than the WM optimum (contradicts Thm. 1)")
@@ -227,6 +326,15 @@ def recommend(n: int, *, alpha: Any, properties: Collection[str] = ()) -> tuple[
     -------
     (name, mechanism)
         name is ``"EM"``, ``"GM"``, ``"WM"`` (the WH + CM optimum) or ``"WH-LP"``.
+
+    Parameters
+    ----------
+    n : int
+        The largest count.
+    alpha : exact number or str, keyword only
+        α = e^−ε in (0, 1).
+    properties : collection of str
+        The properties wanted, from :data:`PROPERTIES`.
 
     Examples
     --------

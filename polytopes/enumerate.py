@@ -35,7 +35,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Vertex:
-    """A vertex: exact coordinates (the matrix entries, row-major) and its tight inequalities."""
+    """A vertex: exact coordinates (the matrix entries, row-major) and its tight inequalities.
+
+    Attributes
+    ----------
+    coordinates : tuple of Fraction
+        The point, the matrix entries row by row.
+    tight : frozenset of int
+        The indices of the inequalities tight on it.
+    """
 
     coordinates: tuple[Fraction, ...]
     tight: frozenset[int]
@@ -48,7 +56,17 @@ class Vertex:
 
 @dataclass(frozen=True)
 class Enumeration:
-    """The vertices of a polytope and how long cdd took."""
+    """The vertices of a polytope and how long cdd took.
+
+    Attributes
+    ----------
+    polytope : Polytope
+        What was enumerated.
+    vertices : tuple of Vertex
+        Every vertex, exactly.
+    seconds : float
+        The enumerator's time.
+    """
 
     polytope: Polytope
     vertices: tuple[Vertex, ...]

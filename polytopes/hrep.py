@@ -79,6 +79,16 @@ class Polytope:
         Generators of a group of variable permutations that map the polytope onto itself.
     z : tuple of Fraction or None
         The fixed point, for polytopes that have one (F, R_F).
+
+    Examples
+    --------
+    Holohan et al.'s D at n = 2: two row sums, four signs and four DP ratios (one per column and
+    ordered pair of rows):
+
+    >>> from polytopes import ldp_polytope
+    >>> d = ldp_polytope(2, eps_exp=2)
+    >>> d.name, d.shape, len(d.equalities), len(d.inequalities)
+    ('LDP', (2, 2), 2, 8)
     """
 
     name: str
@@ -227,6 +237,22 @@ def read_ine(source: str | os.PathLike[str], shape: tuple[int, int] | None = Non
     equalities, the others its inequalities. The name and e^ε come from the comment
     :meth:`Polytope.to_ine` writes (else ``"read"`` and 0, unknown); the point's `shape` is given,
     or (1, d). No symmetry group is read (the format has none).
+
+    Parameters
+    ----------
+    source : path
+        A cdd ``.ine`` file.
+    shape : (int, int), optional
+        The shape of a point (a mechanism's rows × columns).
+
+    Returns
+    -------
+    Polytope
+
+    Raises
+    ------
+    FileFormatError
+        A malformed file.
 
     Examples
     --------

@@ -65,6 +65,15 @@ class SparseProgram:
 
     Dense :class:`~polytopes.hrep.Polytope` rows of n² + 1 entries are fine for enumeration at small n;
     LPs at n = 100 (10⁴ variables, 10⁵ rows) need this form.
+
+    Attributes
+    ----------
+    variables : int
+        The number of variables.
+    equalities, inequalities : tuple of rows
+        Each row a mapping variable → coefficient and its constant b.
+    name : str
+        What it is (named in messages and results).
     """
 
     variables: int
@@ -119,6 +128,18 @@ def _result(solution: LPSolution, name: str) -> LinearProgramResult:
 def exact_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -> LinearProgramResult:
     """min c·x by cddlib's exact simplex alone (GMP rationals), the independent cross-check route.
 
+    Parameters
+    ----------
+    program : SparseProgram or Polytope
+        The feasible set.
+    objective : sequence of exact numbers
+        c, one coefficient per variable.
+
+    Returns
+    -------
+    LinearProgramResult
+        As :func:`certified_minimum`.
+
     Raises
     ------
     QifError
@@ -143,6 +164,18 @@ def float_minimum(program: SparseProgram | Polytope, objective: Sequence[Any]) -
     """min c·x by HiGHS alone, in floats, through the exact engine's own float stage
     (:func:`qifkit.lp.float_solution`, scaled as the engine scales it; for benchmarks: it never
     decides).
+
+    Parameters
+    ----------
+    program : SparseProgram or Polytope
+        The feasible set.
+    objective : sequence of exact numbers
+        c, one coefficient per variable.
+
+    Returns
+    -------
+    FloatMinimum
+        HiGHS's value and point, in floats (never a verdict).
 
     Raises
     ------
@@ -176,6 +209,33 @@ def certified_minimum(program: SparseProgram | Polytope, objective: Sequence[Any
                       fallback: bool = True, time_limit: float | None = None) -> LinearProgramResult:
     """min c·x, exact and certified, by :func:`qifkit.lp.solve` (HiGHS basis, exact solve and check;
     cddlib as a last resort unless ``fallback=False``, which raises
-    :class:`~qifkit.errors.UndecidableError` instead)."""
+    :class:`~qifkit.errors.UndecidableError` instead).
+
+    Parameters
+    ----------
+    program : SparseProgram or Polytope
+        The feasible set, e.g. :func:`~polytopes.ldp_polytope` (variables: the matrix row by row).
+    objective : sequence of exact numbers
+        c, one coefficient per variable.
+    fallback : bool
+        Allow cddlib's exact simplex when HiGHS's bases do not certify.
+    time_limit : float, optional
+        Seconds; :class:`~qifkit.errors.TimeLimitReached` after them.
+
+    Returns
+    -------
+    LinearProgramResult
+        ``value`` (exact), ``point`` (an optimal vertex), ``multipliers`` (the dual certificate) and
+        the ``method`` that certified them.
+
+    Examples
+    --------
+    The most accurate ε-LDP mechanism on two values at e^ε = 2 reports truthfully with probability
+    2/3 per value (randomised response), so min −(x₀₀ + x₁₁) = −4/3:
+
+    >>> from polytopes import ldp_polytope
+    >>> certified_minimum(ldp_polytope(2, eps_exp=2), [-1, 0, 0, -1]).value
+    Fraction(-4, 3)
+    """
     program = _program(program)
     return _result(solve(program.linear_program(objective), fallback=fallback, time_limit=time_limit), program.name)

@@ -23,6 +23,17 @@ def lrs_available() -> bool:
 def lrs_vertices(polytope: Polytope, timeout: float = 600.0) -> set[tuple[Fraction, ...]]:
     """The vertices lrs finds, as exact coordinate tuples.
 
+    Parameters
+    ----------
+    polytope : Polytope
+        A bounded polytope.
+    timeout : float
+        Seconds lrs may run.
+
+    Returns
+    -------
+    set of tuple of Fraction
+
     Raises
     ------
     FileNotFoundError

@@ -55,6 +55,15 @@ def _integer_row(row: tuple[Fraction, ...]) -> list[int]:
 def normaliz_vertices(polytope: Polytope) -> set[tuple[Fraction, ...]]:
     """The vertices Normaliz finds, as exact coordinate tuples.
 
+    Parameters
+    ----------
+    polytope : Polytope
+        A bounded polytope.
+
+    Returns
+    -------
+    set of tuple of Fraction
+
     Raises
     ------
     QifError

@@ -137,6 +137,22 @@ def _reversal(rows: int, columns: int, row_map: Sequence[int]) -> tuple[int, ...
 def count_polytope(n: int, *, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
     """U_ε (``fixed=False``) or F_ε[z] (``fixed=True``) of Kohli and Laskowski, exactly.
 
+    Parameters
+    ----------
+    n : int
+        The number of counts 0..n−1: points are n × n count mechanisms.
+    eps_exp : exact number or str, keyword only
+        e^ε > 1.
+    z : sequence of exact numbers, optional
+        The fixed point of F (a distribution on 0..n−1); uniform by default.
+    fixed : bool
+        F_ε[z] (z·T = z) instead of U_ε.
+
+    Returns
+    -------
+    Polytope
+        Exact H-representation with its symmetry group.
+
     Examples
     --------
     >>> count_polytope(3, eps_exp="2").name, count_polytope(3, eps_exp="2", fixed=True).name
@@ -189,7 +205,28 @@ def _count_rows(n: int, eps_exp: Any, z: Sequence[Any] | None, fixed: bool
 
 def representation_polytope(n: int, *, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> Polytope:
     """R_U (``fixed=False``, Def. 18) or R_F (``fixed=True``, Def. 7): representation matrices B
-    (rows: the 2^(n−1) scales in the order of :func:`polytopes.scales.scales`, columns: outputs)."""
+    (rows: the 2^(n−1) scales in the order of :func:`polytopes.scales.scales`, columns: outputs).
+
+    Parameters
+    ----------
+    n : int
+        The number of counts.
+    eps_exp : exact number or str, keyword only
+        e^ε > 1.
+    z : sequence of exact numbers, optional
+        The fixed point of R_F; uniform by default.
+    fixed : bool
+        R_F instead of R_U.
+
+    Returns
+    -------
+    Polytope
+
+    Examples
+    --------
+    >>> representation_polytope(3, eps_exp=2).shape  # 2^(3−1) scales × 3 outputs
+    (4, 3)
+    """
     size, e = whole_number(n, 2, "n"), eps_exp_above_one(eps_exp, allow_one=False)
     point = check_distribution(z, size)
     matrix = psi(size, e)

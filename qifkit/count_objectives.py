@@ -54,7 +54,31 @@ def objective_value(
     min_distance: int = 0,
 ) -> Any:
     """O_{p,⊕}(P) = ⊕_j Σ_i w_j Pr[i | j] abs(i − j)^p over pairs with abs(i − j) ≥ min_distance
-    (coefficients from :func:`objective_coefficients`); `aggregate` is ``"sum"`` or ``"max"``."""
+    (Cormode et al. Def. 3; coefficients from :func:`objective_coefficients`).
+
+    Parameters
+    ----------
+    mechanism : Channel
+        A square count mechanism, rows are true counts j.
+    p : int
+        0 (L0: how often the output is wrong), 1 (L1) or 2 (L2).
+    weights : sequence of exact numbers, optional
+        w_j per input, a distribution on the inputs; uniform 1/(n+1) by default.
+    aggregate : {"sum", "max"}
+        ⊕ over the inputs.
+    min_distance : int
+        Only errors of at least this size count (L0,d).
+
+    Returns
+    -------
+    Fraction or sympy expression
+
+    Examples
+    --------
+    >>> from qifkit import uniform_mechanism
+    >>> objective_value(uniform_mechanism(2), p=0)  # wrong 2/3 of the time, whatever the input
+    Fraction(2, 3)
+    """
     n = _square_size(mechanism)
     if aggregate not in ("sum", "max"):
         raise ShapeError(f"aggregate must be 'sum' or 'max', got {aggregate!r}")
@@ -67,6 +91,15 @@ def objective_value(
 
 def l0_score(mechanism: Channel) -> Any:
     """The rescaled L0 = (n+1)/n − trace(P)/n (Cormode et al. eq. (1)); UM scores 1.
+
+    Parameters
+    ----------
+    mechanism : Channel
+        A square count mechanism on 0..n, rows are true counts.
+
+    Returns
+    -------
+    Fraction or sympy expression
 
     Examples
     --------

@@ -33,7 +33,16 @@ __all__ = [
 
 
 class QifError(Exception):
-    """Base class of every error raised on purpose by qifkit."""
+    """Base class of every error raised on purpose by qifkit; each subclass also derives from the
+    builtin a caller expects (``ValueError``, ``TypeError``, ...).
+
+    >>> from qifkit import randomized_response
+    >>> try:
+    ...     randomized_response(3, eps_exp="1/2")
+    ... except QifError as error:
+    ...     print(type(error).__name__, isinstance(error, ValueError))
+    PrivacyParameterError True
+    """
 
 
 class NumberSyntaxError(QifError, ValueError):

@@ -67,6 +67,20 @@ class LabelledMatrix:
     which labels are the rows and the columns (:attr:`row_labels`, :attr:`column_labels`), what a
     row and a column stand for (``row_role``, ``column_role``, used in messages and ``str``), and
     how a matrix with the same labels is validated (:meth:`_with_matrix`).
+
+    Attributes
+    ----------
+    matrix : sympy DomainMatrix or numpy.ndarray
+        The entries: exact or symbolic in a DomainMatrix, float64 in an array.
+    kind : NumberKind
+        Which of the three.
+
+    Examples
+    --------
+    >>> from qifkit import Channel
+    >>> C = Channel.from_rows([["1/2", "1/2"], [1, 0]], secrets=("a", "b"))
+    >>> C.row_labels, C.column_labels, C.entry("a", 1)
+    (('a', 'b'), (0, 1), Fraction(1, 2))
     """
 
     __slots__ = ()

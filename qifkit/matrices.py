@@ -86,7 +86,14 @@ Matrix: TypeAlias = Any
 
 
 class NumberKind(enum.Enum):
-    """The three kinds of numbers a qifkit object may hold."""
+    """The three kinds of numbers a qifkit object may hold: ``EXACT`` (rationals, FLINT's through
+    sympy's ``QQ``), ``SYMBOLIC`` (rational functions of a symbol, e.g. t = e^ε) and ``FLOAT``
+    (float64). Operations never mix two kinds silently (:class:`~qifkit.errors.NumberKindError`).
+
+    >>> from qifkit import randomized_response
+    >>> randomized_response(2, eps_exp=3).kind, randomized_response(2, eps_exp=3).to_float().kind
+    (<NumberKind.EXACT: 'exact'>, <NumberKind.FLOAT: 'float'>)
+    """
 
     EXACT = "exact"
     SYMBOLIC = "symbolic"

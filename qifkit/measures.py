@@ -93,6 +93,18 @@ class Prior(LabelledMatrix):
     """A probability distribution on secrets, stored as a 1×n exact or float matrix.
 
     `secrets` may be ``None``: the prior is then positional and fits any channel with n secrets.
+    Made by :meth:`from_values` (exact), :meth:`from_floats`, :func:`uniform_prior`,
+    :func:`point_prior` or :func:`prior_from_counts`; refused unless its entries are non-negative
+    and sum to 1 (exactly, or within float rounding for floats).
+
+    Examples
+    --------
+    >>> Prior.from_values(["1/3", "2/3"], ["rain", "sun"]).probabilities()
+    [Fraction(1, 3), Fraction(2, 3)]
+    >>> Prior.from_values(["1/3", "1/3"])
+    Traceback (most recent call last):
+    ...
+    qifkit.errors.DistributionError: ...
     """
 
     matrix: Matrix
@@ -217,7 +229,29 @@ def uniform_prior(secrets: int | Sequence[Hashable]) -> Prior:
 
 
 def point_prior(secrets: int | Sequence[Hashable], at: Hashable) -> Prior:
-    """The exact prior putting probability 1 on the secret `at`."""
+    """The exact prior putting probability 1 on the secret `at`.
+
+    Parameters
+    ----------
+    secrets : int or sequence of hashable
+        A number of secrets (labelled 0..n−1) or their labels.
+    at : hashable
+        The secret of probability 1.
+
+    Returns
+    -------
+    Prior
+
+    Raises
+    ------
+    LabelError
+        If `at` is not a secret.
+
+    Examples
+    --------
+    >>> point_prior(["a", "b"], "b").probabilities()
+    [Fraction(0, 1), Fraction(1, 1)]
+    """
     labels = tuple(range(secrets)) if isinstance(secrets, int) else tuple(secrets)
     if at not in labels:
         raise LabelError(f"point prior at {at!r}, which is not one of the secrets")
@@ -226,6 +260,17 @@ def point_prior(secrets: int | Sequence[Hashable], at: Hashable) -> Prior:
 
 def prior_from_counts(counts: Sequence[int], secrets: Sequence[Hashable] | None = None) -> Prior:
     """The exact empirical prior ``counts[i] / sum(counts)``.
+
+    Parameters
+    ----------
+    counts : sequence of int
+        Non-negative counts, at least one positive.
+    secrets : sequence of hashable, optional
+        Their labels (0..n−1 by default).
+
+    Returns
+    -------
+    Prior
 
     Examples
     --------
@@ -335,7 +380,15 @@ class _DecisionTable(LabelledMatrix):
 
 
 class Loss(_DecisionTable):
-    """A loss function ℓ(x, w) ≥ 0 (Alvim et al. Def. 1): rows are secrets, columns actions."""
+    """A loss function ℓ(x, w) ≥ 0 (Alvim et al. Def. 1): rows are secrets, columns actions.
+
+    Made by :func:`bayes_risk`, :func:`linear_error`, :func:`squared_error`,
+    :func:`argmax_accuracy`, or from a table (``Loss.from_rows``) or a function of (secret, action)
+    (``Loss.from_function``); a negative entry is refused (:class:`~qifkit.errors.NegativeEntryError`).
+
+    >>> Loss.from_function(lambda x, w: abs(x - w), range(3)).rows()[2]
+    [Fraction(2, 1), Fraction(1, 1), Fraction(0, 1)]
+    """
 
     def _check(self) -> None:
         # exact entries are compared as the domain's own numbers (FLINT's), not converted to Fractions
@@ -347,7 +400,12 @@ class Loss(_DecisionTable):
 
 
 class Gain(_DecisionTable):
-    """A gain function g(x, w) (the g-leakage framework): rows are secrets, columns actions."""
+    """A gain function g(x, w) (the g-leakage framework): rows are secrets, columns actions; the
+    counterpart of :class:`Loss` for vulnerabilities (:func:`identity_gain` gives Bayes vulnerability).
+
+    >>> Gain.from_function(lambda x, w: int(x == w), ["a", "b"]).rows()
+    [[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+    """
 
 
 def _numeric(label: Hashable, what: str) -> Any:
@@ -408,14 +466,46 @@ def linear_error(secrets: Sequence[Hashable], actions: Sequence[Hashable] | None
 
 
 def squared_error(secrets: Sequence[Hashable], actions: Sequence[Hashable] | None = None) -> Loss:
-    """Squared error mse(w, x) = (w − x)² on integer labels (Alvim et al. eq. (5))."""
+    """Squared error mse(w, x) = (w − x)² on integer labels (Alvim et al. eq. (5)).
+
+    Parameters
+    ----------
+    secrets : sequence of int
+        The secrets (rows), integers.
+    actions : sequence of int, optional
+        The actions (columns); the secrets by default.
+
+    Returns
+    -------
+    Loss
+
+    Examples
+    --------
+    >>> squared_error(range(3)).rows()[0]
+    [Fraction(0, 1), Fraction(1, 1), Fraction(4, 1)]
+    """
     return Loss.from_function(
         lambda x, w: (_numeric(w, "action") - _numeric(x, "secret")) ** 2, secrets, actions
     )
 
 
 def argmax(histogram: Sequence[int]) -> int:
-    """The index of the largest bar; ties go to the lowest index (Alvim et al. Alg. 3)."""
+    """The index of the largest bar; ties go to the lowest index (Alvim et al. Alg. 3).
+
+    Parameters
+    ----------
+    histogram : sequence of int
+        The bars.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> argmax([1, 3, 3])
+    1
+    """
     values = list(histogram)
     if not values:
         raise LabelError("ArgMax of an empty histogram")
@@ -426,6 +516,22 @@ def argmax_accuracy(histograms: Sequence[Sequence[int]], categories: Sequence[in
     """ArgMax accuracy ama(x, k) = 0 if ArgMax(x) = k else 1 (Alvim et al. eq. (17)).
 
     Secrets are histograms (tuples of counts); actions are categories, by default 0..K−1.
+
+    Parameters
+    ----------
+    histograms : sequence of sequence of int
+        The secrets.
+    categories : sequence of int, optional
+        The actions; 0..K−1 by default.
+
+    Returns
+    -------
+    Loss
+
+    Examples
+    --------
+    >>> argmax_accuracy([(2, 0), (0, 2)]).rows()
+    [[Fraction(0, 1), Fraction(1, 1)], [Fraction(1, 1), Fraction(0, 1)]]
     """
     histograms = [tuple(h) for h in histograms]
     if not histograms:
@@ -435,7 +541,22 @@ def argmax_accuracy(histograms: Sequence[Sequence[int]], categories: Sequence[in
 
 
 def identity_gain(secrets: Sequence[Hashable]) -> Gain:
-    """The identity gain g_id(x, w) = 1 if w = x else 0 (Bayes vulnerability)."""
+    """The identity gain g_id(x, w) = 1 if w = x else 0 (Bayes vulnerability).
+
+    Parameters
+    ----------
+    secrets : sequence of hashable
+        The secrets, which are also the actions.
+
+    Returns
+    -------
+    Gain
+
+    Examples
+    --------
+    >>> identity_gain(["a", "b"]).rows()[0]
+    [Fraction(1, 1), Fraction(0, 1)]
+    """
     return Gain.from_function(lambda x, w: 1 if x == w else 0, secrets)
 
 
@@ -447,6 +568,15 @@ class Decision:
     ``actions[k]`` is the optimal action after output ``outputs[k]`` (ties: the first action in
     the table's order). For an output of probability zero every action is optimal and the first
     one is reported.
+
+    Attributes
+    ----------
+    value : Fraction or float
+        The optimal expected loss (or gain).
+    outputs : tuple
+        The channel's outputs.
+    actions : tuple
+        The best action after each output.
     """
 
     value: Any
@@ -512,6 +642,27 @@ def bayes_decision(prior: Prior | Sequence[Any], channel: Channel, loss: Loss) -
     """The posterior ℓ-uncertainty of `channel` (Alvim et al. Def. 2) with the optimal actions.
 
     Complexity: one product of a W×X by an X×Y matrix, O(W·X·Y), plus O(W·Y) comparisons.
+
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π on the channel's secrets.
+    channel : Channel
+        C, rows are secrets.
+    loss : Loss
+        ℓ(x, w).
+
+    Returns
+    -------
+    Decision
+        ``value`` = U_ℓ(π, C) and the best action after each output.
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response
+    >>> decision = bayes_decision(uniform_prior(2), randomized_response(2, eps_exp=3), bayes_risk(range(2)))
+    >>> decision.value, decision.actions  # guess what was reported
+    (Fraction(1, 4), (0, 1))
     """
     domain, expected = expected_table(prior, channel, loss)
     return _best_decision(domain, expected, lambda a, b: a < b, channel.outputs, loss.actions)
@@ -590,6 +741,20 @@ def posterior_vulnerability(prior: Prior | Sequence[Any], channel: Channel, gain
     """V_g(π, C) = Σ_y max_w Σ_x π_x C[x, y] g(x, w); g the identity gain (Bayes vulnerability) by
     default.
 
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π on the channel's secrets.
+    channel : Channel
+        C, rows are secrets.
+    gain : Gain, optional
+        g(x, w); the identity gain (Bayes vulnerability) by default.
+
+    Returns
+    -------
+    Fraction or float
+        Exact for exact inputs.
+
     Examples
     --------
     >>> from qifkit import Channel
@@ -628,7 +793,32 @@ def prior_vulnerability(prior: Prior | Sequence[Any], gain: Gain | None = None) 
 
 
 def multiplicative_leakage(prior: Prior | Sequence[Any], channel: Channel, gain: Gain | None = None) -> Any:
-    """Multiplicative g-leakage V_g(π, C) / V_g(π) (Bayes by default); needs V_g(π) > 0."""
+    """Multiplicative g-leakage V_g(π, C) / V_g(π) (Bayes by default); needs V_g(π) > 0.
+
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π on the channel's secrets.
+    channel : Channel
+        C, rows are secrets.
+    gain : Gain, optional
+        g(x, w); the identity gain (Bayes vulnerability) by default.
+
+    Returns
+    -------
+    Fraction or float
+
+    Raises
+    ------
+    DistributionError
+        If V_g(π) is not positive.
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response
+    >>> multiplicative_leakage(uniform_prior(2), randomized_response(2, eps_exp=3))  # (3/4) / (1/2)
+    Fraction(3, 2)
+    """
     gain = gain if gain is not None else _bayes(Gain, channel.secrets, channel.kind)
     before = prior_vulnerability(prior, gain)
     if not before > 0:
@@ -637,7 +827,27 @@ def multiplicative_leakage(prior: Prior | Sequence[Any], channel: Channel, gain:
 
 
 def additive_leakage(prior: Prior | Sequence[Any], channel: Channel, gain: Gain | None = None) -> Any:
-    """Additive g-leakage V_g(π, C) − V_g(π) (Bayes by default)."""
+    """Additive g-leakage V_g(π, C) − V_g(π) (Bayes by default).
+
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π on the channel's secrets.
+    channel : Channel
+        C, rows are secrets.
+    gain : Gain, optional
+        g(x, w); the identity gain (Bayes vulnerability) by default.
+
+    Returns
+    -------
+    Fraction or float
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response
+    >>> additive_leakage(uniform_prior(2), randomized_response(2, eps_exp=3))  # 3/4 − 1/2
+    Fraction(1, 4)
+    """
     gain = gain if gain is not None else _bayes(Gain, channel.secrets, channel.kind)
     return posterior_vulnerability(prior, channel, gain) - prior_vulnerability(prior, gain)
 
@@ -645,7 +855,17 @@ def additive_leakage(prior: Prior | Sequence[Any], channel: Channel, gain: Gain 
 # ---------------------------------------------------------------------------------- posteriors
 @dataclass(frozen=True)
 class Posterior:
-    """The analyst's view after one output: its probability and the posterior on secrets."""
+    """The analyst's view after one output: its probability and the posterior on secrets.
+
+    Attributes
+    ----------
+    output : hashable
+        The output seen.
+    probability : Fraction or float
+        Its probability Σ_x π_x C[x, y].
+    distribution : tuple
+        The posterior on the secrets, in the channel's order.
+    """
 
     output: Hashable
     probability: Any
@@ -654,7 +874,15 @@ class Posterior:
 
 @dataclass(frozen=True)
 class HyperDistribution:
-    """A distribution on posteriors: ``outer[k]`` is the probability of posterior ``inners[k]``."""
+    """A distribution on posteriors: ``outer[k]`` is the probability of posterior ``inners[k]``.
+
+    Attributes
+    ----------
+    outer : tuple
+        The probability of each distinct posterior.
+    inners : tuple of tuple
+        The distinct posteriors, in order of first appearance.
+    """
 
     outer: tuple[Any, ...]
     inners: tuple[tuple[Any, ...], ...]
@@ -703,6 +931,18 @@ def posteriors(prior: Prior | Sequence[Any], channel: Channel) -> tuple[Posterio
 
 def hyper_distribution(prior: Prior | Sequence[Any], channel: Channel) -> HyperDistribution:
     """The hyper-distribution [π▷C]: equal posteriors merged, in order of first appearance.
+
+    Parameters
+    ----------
+    prior : Prior or sequence of exact numbers
+        π on the channel's secrets.
+    channel : Channel
+        C, rows are secrets.
+
+    Returns
+    -------
+    HyperDistribution
+        ``outer`` and ``inners``, exact for exact inputs.
 
     Examples
     --------

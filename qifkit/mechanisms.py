@@ -91,6 +91,28 @@ def randomized_response(
     Entry (r, c) is p + p̄/K if r = c and p̄/K otherwise, with Kp/p̄ + 1 = e^ε; solved, the
     diagonal is e^ε/(e^ε + K − 1) and every other entry 1/(e^ε + K − 1).
 
+    Parameters
+    ----------
+    values : int
+        K ≥ 2, the number of values (secrets and reports alike, labelled 0..K−1 unless `labels`).
+    eps_exp, alpha, epsilon : exact number, str or sympy Symbol, keyword only
+        Exactly one: e^ε > 1, α = e^−ε in (0, 1), or ε itself as ``"ln(x)"``. A Symbol gives the
+        channel as rational functions of it (the gate's exact route follows those).
+    labels : sequence of hashable, optional
+        The values' labels, for rows and columns alike.
+
+    Returns
+    -------
+    Channel
+        K × K, exact (or symbolic), rows are true values.
+
+    Raises
+    ------
+    PrivacyParameterError
+        If none or more than one privacy parameter is given, or e^ε ≤ 1.
+    ShapeError
+        If `values` is not a whole number ≥ 2.
+
     Examples
     --------
     >>> randomized_response(3, eps_exp="2").rows()[0]
@@ -113,6 +135,28 @@ def truncated_geometric(
     The printed formula of Def. 12 is garbled; the matrices G2, G3 of §7.1 and eq. (20) fix it:
     interior columns (1−α)/(1+α)·α^|r−c|, first column α^r/(1+α), last column α^(n−1−r)/(1+α).
     It equals Cormode et al.'s GM with n = values − 1 (transposed).
+
+    Parameters
+    ----------
+    values : int
+        K ≥ 2, the number of values (secrets and reports alike, labelled 0..K−1 unless `labels`).
+    eps_exp, alpha, epsilon : exact number, str or sympy Symbol, keyword only
+        Exactly one: e^ε > 1, α = e^−ε in (0, 1), or ε itself as ``"ln(x)"``. A Symbol gives the
+        channel as rational functions of it (the gate's exact route follows those).
+    labels : sequence of hashable, optional
+        The values' labels, for rows and columns alike.
+
+    Returns
+    -------
+    Channel
+        K × K, exact (or symbolic), rows are true values.
+
+    Raises
+    ------
+    PrivacyParameterError
+        If none or more than one privacy parameter is given, or e^ε ≤ 1.
+    ShapeError
+        If `values` is not a whole number ≥ 2.
 
     Examples
     --------
@@ -166,6 +210,18 @@ def explicit_fair_mechanism(n: int, *, alpha: Any = None, eps_exp: Any = None, e
     so that each distribution sums to 1 (every input has the same multiset of powers; for even n
     this is eq. (15), y = (1−α)/(1+α−2α^(n/2+1))). Rows are inputs j.
 
+    Parameters
+    ----------
+    n : int
+        The largest count (Cormode et al.'s n): the mechanism is (n + 1) × (n + 1).
+    alpha, eps_exp, epsilon : exact number, str or sympy Symbol, keyword only
+        Exactly one: α = e^−ε in (0, 1), e^ε > 1, or ε as ``"ln(x)"``.
+
+    Returns
+    -------
+    Channel
+        Rows are true counts, exact (or symbolic).
+
     Examples
     --------
     >>> explicit_fair_mechanism(4, alpha="10/11").entry(2, 2)
@@ -186,6 +242,15 @@ def explicit_fair_mechanism(n: int, *, alpha: Any = None, eps_exp: Any = None, e
 def uniform_mechanism(n: int) -> Channel:
     """Cormode et al.'s uniform mechanism UM (Def. 5): every count 0..n with probability 1/(n+1),
     whatever the input (0-DP, and of no use: the baseline of their figures).
+
+    Parameters
+    ----------
+    n : int
+        The largest count: the mechanism is (n + 1) × (n + 1).
+
+    Returns
+    -------
+    Channel
 
     Examples
     --------

@@ -350,6 +350,15 @@ def exact_str(value: Any) -> str:
     Exact pipelines of thousands of respondents give rationals of tens of thousands of digits;
     they are written in full.
 
+    Parameters
+    ----------
+    value : int, Fraction or any exact rational
+        The number.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> exact_str(Fraction(6, 4))

@@ -45,18 +45,58 @@ __all__ = [
 
 
 def local_adjacency(secrets: Iterable[Hashable]) -> nx.Graph:
-    """Local DP: every two secrets are adjacent (the complete graph)."""
+    """Local DP: every two secrets are adjacent (the complete graph).
+
+    Parameters
+    ----------
+    secrets : iterable of hashable
+        The secrets.
+
+    Returns
+    -------
+    networkx.Graph
+
+    >>> sorted(local_adjacency("abc").edges())
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    """
     return nx.complete_graph(list(secrets))
 
 
 def count_adjacency(secrets: Iterable[Hashable]) -> nx.Graph:
-    """Counts: consecutive secrets (in the given order) are adjacent (the path graph)."""
+    """Counts: consecutive secrets (in the given order) are adjacent (the path graph).
+
+    Parameters
+    ----------
+    secrets : iterable of hashable
+        The counts, in order.
+
+    Returns
+    -------
+    networkx.Graph
+
+    >>> sorted(count_adjacency(range(3)).edges())
+    [(0, 1), (1, 2)]
+    """
     return nx.path_graph(list(secrets))
 
 
 def histogram_adjacency(histograms: Iterable[Sequence[int]]) -> nx.Graph:
     """Histograms are adjacent when they differ by exactly one unit in exactly one bar
-    (Alvim et al. Lemma 25)."""
+    (Alvim et al. Lemma 25).
+
+    Parameters
+    ----------
+    histograms : iterable of sequence of int
+        The histograms (the secrets of a histogram pipeline).
+
+    Returns
+    -------
+    networkx.Graph
+
+    >>> graph = histogram_adjacency([(2, 0), (1, 1), (1, 0)])
+    >>> graph.has_edge((2, 0), (1, 0)), graph.has_edge((1, 1), (1, 0)), graph.has_edge((2, 0), (1, 1))
+    (True, True, False)
+    """
     nodes = [tuple(h) for h in histograms]
     present = set(nodes)
     graph = nx.Graph()
@@ -109,6 +149,26 @@ def tightest_eps_exp(channel: Channel, adjacency: nx.Graph | None = None) -> Pri
     """The smallest e^ε for which `channel` is ε-DP on `adjacency` (default: local DP).
 
     Complexity: O(edges · outputs) exact divisions.
+
+    Parameters
+    ----------
+    channel : Channel
+        Exact or float (not symbolic).
+    adjacency : networkx.Graph, optional
+        Which secrets are neighbours (:func:`local_adjacency` by default; :func:`count_adjacency`,
+        :func:`histogram_adjacency`).
+
+    Returns
+    -------
+    PrivacyBound
+        ``eps_exp``, the largest ratio C[x, y] / C[x', y] over adjacent x, x', and where it is attained.
+
+    Examples
+    --------
+    >>> from qifkit import truncated_geometric
+    >>> gd = truncated_geometric(3, eps_exp=2)
+    >>> tightest_eps_exp(gd, count_adjacency(range(3))).eps_exp, tightest_eps_exp(gd).eps_exp
+    (Fraction(2, 1), Fraction(4, 1))
     """
     rows = _numeric_rows(channel)
     best: Any = 1
@@ -188,6 +248,31 @@ def tightest_d_privacy(channel: Channel, metric: Callable[[Hashable, Hashable], 
 
     `metric(x, x')` must return an exact positive number for distinct secrets. Comparisons of
     ``ratio^(1/d)`` are decided exactly by raising both sides to integer powers.
+
+    Parameters
+    ----------
+    channel : Channel
+        Exact.
+    metric : callable
+        d(x, x'), an exact positive number for distinct secrets.
+
+    Returns
+    -------
+    DPrivacyBound
+        ``eps_exp`` (exact, ``sympy.oo`` when unbounded) and where the ratio is attained.
+
+    Raises
+    ------
+    UndecidableError
+        For a float or symbolic channel.
+
+    Examples
+    --------
+    The truncated geometric mechanism is d-private for the distance between counts, at its own e^ε:
+
+    >>> from qifkit import truncated_geometric
+    >>> tightest_d_privacy(truncated_geometric(4, eps_exp=2), lambda x, y: abs(x - y)).eps_exp
+    2
     """
     if channel.kind is not NumberKind.EXACT:
         raise UndecidableError(f"d-privacy is decided exactly here; this channel is {channel.kind.value}")

@@ -76,6 +76,27 @@ class Refinement:
     ``holds`` with a stochastic ``witness`` (A·witness = B); or not, with ``prior``, ``loss``, the
     exact ``uncertainty_a`` = U_ℓ(π, A) and ``uncertainty_b`` = U_ℓ(π, B), and ``gap`` =
     uncertainty_a − uncertainty_b > 0. ``method`` says which route produced the certificate.
+    :func:`verify_certificate` re-checks either kind exactly.
+
+    Attributes
+    ----------
+    holds : bool
+        Whether A ⊑ B.
+    witness : Channel or None
+        W with A·W = B, when it holds.
+    prior, loss : Prior, Loss or None
+        The refuting analyst, when it does not.
+    uncertainty_a, uncertainty_b, gap : Fraction or None
+        U_ℓ(π, A), U_ℓ(π, B) and their difference, exact.
+    method : str
+        The route that produced the certificate.
+
+    Examples
+    --------
+    >>> from qifkit import randomized_response, refines
+    >>> no = refines(randomized_response(3, eps_exp=2), randomized_response(3, eps_exp=3))
+    >>> no.holds, no.gap > 0, no.uncertainty_a - no.uncertainty_b == no.gap
+    (False, True, True)
     """
 
     holds: bool

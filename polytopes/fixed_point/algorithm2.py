@@ -26,7 +26,24 @@ def count_error_weights(z: Sequence[Any], kind: str = "absolute", *, exact: bool
 
     z may be any n non-negative exact numbers (a distribution, or counts). With ``exact=False``, W is
     a float array (what the float modes use; n² exact entries would cost seconds at n = 2000), and z
-    may hold floats."""
+    may hold floats.
+
+    Parameters
+    ----------
+    z : sequence of exact numbers
+        The weight of each true count (a distribution, or counts).
+    kind : {"absolute", "squared"}
+        The count error.
+    exact : bool
+        Exact rationals, or a float array.
+
+    Returns
+    -------
+    list of list of Fraction, or numpy.ndarray
+
+    >>> count_error_weights(["1/2", "1/2"])  # a wrong count costs its distance, weighted by z
+    [[Fraction(0, 1), Fraction(1, 2)], [Fraction(1, 2), Fraction(0, 1)]]
+    """
     values = [float(v) if not exact and isinstance(v, (float, np.floating)) else exact_number(v) for v in z]
     if any(not v >= 0 for v in values):
         raise DistributionError(f"z has a negative or NaN entry {min(values)}")
@@ -41,7 +58,23 @@ def count_error_weights(z: Sequence[Any], kind: str = "absolute", *, exact: bool
 
 
 def count_error(construction: Construction | Sequence[Sequence[Any]], weights: Sequence[Sequence[Any]]) -> Any:
-    """⟨W, T⟩, exactly for an exact mechanism, as a float for a log-mode one."""
+    """⟨W, T⟩ = Σ_ij W[i][j]·T[i][j] (Kohli and Laskowski §5.3: with :func:`count_error_weights`, the
+    expected count error), exactly for an exact mechanism, as a float for a log-mode one.
+
+    Parameters
+    ----------
+    construction : Construction or rows of exact numbers
+        T.
+    weights : rows of exact numbers
+        W, e.g. :func:`count_error_weights`.
+
+    Returns
+    -------
+    Fraction or float
+
+    >>> count_error([["1/2", "1/2"], ["1/2", "1/2"]], [[0, 1], [1, 0]])
+    Fraction(1, 1)
+    """
     if isinstance(construction, Construction) and construction.log_matrix is not None:
         return float(np.sum(np.asarray(weights, dtype=float) * np.exp(construction.log_matrix)))
     matrix = construction.matrix if isinstance(construction, Construction) else construction

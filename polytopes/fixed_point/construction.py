@@ -106,6 +106,13 @@ class Construction:
         What it was computed in: ``"exact"`` (rationals), ``"long double"`` (Algorithm 1's float
         mode), ``"long double, remainder in N bits"`` (its high-precision redo) or ``"double"``
         (Algorithm 2's).
+
+    Examples
+    --------
+    >>> from polytopes import heuristic_constructor
+    >>> built = heuristic_constructor(["1/4", "1/2", "1/4"], eps_exp=2)
+    >>> built.verification.fixed_point_error, built.verification.dp_ratio  # z·T = z exactly, e^ε = 2 met
+    (Fraction(0, 1), Fraction(2, 1))
     """
 
     matrix: Sequence[list[Fraction]] | None

@@ -30,6 +30,25 @@ def verify_mechanism(
 ) -> Verification:
     """Check exactly that T is in U (or F[z]); raise :class:`CertificateError` if not.
 
+    Parameters
+    ----------
+    matrix : rows of exact numbers
+        T, rows are true counts.
+    eps_exp : exact number or str, keyword only
+        e^ε > 1.
+    z : sequence of exact numbers, optional
+        The fixed point: T must also have z·T = z (the polytope F[z]).
+
+    Returns
+    -------
+    Verification
+        What was checked (the largest DP ratio, the fixed-point defect).
+
+    Raises
+    ------
+    CertificateError
+        Naming the first entry, ratio or sum that is wrong.
+
     Examples
     --------
     >>> verify_mechanism([[Fraction(1, 2)] * 2] * 2, eps_exp="2").dp_ratio
