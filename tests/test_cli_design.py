@@ -206,9 +206,7 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
 
 @pytest.mark.parametrize("command, message", [
     (["design", "--max-count", "100000", "--alpha", "1/2", "--mechanism", "gm"], "10000200001 exact entries"),
-    (["design", "--max-count", "101", "--alpha", "1/2"], "10404 variables"),
-    (["design", "--max-count", "41", "--alpha", "1/3"], "α ≥ 1/2"),
-    (["design", "--max-count", "41", "--alpha", "1/2", "--objective", "L2"], "1764 variables"),
+    (["design", "--max-count", "41", "--alpha", "1/2"], "1764 variables"),
     (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
     (["enumerate", "U", "--n", "6", "--eps-exp", "2"], "stops at n = 5"),
 ])
@@ -315,13 +313,3 @@ def test_a_mechanism_of_u_says_it_has_no_fixed_point_instead_of_printing_none(me
     assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--method", method]) == 0
     out = capsys.readouterr().out
     assert "no fixed point (U)" in out and "None" not in out
-
-
-@pytest.mark.slow
-def test_design_certifies_the_l0_optimum_at_counts_0_to_100(tmp_path, capsys):
-    """Issue 56's row: the L0 optimum at α = 1/2 for counts 0..100 certifies (about 10 s). By Cormode et
-    al.'s Thm. 3 GM is L0-optimal for α ≤ 1/2, and its rescaled L0 is (n+1)/n − trace/n = 2/3 at every n
-    (trace = 2/(1+α) + (n−1)(1−α)/(1+α) = (n+3)/3)."""
-    out = tmp_path / "design.json"
-    assert main(["design", "--max-count", "100", "--alpha", "1/2", "--json", str(out)]) == 0
-    assert json.loads(out.read_text())["objective"] == "2/3"

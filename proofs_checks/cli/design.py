@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from fractions import Fraction
 
 from polytopes.constrained import PROPERTIES, optimal_mechanism, weakly_honest_mechanism
 from polytopes.fixed_point.arithmetic import epsilon
@@ -26,10 +25,9 @@ __all__ = ["run"]
 
 
 #: The largest count (Cormode et al.'s n) design takes: (n + 1)² ≤ 10^6 printed entries for a named
-#: mechanism; the optimum where its LP certifies within about a minute for every property set measured
-#: (benchmarks/bench_design.py; docs/benchmarks.md, "Limits"): plain L0 with α ≥ 1/2 up to counts
-#: 0..100, everything else up to 0..40 (at α = 1/3 the fair optimum has no certificate from n = 60).
-DESIGN_MAX_N = {"named": 999, "optimal": 40, "optimal_l0": 100}
+#: mechanism; the optimum where its LP certifies for every α and property set measured
+#: (benchmarks/bench_design.py; docs/benchmarks.md, "Limits" and "The design LP").
+DESIGN_MAX_N = {"named": 999, "optimal": 40}
 
 
 def _size_option(arguments: argparse.Namespace) -> str:
@@ -46,18 +44,6 @@ def _largest_count(arguments: argparse.Namespace) -> int:
     return top
 
 
-def _refuse_size(arguments: argparse.Namespace, top: int, limit: int) -> None:
-    what = (f"{(top + 1) ** 2} exact entries" if arguments.mechanism
-            else f"an exact LP with {(top + 1) ** 2} variables")
-    measured = "" if arguments.mechanism or limit > DESIGN_MAX_N["optimal"] else (
-        f" for this objective and α (counts 0..{DESIGN_MAX_N['optimal_l0']} for the plain L0 objective with "
-        "α ≥ 1/2, where every property set measured certifies within about a minute; at α = 1/3 the fair "
-        "optimum has no certificate from n = 60)")
-    raise UsageError(f"{_size_option(arguments)} asks for {what}; this command stops at counts 0..{limit}{measured} "
-                     "(checked before any work). Larger n: call polytopes.constrained from Python, where nothing is "
-                     "printed")
-
-
 def run(arguments: argparse.Namespace) -> int:
     """``qifkit design``."""
     check_mechanism_outputs(arguments, {})
@@ -68,8 +54,12 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.mechanism and properties:
         raise UsageError("--mechanism names a mechanism; --props asks for an optimum: give one of them")
     top = _largest_count(arguments)
-    if top > DESIGN_MAX_N["named" if arguments.mechanism else "optimal_l0"]:
-        _refuse_size(arguments, top, DESIGN_MAX_N["named" if arguments.mechanism else "optimal_l0"])
+    limit = DESIGN_MAX_N["named" if arguments.mechanism else "optimal"]
+    if top > limit:
+        what = (f"{(top + 1) ** 2} exact entries" if arguments.mechanism
+                else f"an exact LP with {(top + 1) ** 2} variables")
+        raise UsageError(f"{_size_option(arguments)} asks for {what}; this command stops at counts 0..{limit} (checked "
+                         "before any work). Larger n: call polytopes.constrained from Python, where nothing is printed")
     if arguments.eps_exp is not None:
         alpha = 1 / parse_eps_exp(arguments.eps_exp)
         if not alpha < 1:
@@ -82,8 +72,6 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(f"--min-distance {arguments.min_distance} is negative: it counts errors of at least d")
     p = {"L0": 0, "L1": 1, "L2": 2}[arguments.objective]
     plain_l0 = p == 0 and arguments.aggregate == "sum" and arguments.min_distance <= 1
-    if not arguments.mechanism and top > DESIGN_MAX_N["optimal"] and not (plain_l0 and alpha >= Fraction(1, 2)):
-        _refuse_size(arguments, top, DESIGN_MAX_N["optimal"])
     started = time.perf_counter()
     if arguments.mechanism:
         build = {"gm": geometric_mechanism, "em": explicit_fair_mechanism, "wm": weakly_honest_mechanism,
