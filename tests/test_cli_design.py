@@ -265,7 +265,7 @@ def test_ldp_at_n_6_goes_on_only_as_a_resumable_run(tmp_path, monkeypatch, capsy
         assert "the polytope would be built here" in capsys.readouterr().err, arguments
 
 
-def test_enumerate_by_face_sets_gives_the_walks_orbits(tmp_path, capsys):
+def test_enumerate_by_face_sets_gives_the_walks_orbits(tmp_path, capsys, monkeypatch):
     """--method faces (D only): the same orbit representatives and sizes as the orbit walk at n = 4
     (904 vertices in 10 orbits, Holohan et al.), in the same JSON; refused for other polytopes, with
     the options of the walk's long runs, and with no worker."""
@@ -282,6 +282,19 @@ def test_enumerate_by_face_sets_gives_the_walks_orbits(tmp_path, capsys):
     from polytopes.census import check_census  # one census format: the checker of results/ reads both
 
     assert check_census(faces).orbits == check_census(walk).orbits == 10
+    from proofs_checks.cli import enumerate as command
+
+    def one_size_wrong(*arguments):
+        document = census_document(*arguments)
+        document["orbits"][0]["size"] += 1
+        return document
+
+    census_document = command.census_document
+    forged = tmp_path / "forged.json"
+    monkeypatch.setattr(command, "census_document", one_size_wrong)
+    # the document is checked as written before it is: a wrong size is a bug of ours, and no file
+    assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "3/2", "--method", "faces", "--json", str(forged)]) == 3
+    assert "fails its own check" in capsys.readouterr().err and not forged.exists()
     for arguments, message in ((["RF", "--n", "3", "--method", "faces"], "not a product of cones"),
                                (["LDP", "--n", "4", "--method", "faces", "--resume", str(tmp_path / "r")], "--resume"),
                                (["LDP", "--n", "4", "--method", "faces", "--workers", "0"], "--workers 0")):
