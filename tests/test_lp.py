@@ -422,14 +422,14 @@ def test_the_dual_simplex_on_a_factor_and_its_etas_reaches_cddlibs_optimum(monke
     monkeypatch.setattr(simplex, "REFACTOR_FILL", fill)
     rng = random.Random(31)
     etas_seen = 0
-    counted = simplex._DualSimplex.pivot
+    counted = simplex.SimplexState.pivot
 
     def pivot(self, *arguments):
         nonlocal etas_seen
         etas_seen = max(etas_seen, len(self.etas) + 1)
         return counted(self, *arguments)
 
-    monkeypatch.setattr(simplex._DualSimplex, "pivot", pivot)
+    monkeypatch.setattr(simplex.SimplexState, "pivot", pivot)
     optima = 0
     for trial in range(60):
         program = _slack_feasible_program(rng, (3, 10), (2, 9), 0.6, upper_share=0.5, blocks=bool(trial % 2))
@@ -455,7 +455,7 @@ def test_blocks_of_dual_simplex_pivots_are_kept_only_when_exactly_dual_feasible_
     def counted(state, violated):
         before = objective(state)
         result = real(state, violated)
-        if isinstance(result, simplex._DualSimplex):
+        if isinstance(result, simplex.SimplexState):
             outcomes["kept"] += 1
             assert objective(result) > before  # the dual objective rises: no basis comes back
         elif result is not None:
@@ -477,7 +477,7 @@ def test_the_simplex_states_dual_feasibility_is_the_certificate_checkers(monkeyp
     programs with bounded, one-sided and free columns, rows with one bound or two."""
     from qifkit.lp import refine
 
-    real = simplex._DualSimplex.dual_feasible
+    real = simplex.SimplexState.dual_feasible
     seen = {True: 0, False: 0}
 
     def compared(state):
@@ -486,7 +486,7 @@ def test_the_simplex_states_dual_feasibility_is_the_certificate_checkers(monkeyp
         seen[ours] += 1
         return ours
 
-    monkeypatch.setattr(simplex._DualSimplex, "dual_feasible", compared)
+    monkeypatch.setattr(simplex.SimplexState, "dual_feasible", compared)
     rng = random.Random(43)
     for trial in range(120):
         program = _slack_feasible_program(rng, (4, 12), (3, 10), 0.4, (-1, 4), lowest=1, upper_share=0.3,
@@ -578,8 +578,8 @@ def test_a_wrong_float_proposal_costs_time_never_the_answer(monkeypatch, guess):
         return wrong if guess == "wrong entering" else wrong[:1] + proposals[1:]
 
     monkeypatch.setattr(simplex, "_float_proposals", spoiled)
-    real_pivot_row = simplex._DualSimplex.pivot_row
-    monkeypatch.setattr(simplex._DualSimplex, "pivot_row",
+    real_pivot_row = simplex.SimplexState.pivot_row
+    monkeypatch.setattr(simplex.SimplexState, "pivot_row",
                         lambda state, r: exact_blocks.append(r) or real_pivot_row(state, r))
     rng = random.Random(37)
     optima = 0
@@ -663,7 +663,7 @@ def test_kohlis_f_at_n_90_is_certified_by_blocks_the_floats_guess(monkeypatch, p
     The route without the scaled rounds (which certify it in 4 rounds, seconds)."""
     patch_lp("SCALED_ROUNDS", 0)
     kept, exact_rows = [], []
-    real_swapped, real_pivot_row = simplex._swapped, simplex._DualSimplex.pivot_row
+    real_swapped, real_pivot_row = simplex._swapped, simplex.SimplexState.pivot_row
 
     def swapped(state, swaps, objective):
         new = real_swapped(state, swaps, objective)
@@ -672,7 +672,7 @@ def test_kohlis_f_at_n_90_is_certified_by_blocks_the_floats_guess(monkeypatch, p
         return new
 
     monkeypatch.setattr(simplex, "_swapped", swapped)
-    monkeypatch.setattr(simplex._DualSimplex, "pivot_row",
+    monkeypatch.setattr(simplex.SimplexState, "pivot_row",
                         lambda state, r: exact_rows.append(r) or real_pivot_row(state, r))
     program = _fixed_point_program(90, "2", "uniform")
     answer = solve(program, fallback=False)
@@ -965,3 +965,112 @@ def test_programs_and_answers_hold_one_scalar_type():
     assert routes["Farkas"].status == routes["cddlib's Farkas"].status == "infeasible"
     with pytest.raises(NotExactError):
         LPSolution("optimal", 0.5)
+
+
+def _feasible_slack_program(rng: random.Random) -> LinearProgram:
+    """A random program whose all-slack basis (:func:`_slack_start`) is exactly primal feasible
+    (rows A·x ≤ b with b ≥ 0, columns at their lower bound 0) and, with some negative costs, far
+    from optimal; a share of the columns has an upper bound, so some pivots are bound flips."""
+    n, m = rng.randint(2, 7), rng.randint(1, 6)
+    terms = [{k: rng.randint(-2, 5) for k in range(n) if rng.random() < 0.7} for _ in range(m)]
+    upper = [rng.randint(0, 6) for _ in range(m)]
+    cost = [F(rng.randint(-6, 3), rng.randint(1, 3)) for _ in range(n)]
+    bounds = [rng.randint(1, 4) if rng.random() < 0.3 else None for _ in range(n)]
+    return LinearProgram.build(n, terms, row_upper=upper, cost=cost, upper=bounds)
+
+
+@pytest.mark.parametrize("bland", [False, True], ids=["largest wrong sign", "Bland's rule from the first pivot"])
+def test_exact_primal_simplex_pivots_from_a_feasible_basis_to_cddlibs_optimum(monkeypatch, bland):
+    """Issue 56: from the all-slack basis, exactly feasible and not optimal, exact primal simplex
+    pivots (and bound flips) reach the optimum cddlib finds, with a checked certificate; an
+    unbounded program gives None (the ray certificate decides it), and so does a start whose point
+    misses a bound."""
+    from qifkit.lp import primal
+
+    if bland:
+        monkeypatch.setattr(primal, "DEGENERATE_RUN", 0)
+    rng = random.Random(56 + bland)
+    seen = {"optimal": 0, "unbounded": 0, "flipped": 0}
+    flips = []
+    real_flip = simplex.SimplexState.flip
+    monkeypatch.setattr(simplex.SimplexState, "flip", lambda self, *args: flips.append(1) or real_flip(self, *args))
+    for trial in range(80):
+        program = _feasible_slack_program(rng)
+        ours = primal.exact_primal_simplex(program, _slack_start(program), None)
+        reference = solve_by_cdd(program)  # None where the minimum is unbounded
+        if reference is None:
+            unbounded = solve(program, fallback=False)  # its ray is a checked certificate
+            assert unbounded.status == "unbounded" and certificate_defect(program, unbounded) is None, trial
+            assert ours is None, trial
+            seen["unbounded"] += 1
+            continue
+        seen[reference.status] += 1
+        assert ours is not None and ours.value == reference.value, trial
+        assert certificate_defect(program, ours) is None, trial
+        missed = replace(program, row_upper=tuple(-1 if bound is None else bound - 10 for bound in program.row_upper))
+        assert primal.exact_primal_simplex(missed, _slack_start(missed), None) is None, trial
+    seen["flipped"] = len(flips)
+    assert min(seen.values()) >= 5, seen
+
+
+def test_the_primal_simplex_enters_by_the_largest_wrong_sign_and_moves_the_way_that_lowers_the_cost():
+    """The pricing of issue 56's primal simplex: a non-basic variable at its lower bound with d < 0
+    moves up, at its upper bound with d > 0 moves down, a free one against d's sign; the right
+    signs and fixed variables are not listed."""
+    program = LinearProgram.build(5, [{0: 1, 1: 1, 2: 1, 3: 1, 4: 1}], row_upper=[10],
+                                  lower=[0, 0, None, 0, 1], upper=[3, 3, None, None, 1])
+    x = [Q(0), Q(3), Q(0), Q(0), Q(1)]
+    state = simplex.SimplexState(program, [False] * 5 + [True], [False, True, False, False, False, False], x, [Q(0)])
+    state.reduced = {0: Q(-2), 1: Q(1), 2: Q(3), 3: Q(5), 4: Q(-7)}
+    assert sorted(state.wrong_signs(), key=lambda item: item[1]) == [(Q(2), 0, 1), (Q(1), 1, -1), (Q(3), 2, -1)]
+    state.reduced = {0: Q(2), 1: Q(-1), 2: Q(0), 3: Q(0), 4: Q(-7)}
+    assert state.wrong_signs() == []
+
+
+def test_shifted_costs_then_dual_then_primal_pivots_reach_cddlibs_optimum_from_any_basis():
+    """Issue 56: from the all-slack basis of programs whose rows' lower bounds it misses and whose
+    negative costs it does not minimise (neither primal nor dual feasible), the costs shifted to
+    make it dual feasible, exact dual pivots to a feasible point and exact primal pivots on the
+    real costs reach cddlib's optimum, with a checked certificate."""
+    from qifkit.lp import primal
+
+    rng = random.Random(5656)
+    reached = rows_shifted = 0
+    for trial in range(80):
+        program = _slack_feasible_program(rng, (2, 7), (1, 6), 0.7, upper_share=0.4, bounded_share=0.5)
+        cost = [c - rng.randint(0, 4) for c in program.cost]
+        program = program.with_cost(cost)
+        if all(c >= 0 for c in program.cost) or not any(program.row_lower):
+            continue
+        reference = solve_by_cdd(program)
+        if reference is None or reference.status != "optimal":
+            continue  # unbounded or infeasible: other routes decide those
+        for start in (_slack_start(program), _other_programs_basis(program, rng)):
+            if start is None:
+                continue
+            ours = primal.shifted_simplex(program, start, None)
+            assert ours is not None and ours.value == reference.value, trial
+            assert certificate_defect(program, ours) is None, trial
+            reached += 1
+            rows_shifted += any(q >= program.variables for _, q, _ in _state_of(program, start).wrong_signs())
+    assert reached >= 30 and rows_shifted >= 5, (reached, rows_shifted)
+
+
+def _state_of(program: LinearProgram, start) -> simplex.SimplexState:
+    x, y = basis.basis_solution(program, *start)
+    return simplex.SimplexState(program, list(start[0]) + list(start[2]), list(start[1]) + list(start[3]), x, y)
+
+
+def _other_programs_basis(program: LinearProgram, rng: random.Random):
+    """HiGHS's optimal basis for the program with other costs and other row bounds: a basis with
+    tight rows, usually neither primal nor dual feasible for `program` (None if HiGHS finds none)."""
+    other = replace(program.with_cost([F(rng.randint(0, 6)) for _ in program.cost]),
+                    row_lower=tuple(None if b is None else b + rng.randint(-2, 2) for b in program.row_lower))
+    run = highs.highs_model(other)
+    highs.run_highs(run, None)
+    if highs.highs_status(run) != "optimal":
+        return None
+    flags = highs.basis_flags(run)
+    if flags is None or basis.basis_solution(program, *flags) is None:
+        return None
+    return flags

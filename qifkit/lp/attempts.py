@@ -8,7 +8,9 @@ from typing import Any
 import flint
 
 from qifkit.lp.basis import Certifier, basis_of
+from qifkit.lp.certificate import primal_defect
 from qifkit.lp.highs import basis_flags, basis_key, highs_model, highs_status, run_highs
+from qifkit.lp.primal import exact_primal_simplex, shifted_simplex
 from qifkit.lp.program import LinearProgram, LPSolution
 from qifkit.lp.refine import (
     MIN_ROUND_ITERATIONS,
@@ -32,6 +34,11 @@ _ATTEMPTS: tuple[tuple[str, dict[str, Any]], ...] = (
      {"presolve": "off", "primal_feasibility_tolerance": 1e-12, "dual_feasibility_tolerance": 1e-12}),
     ("primal simplex", {"simplex_strategy": 4}),
 )
+
+
+#: Bases the exact primal simplex may visit (:func:`exact_primal_simplex`) when the refinement rounds
+#: and the dual simplex end without a certificate.
+PRIMAL_PIVOTS = 2000
 
 
 #: A dual violation larger than HiGHS's own dual feasibility tolerance (1e-7): not a hair that floats
@@ -75,11 +82,14 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         run_highs(highs, deadline)
         first_run = highs.getInfo().simplex_iteration_count if first_run is None else first_run
         status = highs_status(highs)
-        if status != "optimal":
-            return status, None
+        if status != "optimal":  # the next setting may see an optimum from a fresh start (Kohli's F,
+            highs = highs_model(program)  # binomial z, n = 50, e^ε = 3/2: the dual simplex calls it
+            continue  # infeasible, and so does every setting warm-started from its basis)
         solution = try_basis(f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
+    if status != "optimal":
+        return status, None
     first_iterations = max(first_run or 0, MIN_ROUND_ITERATIONS)
     missed: list[Any] = []  # the bases whose exact points missed a bound, starts for the exact dual simplex
     fewest = None  # the fewest bounds missed by the start of a scaled round
@@ -135,8 +145,30 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         # 4e-23. One start only: an earlier one misses more bounds and would need more pivots.
         flags = _dual_feasible_start(program, missed + [highs], memo)
         if flags is not None:
-            return status, exact_dual_simplex(program, flags, deadline, pivots)
+            solution = exact_dual_simplex(program, flags, deadline, pivots)
+            if solution is not None:
+                return status, solution
+        # no dual feasible start, or the dual simplex ran out of pivots: the primal simplex from
+        # the last basis whose exact point meets every bound (Kohli's F with a binomial z at
+        # n = 50: the rounds end on one, and no basis of theirs is dual feasible)
+        flags = _primal_feasible_start(program, [highs], memo)
+        if flags is not None:
+            return status, exact_primal_simplex(program, flags, deadline, PRIMAL_PIVOTS)
+        # neither: the costs shifted to make the last basis dual feasible (at e^ε = 3/2 for that F)
+        flags = basis_flags(highs)
+        if flags is not None:
+            return status, shifted_simplex(program, flags, deadline, PRIMAL_PIVOTS)
     return status, None
+
+
+def _primal_feasible_start(program: LinearProgram, runs: list[Any], memo: dict) -> Any:
+    """The basis flags of the latest of `runs` whose exact point meets every bound, or None."""
+    for run in reversed(runs):
+        flags, found = basis_flags(run), basis_of(program, run, need_duals=False, memo=memo)
+        if flags is not None and found is not None and found[0] is not None \
+                and primal_defect(program, found[0]) is None:
+            return flags
+    return None
 
 
 def _dual_feasible_start(program: LinearProgram, runs: list[Any], memo: dict) -> Any:

@@ -32,7 +32,7 @@ from qifkit.lp.program import Flags, LinearProgram, LPSolution
 from qifkit.numbers import binary_log, exact_dot
 from qifkit.sparse_exact import SquareFactor, solve_bordered, substituted
 
-__all__ = ["exact_dual_simplex", "DEGENERATE_RUN", "REFACTOR_FILL"]
+__all__ = ["exact_dual_simplex", "dual_pivots", "SimplexState", "start_factor", "DEGENERATE_RUN", "REFACTOR_FILL"]
 
 
 #: After this many consecutive degenerate pivots (a dual ratio of 0) the leaving variable is chosen
@@ -79,16 +79,26 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
     infeasible: the elastic route decides that), or after `pivots` bases (a block counts as one);
     TimeLimitReached past the caller's `deadline` (:func:`run_highs`).
     """
+    state = dual_pivots(program, start, deadline, pivots)
+    if state is None:
+        return None
+    return checked_optimum(program, *state.point_and_duals(), "HiGHS basis, then exact dual simplex pivots",
+                           feasible=False)
+
+
+def dual_pivots(program: LinearProgram, start: Flags, deadline: float | None, pivots: int) -> SimplexState | None:
+    """The pivots of :func:`exact_dual_simplex` from `start`: the state of its first basis whose
+    point meets every bound (dual feasible, so optimal), or None as there."""
     m, n = program.shape
     column_basic, column_upper, row_basic, row_upper = start
-    factor = _factor(program, start)
+    factor = start_factor(program, start)
     found = basis_solution(program, column_basic, column_upper, row_basic, row_upper, factor=factor)
     if found is None:
         return None
     x, y = found
     if x is None or y is None:
         return None
-    state = _DualSimplex(program, list(column_basic) + list(row_basic), list(column_upper) + list(row_upper), x, y)
+    state = SimplexState(program, list(column_basic) + list(row_basic), list(column_upper) + list(row_upper), x, y)
     if not state.dual_feasible():
         return None
     degenerate = 0  # consecutive pivots that left the dual objective unchanged
@@ -97,8 +107,7 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
         time_left(deadline)
         violated = _violated(state.head, state.values, state.low, state.high)
         if not violated:  # every basic value within its bounds
-            return checked_optimum(program, *state.point_and_duals(),
-                                   "HiGHS basis, then exact dual simplex pivots", feasible=False)
+            return state
         if step == pivots:
             return None
         if step == 0 or state.eta_fill > REFACTOR_FILL * m:
@@ -108,7 +117,7 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
             blocked = _block_step(state, violated)
             if blocked is None:
                 return None
-            if isinstance(blocked, _DualSimplex):
+            if isinstance(blocked, SimplexState):
                 state, degenerate = blocked, 0
                 continue
             no_block_before = step + 1 + blocked[0]
@@ -130,8 +139,8 @@ def exact_dual_simplex(program: LinearProgram, start: Flags, deadline: float | N
 _Pivot = tuple[int, int, dict[int, flint.fmpq], int]
 
 
-def _block_step(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, int, int]]
-                ) -> _DualSimplex | tuple[int, _Pivot] | None:
+def _block_step(state: SimplexState, violated: list[tuple[flint.fmpq, int, int, int]]
+                ) -> SimplexState | tuple[int, _Pivot] | None:
     """Every violated basic variable's pivot, tried at once (see :func:`exact_dual_simplex`).
 
     The swaps are first proposed by :func:`_float_proposals` (the ratio tests in floats, on a
@@ -170,7 +179,7 @@ def _block_step(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, int, 
     return len(chosen), chosen[0]
 
 
-def _swapped(state: _DualSimplex, swaps: Sequence[tuple[int, int, int]], objective: flint.fmpq) -> _DualSimplex | None:
+def _swapped(state: SimplexState, swaps: Sequence[tuple[int, int, int]], objective: flint.fmpq) -> SimplexState | None:
     """The basis with every swap made (the variable at position r leaves to the bound its
     `direction` names, `entering` takes its place), if it is exactly dual feasible with an
     objective above `objective`; else None."""
@@ -180,12 +189,12 @@ def _swapped(state: _DualSimplex, swaps: Sequence[tuple[int, int, int]], objecti
         leaving = state.head[r]
         basic[leaving], upper[leaving], basic[entering] = False, direction < 0, True
     flags = (basic[:n], upper[:n], basic[n:], upper[n:])
-    factor = _factor(program, flags)
+    factor = start_factor(program, flags)
     found = basis_solution(program, *flags, factor=factor)
     if found is None or found[0] is None or found[1] is None \
             or not exact_dot(zip(program.cost, found[0], strict=True)) > objective:
         return None
-    new = _DualSimplex(program, basic, upper, found[0], found[1], like=state)
+    new = SimplexState(program, basic, upper, found[0], found[1], like=state)
     if not new.dual_feasible():
         return None
     new.refactor(factor)  # the factor the basis was solved with, not a second one
@@ -204,7 +213,7 @@ _FLOAT_TIE = 1e-9
 _FLOAT_BATCH = 64
 
 
-def _float_proposals(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, int, int]]
+def _float_proposals(state: SimplexState, violated: list[tuple[flint.fmpq, int, int, int]]
                      ) -> list[tuple[int, int, int]]:
     """The block's swaps as floats see them: (position, direction, entering) for each violated
     variable, largest violation first, distinct entering variables.
@@ -249,9 +258,9 @@ def _float_proposals(state: _DualSimplex, violated: list[tuple[flint.fmpq, int, 
 
 def _float_ratio_test(alpha: np.ndarray, direction: int, log_d: np.ndarray, moves: list[np.ndarray]) -> int | None:
     """The position (among the non-basic variables) that floats let enter a pivot row `alpha`
-    whose basic variable must move by `direction`, as :meth:`_DualSimplex.ratio_test` chooses
+    whose basic variable must move by `direction`, as :meth:`SimplexState.ratio_test` chooses
     exactly; None when no entry is eligible. `moves[s]` says who may enter where α·direction has
-    sign s (:meth:`_DualSimplex.may_enter`), `log_d` is log₂ of each reduced cost."""
+    sign s (:meth:`SimplexState.may_enter`), `log_d` is log₂ of each reduced cost."""
     size = np.abs(alpha)
     largest = size.max(initial=0.0)
     if not largest > 0:  # all zero, or not a number
@@ -266,19 +275,19 @@ def _float_ratio_test(alpha: np.ndarray, direction: int, log_d: np.ndarray, move
     return int(np.argmax(ratio <= ratio.min() + _FLOAT_TIE))  # the first: the smallest index among ties
 
 
-def _factor(program: LinearProgram, flags: Flags) -> SquareFactor | None:
+def start_factor(program: LinearProgram, flags: Flags) -> SquareFactor | None:
     """The basis's factor, shared by its exact solve and the simplex's B₀ (None for programs with
     column groups, solved by the bordered route)."""
     return None if program.blocks is not None else basis_factor(program, flags[0], flags[2])
 
 
-class _DualSimplex:
+class SimplexState:
     """The state of :func:`exact_dual_simplex`: which variable is basic at each of the m positions
     (`head`; columns 0..n−1, row activities n..n+m−1), their values, the non-basic variables' sides
     and reduced costs, and the basis's factor with its eta vectors."""
 
     def __init__(self, program: LinearProgram, basic: list[bool], upper: list[bool], x: Sequence[flint.fmpq],
-                 y: Sequence[flint.fmpq], like: _DualSimplex | None = None) -> None:
+                 y: Sequence[flint.fmpq], like: SimplexState | None = None) -> None:
         m, n = program.shape
         self.program, self.n = program, n
         self.low: list[Any] = list(program.lower) + list(program.row_lower)
@@ -475,15 +484,21 @@ class _DualSimplex:
         move = -1 if low is None or (self.upper[q] and high is not None) else 1
         return positive == (move * direction < 0)
 
-    def pivot(self, r: int, direction: int, alpha: dict[int, flint.fmpq], entering: int) -> flint.fmpq:
-        """The dual simplex pivot on position r, whose variable must move by `direction` (+1 up to
-        its lower bound, −1 down to its upper), with its pivot row `alpha` (:meth:`pivot_row`) and
-        the variable `entering` its ratio test chose; the dual step's size (0: degenerate)."""
-        n = self.n
+    def column(self, q: int) -> list[flint.fmpq]:
+        """B⁻¹·a_q, the non-basic variable q's column transformed (FTRAN), by position."""
+        return self.ftran({i: a for i, a in self.columns[q]} if q < self.n else {q - self.n: -_ONE})
+
+    def pivot(self, r: int, direction: int, alpha: dict[int, flint.fmpq], entering: int,
+              column: list[flint.fmpq] | None = None) -> flint.fmpq:
+        """The pivot on position r, whose variable leaves to the bound `direction` names (+1 its
+        lower, −1 its upper: the dual simplex moves it there from outside, the primal from inside),
+        with its pivot row `alpha` (:meth:`pivot_row`), the variable `entering` and its transformed
+        column (:meth:`column`, computed here when not given); the dual step's size (0: degenerate)."""
         q, a_rq = entering, alpha[entering]
-        column = self.ftran({i: a for i, a in self.columns[q]} if q < n else {q - n: -_ONE})
+        if column is None:
+            column = self.column(q)
         if column[r] != a_rq:  # pragma: no cover - BTRAN's row and FTRAN's column meet at the pivot
-            raise InternalError(f"the exact dual simplex's pivot element differs: {column[r]} and {a_rq}")
+            raise InternalError(f"the exact simplex's pivot element differs: {column[r]} and {a_rq}")
         # the duals: d_j −= θ_d·α_rj, the leaving variable's reduced cost −θ_d
         theta_d = self.reduced.pop(q) / a_rq
         if theta_d:
@@ -492,7 +507,7 @@ class _DualSimplex:
                     self.reduced[j] -= theta_d * a
         leaving = self.head[r]
         self.reduced[leaving] = -theta_d
-        # the point: x_B −= θ_p·α_q, x_q += θ_p; the leaving variable at the bound it violated
+        # the point: x_B −= θ_p·α_q, x_q += θ_p; the leaving variable at its bound
         bound = self.low[leaving] if direction > 0 else self.high[leaving]
         theta_p = (self.values[r] - bound) / a_rq
         for p, a in enumerate(column):
@@ -506,6 +521,42 @@ class _DualSimplex:
         self.etas.append((r, eta))
         self.eta_fill += len(eta)
         return theta_d
+
+    def flip(self, q: int, move: int, theta: flint.fmpq, column: list[flint.fmpq]) -> None:
+        """The non-basic variable q moved by `move`·`theta` from one of its bounds to the other (its
+        transformed `column` moves the basic values); the basis stays."""
+        step = theta * move
+        for p, a in enumerate(column):
+            if a:
+                self.values[p] -= step * a
+        self.nonbasic_value[q] = self.high[q] if move > 0 else self.low[q]
+        self.upper[q] = move > 0
+
+    def violated(self) -> list[tuple[flint.fmpq, int, int, int]]:
+        """The basic variables out of their bounds (:func:`_violated`)."""
+        return _violated(self.head, self.values, self.low, self.high)
+
+    def wrong_signs(self) -> list[tuple[flint.fmpq, int, int]]:
+        """The non-basic variables whose reduced cost has the wrong sign for the bound they sit at
+        (:meth:`dual_feasible`), as (|d|, variable, the way moving it lowers the objective: +1 up,
+        −1 down)."""
+        wrong = []
+        for q, d in self.reduced.items():
+            if not d:
+                continue
+            low, high = self.low[q], self.high[q]
+            if low is not None and low == high:
+                continue
+            if low is None and high is None:
+                move = -1 if d > 0 else 1
+            else:
+                at_upper = low is None or (self.upper[q] and high is not None)
+                if at_upper == (d > 0):
+                    move = -1 if at_upper else 1
+                else:
+                    continue
+            wrong.append((abs(d), q, move))
+        return wrong
 
     def dual_feasible(self) -> bool:
         """Whether every non-basic reduced cost has the sign of the bound its variable sits at
