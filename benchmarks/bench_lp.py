@@ -9,7 +9,8 @@ refinement pairs. Rows whose certificate could not be found say so. The survey r
 program: its witnesses come from lumping, not from an LP.
 
 Run: ``.venv/bin/python benchmarks/bench_lp.py [--full]`` (``--full`` adds refine 1000x100, F at
-n = 80, 90 and 100 and U at n = 100, up to several minutes each).
+n = 80, 90 and 100, U at n = 100 and F with a binomial z at n = 50 for e^ε = 2, 3/2, 11/10, up to
+several minutes each).
 """
 
 from __future__ import annotations
@@ -185,7 +186,8 @@ def main() -> None:
     ]
     if arguments.full:
         workloads += [refine_row(1000, 100, 50, True), refine_row(1000, 100, 50, False), lp_fixed(80), lp_fixed(90),
-                      lp_fixed(100), lp_fixed(100, fixed=False)]
+                      lp_fixed(100), lp_fixed(100, fixed=False), lp_fixed(50, "binomial"),
+                      lp_fixed(50, "binomial", "3/2"), lp_fixed(50, "binomial", "11/10")]
     workloads = [(name, run) for name, run in workloads if arguments.only in name]
     print(f"{'workload':<48} {'certified':>10} {'HiGHS float':>12} {'ratio':>7} {'cddlib':>9} {'PPL':>9} "
           f"{'QSopt_ex':>9} {'libqif rat.':>11}  answer")

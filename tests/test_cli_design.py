@@ -209,6 +209,14 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
     (["design", "--max-count", "41", "--alpha", "1/2"], "1764 variables"),
     (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
     (["enumerate", "U", "--n", "6", "--eps-exp", "2"], "stops at n = 5"),
+    # issue 56: the exact LP goes to n = 100 with a uniform z (F certifies there in 9-19 s), to 60
+    # with any other (a binomial z: 1-2 minutes at n = 50, no certificate at 60)
+    (["construct", "--z", "uniform", "--n", "101", "--method", "lp-fixed", "--eps-exp", "2"], "stops at n = 100"),
+    (["construct", "--z", "binomial", "--n", "61", "--method", "lp-fixed", "--eps-exp", "2"],
+     "stops at n = 60 (checked before any work): use --method alg1 (exact) or alg2 for larger n (with a uniform z"),
+    (["construct", "--z", ",".join(["1/101"] * 101), "--method", "lp-unfixed", "--eps-exp", "2"], "stops at n = 100"),
+    (["construct", "--z", ",".join(["1/122"] * 60 + ["31/61"]), "--method", "lp-fixed", "--eps-exp", "2"],
+     "stops at n = 60"),
 ])
 def test_sizes_beyond_reach_are_refused_before_any_work(command, message, capsys):
     # these used to run until killed (a GM of 10^10 exact entries, an enumeration of D at n = 100);
@@ -326,3 +334,15 @@ def test_a_mechanism_of_u_says_it_has_no_fixed_point_instead_of_printing_none(me
     assert main(["construct", "--z", "1/4,1/2,1/4", "--eps-exp", "2", "--method", method]) == 0
     out = capsys.readouterr().out
     assert "no fixed point (U)" in out and "None" not in out
+
+
+@pytest.mark.slow
+def test_construct_takes_the_exact_lp_to_n_100_with_a_uniform_z(tmp_path):
+    """Issue 56: lp-fixed at n = 100 with a uniform z (refused beyond 60 before) is certified and
+    verified: rows sum to 1, z is fixed, and no ratio of neighbouring entries exceeds e^ε."""
+    report = tmp_path / "c.json"
+    assert main(["construct", "--z", "uniform", "--n", "100", "--method", "lp-fixed", "--eps-exp", "2",
+                 "--json", str(report)]) == 0
+    document = json.loads(report.read_text())
+    assert document["n"] == 100 and document["max_row_sum_error"] == "0" and document["fixed_point_error"] == "0"
+    assert Fraction(document["worst_dp_ratio"]) <= 2

@@ -1074,3 +1074,28 @@ def _other_programs_basis(program: LinearProgram, rng: random.Random):
     if flags is None or basis.basis_solution(program, *flags) is None:
         return None
     return flags
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("eps_exp", "route"), [
+    # the rounds end on a basis whose exact point meets every bound, 167 reduced costs of the
+    # wrong sign (up to 1.55), none of their bases dual feasible: primal pivots (about 80 s)
+    pytest.param("2", "then exact primal simplex", id="e^eps = 2: primal pivots"),
+    # HiGHS's dual simplex calls F infeasible (its Farkas ray does not certify); without presolve
+    # it is optimal, and the last basis is neither primal nor dual feasible (about 2 minutes)
+    pytest.param("3/2", "shifted costs", id="e^eps = 3/2: a shifted-cost start"),
+])
+def test_kohlis_f_with_a_binomial_z_at_n_50_is_certified(eps_exp, route):
+    """Issue 56: min E|i − j| over F at n = 50 with a binomial z had no certificate by any route
+    (UndecidableError after 9-14 s); it is certified by the route named, and where QSopt_ex is
+    installed its exact optimum is the same rational (about 70 s more at e^ε = 2)."""
+    import shutil
+
+    from qifkit.qsopt import qsopt_optimum
+
+    program = _fixed_point_program(50, eps_exp, "binomial")
+    answer = solve(program, fallback=False)
+    assert answer.status == "optimal" and route in answer.method
+    assert certificate_defect(program, answer) is None
+    if shutil.which("esolver") is not None:
+        assert qsopt_optimum(program) == ("optimal", answer.value)

@@ -28,17 +28,22 @@ __all__ = ["run"]
 
 
 #: The largest n each way of construct takes, checked before any work: what answers within about a
-#: minute and a few GB (the measurements behind each: docs/benchmarks.md, "Limits").
-CONSTRUCT_MAX_N = {"lp": 60, "exact": 500, "float": 5000}
+#: minute and a few GB (the measurements behind each: docs/benchmarks.md, "Limits"). The exact LP
+#: reaches further with a uniform z (F at n = 100 certifies in 9-19 s) than with others (F with a
+#: binomial z: 1-2 minutes at n = 50, no certificate at n = 60).
+CONSTRUCT_MAX_N = {"lp uniform z": 100, "lp": 60, "exact": 500, "float": 5000}
 
 
-def _check_construct_size(arguments: argparse.Namespace, n: int) -> None:
+def _check_construct_size(arguments: argparse.Namespace, n: int, uniform: bool) -> None:
     way = "lp" if arguments.method.startswith("lp") else "float" if arguments.float else "exact"
-    limit = CONSTRUCT_MAX_N[way]
+    key = "lp uniform z" if way == "lp" and uniform else way
+    limit = CONSTRUCT_MAX_N[key]
     if n > limit:
         around = {"lp": "use --method alg1 (exact) or alg2 for larger n",
                   "exact": "use --float (verified to 1e-9) for larger n",
                   "float": "call polytopes.fixed_point.heuristic_constructor from Python for larger n"}[way]
+        if way == "lp" and not uniform:
+            around += f" (with a uniform z the LP goes to n = {CONSTRUCT_MAX_N['lp uniform z']})"
         raise UsageError(f"n = {n:,} asks for a mechanism of {n * n:,} entries by {arguments.method}"
                                f"{' in float mode' if way == 'float' else ''}; this command stops at n = {limit:,} "
                                f"(checked before any work): {around}")
@@ -52,9 +57,9 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(f"--float applies to alg1 and alg2; {arguments.method} is an exact LP")
     check_mechanism_outputs(arguments, {"--z-file": arguments.z_file})
     if arguments.n is not None:
-        _check_construct_size(arguments, arguments.n)
+        _check_construct_size(arguments, arguments.n, arguments.z == "uniform")
     z, note = fixed_point(arguments.z, arguments.z_file, arguments.n, renormalise=arguments.float)
-    _check_construct_size(arguments, len(z))
+    _check_construct_size(arguments, len(z), len(set(z)) == 1)
     if note:
         print(note)
     eps_exp = parse_eps_exp(arguments.eps_exp)

@@ -28,8 +28,8 @@ from qifkit.numbers import binary_log
 __all__ = ["exact_primal_simplex", "shifted_simplex"]
 
 
-def exact_primal_simplex(program: LinearProgram, start: Flags, deadline: float | None, pivots: int = 200
-                         ) -> LPSolution | None:
+def exact_primal_simplex(program: LinearProgram, start: Flags, deadline: float | None, pivots: int = 200,
+                         method: str = "HiGHS basis, then exact primal simplex pivots") -> LPSolution | None:
     """Exact primal simplex pivots from a basis (flags as :func:`basis_flags` reads them) whose
     exact point meets every bound.
 
@@ -43,9 +43,10 @@ def exact_primal_simplex(program: LinearProgram, start: Flags, deadline: float |
     costs) and sits at that bound. The first basis whose reduced costs all have their signs is
     optimal; its certificate is checked by :func:`certificate_defect`.
 
-    None when the start's point misses a bound, when a variable could move without end (the
-    program would be unbounded: :func:`unbounded_certificate` decides that), or after `pivots`
-    bases; TimeLimitReached past the caller's `deadline` (:func:`run_highs`).
+    `method` names the route in the answer. None when the start's point misses a bound, when a
+    variable could move without end (the program would be unbounded: :func:`unbounded_certificate`
+    decides that), or after `pivots` bases; TimeLimitReached past the caller's `deadline`
+    (:func:`run_highs`).
     """
     factor = start_factor(program, start)
     column_basic, column_upper, row_basic, row_upper = start
@@ -65,8 +66,7 @@ def exact_primal_simplex(program: LinearProgram, start: Flags, deadline: float |
         time_left(deadline)
         wrong = state.wrong_signs()
         if not wrong:
-            return checked_optimum(program, *state.point_and_duals(), "HiGHS basis, then exact primal simplex pivots",
-                                   feasible=True)
+            return checked_optimum(program, *state.point_and_duals(), method, feasible=True)
         if step == pivots:
             return None
         if state.eta_fill > REFACTOR_FILL * len(program.rows):
@@ -120,7 +120,9 @@ def shifted_simplex(program: LinearProgram, start: Flags, deadline: float | None
     if feasible is None:
         return None
     basic, upper = feasible.basic_and_upper()
-    return exact_primal_simplex(program, (basic[:n], upper[:n], basic[n:], upper[n:]), deadline, pivots)
+    return exact_primal_simplex(program, (basic[:n], upper[:n], basic[n:], upper[n:]), deadline, pivots,
+                                "HiGHS basis, exact dual simplex pivots on shifted costs, then exact primal simplex "
+                                "pivots")
 
 
 def _devex(weights: dict[int, float], alpha: dict[int, flint.fmpq], entering: int, leaving: int) -> None:
