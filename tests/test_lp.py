@@ -1057,8 +1057,9 @@ def test_shifted_costs_then_dual_then_primal_pivots_reach_cddlibs_optimum_from_a
 
 
 def _state_of(program: LinearProgram, start) -> simplex.SimplexState:
-    x, y = basis.basis_solution(program, *start)
-    return simplex.SimplexState(program, list(start[0]) + list(start[2]), list(start[1]) + list(start[3]), x, y)
+    state = simplex.SimplexState.from_basis(program, start, simplex.start_factor(program, start))
+    assert state is not None
+    return state
 
 
 def _other_programs_basis(program: LinearProgram, rng: random.Random):

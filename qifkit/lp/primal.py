@@ -18,7 +18,6 @@ from typing import Any
 
 import flint
 
-from qifkit.lp.basis import basis_solution
 from qifkit.lp.certificate import checked_optimum
 from qifkit.lp.highs import time_left
 from qifkit.lp.program import Flags, LinearProgram, LPSolution
@@ -49,15 +48,8 @@ def exact_primal_simplex(program: LinearProgram, start: Flags, deadline: float |
     (:func:`run_highs`).
     """
     factor = start_factor(program, start)
-    column_basic, column_upper, row_basic, row_upper = start
-    found = basis_solution(program, column_basic, column_upper, row_basic, row_upper, factor=factor)
-    if found is None:
-        return None
-    x, y = found
-    if x is None or y is None:
-        return None
-    state = SimplexState(program, list(column_basic) + list(row_basic), list(column_upper) + list(row_upper), x, y)
-    if state.violated():
+    state = SimplexState.from_basis(program, start, factor)
+    if state is None or state.violated():
         return None
     state.refactor(factor)
     degenerate = 0
@@ -101,13 +93,9 @@ def shifted_simplex(program: LinearProgram, start: Flags, deadline: float | None
     as SoPlex and HiGHS start their dual simplex). Kohli's F with a binomial z at n = 50, e^ε = 3/2,
     ends its refinement rounds on such a basis. None as either stage gives None, each within
     `pivots` bases."""
-    found = basis_solution(program, *start, factor=start_factor(program, start))
-    if found is None:
+    state = SimplexState.from_basis(program, start, start_factor(program, start))
+    if state is None:
         return None
-    x, y = found
-    if x is None or y is None:
-        return None
-    state = SimplexState(program, list(start[0]) + list(start[2]), list(start[1]) + list(start[3]), x, y)
     n = program.variables
     cost = list(program.cost)
     for _, q, _ in state.wrong_signs():

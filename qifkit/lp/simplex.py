@@ -90,16 +90,9 @@ def dual_pivots(program: LinearProgram, start: Flags, deadline: float | None, pi
     """The pivots of :func:`exact_dual_simplex` from `start`: the state of its first basis whose
     point meets every bound (dual feasible, so optimal), or None as there."""
     m, n = program.shape
-    column_basic, column_upper, row_basic, row_upper = start
     factor = start_factor(program, start)
-    found = basis_solution(program, column_basic, column_upper, row_basic, row_upper, factor=factor)
-    if found is None:
-        return None
-    x, y = found
-    if x is None or y is None:
-        return None
-    state = SimplexState(program, list(column_basic) + list(row_basic), list(column_upper) + list(row_upper), x, y)
-    if not state.dual_feasible():
+    state = SimplexState.from_basis(program, start, factor)
+    if state is None or not state.dual_feasible():
         return None
     degenerate = 0  # consecutive pivots that left the dual objective unchanged
     no_block_before = 0  # after a rejected block of k swaps, k single pivots come first
@@ -322,6 +315,19 @@ class SimplexState:
         self._tight: list[int] = []
         self.etas: list[tuple[int, dict[int, flint.fmpq]]] = []
         self.eta_fill = 0  # the etas' non-zeros
+
+    @classmethod
+    def from_basis(cls, program: LinearProgram, start: Flags, factor: SquareFactor | None) -> SimplexState | None:
+        """The state of a basis given by its flags (:func:`basis_flags`), solved exactly on `factor`
+        (:func:`start_factor`); None when the basis is singular."""
+        column_basic, column_upper, row_basic, row_upper = start
+        found = basis_solution(program, column_basic, column_upper, row_basic, row_upper, factor=factor)
+        if found is None:
+            return None
+        x, y = found
+        if x is None or y is None:
+            return None
+        return cls(program, list(column_basic) + list(row_basic), list(column_upper) + list(row_upper), x, y)
 
     # ---------------------------------------------------------------- the start basis B₀
     def refactor(self, factor: SquareFactor | None = None) -> None:
@@ -564,16 +570,7 @@ class SimplexState:
         duals are dual feasible. The basic variables' reduced costs are 0 by construction of y.
         The state's own reduced costs, so no second pass over Aᵀy (the final basis still passes
         the whole certificate check, :func:`checked_optimum`)."""
-        for q, d in self.reduced.items():
-            if not d:
-                continue
-            low, high = self.low[q], self.high[q]
-            if low is not None and low == high:
-                continue
-            at_upper = low is None or (self.upper[q] and high is not None)
-            if (high is None and at_upper) or (d > 0) == at_upper:
-                return False
-        return True
+        return not self.wrong_signs()
 
     def basic_and_upper(self) -> tuple[list[bool], list[bool]]:
         """Which of the n + m variables are basic, and which non-basic ones sit at their upper bound
