@@ -210,7 +210,7 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
     (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
     (["enumerate", "U", "--n", "6", "--eps-exp", "2"], "stops at n = 5"),
     # issue 56: the exact LP goes to n = 100 with a uniform z (F certifies there in 9-19 s), to 60
-    # with any other (a binomial z: 1-2 minutes at n = 50, no certificate at 60)
+    # with any other (a binomial z: about 4 minutes at n = 60)
     (["construct", "--z", "uniform", "--n", "101", "--method", "lp-fixed", "--eps-exp", "2"], "stops at n = 100"),
     (["construct", "--z", "binomial", "--n", "61", "--method", "lp-fixed", "--eps-exp", "2"],
      "stops at n = 60 (checked before any work): use --method alg1 (exact) or alg2 for larger n (with a uniform z"),

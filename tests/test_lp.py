@@ -625,8 +625,10 @@ def test_refinement_goes_on_while_the_violation_shrinks():
 ])
 def test_kohlis_f_is_certified_by_the_route_its_bases_need(patch_lp, n, eps_exp, shape, pivots, route):
     """min E|i − j| over Kohli and Laskowski's F at n, each case certified by the route named
-    (the uniform rounds: the scaled ones are turned off), and its certificate checked once more."""
+    (the uniform rounds: the scaled ones are turned off; HiGHS scaling the entries alone, as when
+    these routes were built), and its certificate checked once more."""
     patch_lp("SCALED_ROUNDS", 0)
+    patch_lp("program_scaling", _entries_only_scaling)
     program = _fixed_point_program(n, eps_exp, shape)
     answer = solve(program, fallback=False, pivots=pivots)
     assert answer.status == "optimal" and route in answer.method
@@ -644,6 +646,7 @@ def test_a_round_gone_astray_hands_over_to_the_dual_simplex_from_the_earlier_bas
     from qifkit.lp import attempts
 
     patch_lp("SCALED_ROUNDS", 0)
+    patch_lp("program_scaling", _entries_only_scaling)  # the scaling these rounds were seen with
     rounds = []
     real = attempts.refinement_round
     monkeypatch.setattr(attempts, "refinement_round", lambda *args: rounds.append(1) or real(*args))
@@ -660,8 +663,10 @@ def test_kohlis_f_at_n_90_is_certified_by_blocks_the_floats_guess(monkeypatch, p
     s, then certified by 30 blocks of exact pivots in 268–305 s, each block costing one exact BTRAN
     per violated bound (990 in all). The float ratio tests guess every block (62, 60, …, 4 swaps)
     and the exact test keeps each guess: about a minute, and the certificate checked once more.
-    The route without the scaled rounds (which certify it in 4 rounds, seconds)."""
+    The route without the scaled rounds (which certify it in 4 rounds, seconds), HiGHS scaling the
+    entries alone as when it was measured (with the bounds in the scaling, 2 blocks do)."""
     patch_lp("SCALED_ROUNDS", 0)
+    patch_lp("program_scaling", _entries_only_scaling)
     kept, exact_rows = [], []
     real_swapped, real_pivot_row = simplex._swapped, simplex.SimplexState.pivot_row
 
@@ -1077,6 +1082,11 @@ def _other_programs_basis(program: LinearProgram, rng: random.Random):
     return flags
 
 
+def _entries_only_scaling(program, matrix=None):
+    """HiGHS's scaling before issue 56 took the bounds in: the matrix's entries alone."""
+    return highs._float_scaling(highs.float_rows(program) if matrix is None else matrix)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("eps_exp", "route"), [
     # the rounds end on a basis whose exact point meets every bound, 167 reduced costs of the
@@ -1086,17 +1096,54 @@ def _other_programs_basis(program: LinearProgram, rng: random.Random):
     # it is optimal, and the last basis is neither primal nor dual feasible (about 2 minutes)
     pytest.param("3/2", "shifted costs", id="e^eps = 3/2: a shifted-cost start"),
 ])
-def test_kohlis_f_with_a_binomial_z_at_n_50_is_certified(eps_exp, route):
-    """Issue 56: min E|i − j| over F at n = 50 with a binomial z had no certificate by any route
-    (UndecidableError after 9-14 s); it is certified by the route named, and where QSopt_ex is
-    installed its exact optimum is the same rational (about 70 s more at e^ε = 2)."""
+def test_kohlis_f_with_a_binomial_z_at_n_50_is_certified_where_floats_fail(patch_lp, eps_exp, route):
+    """Issue 56: with HiGHS scaling the entries alone (as before), min E|i − j| over F at n = 50
+    with a binomial z had no certificate by any route (UndecidableError after 9-14 s); the exact
+    primal simplex certifies it by the route named, with QSopt_ex's optimum where it is installed
+    (about 70 s more at e^ε = 2)."""
     import shutil
 
     from qifkit.qsopt import qsopt_optimum
 
+    patch_lp("program_scaling", _entries_only_scaling)
     program = _fixed_point_program(50, eps_exp, "binomial")
     answer = solve(program, fallback=False)
     assert answer.status == "optimal" and route in answer.method
     assert certificate_defect(program, answer) is None
     if shutil.which("esolver") is not None:
         assert qsopt_optimum(program) == ("optimal", answer.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("n", "eps_exp"), [(50, "2"), (50, "3/2"), (50, "11/10"), (60, "2")])
+def test_kohlis_f_with_a_binomial_z_is_certified_once_highs_scales_for_the_bounds(patch_lp, n, eps_exp):
+    """Issue 56: with the bounds taken into HiGHS's scaling, F with a binomial z certifies at
+    n = 50 in seconds (9 s at e^ε = 2 and 3/2) and at n = 60 (about 4 minutes), where every setting
+    of HiGHS called it infeasible with the entries' scaling alone (which the patched run shows)."""
+    program = _fixed_point_program(n, eps_exp, "binomial")
+    answer = solve(program, fallback=False)
+    assert answer.status == "optimal" and certificate_defect(program, answer) is None
+    if n == 60:
+        patch_lp("program_scaling", _entries_only_scaling)
+        run = highs.highs_model(program)
+        highs.run_highs(run, None)
+        assert highs.highs_status(run) == "infeasible"
+
+
+def test_highs_sees_the_bounds_scaled_with_the_entries():
+    """Issue 56: the rows are scaled for their bounds too (the right-hand side as one more column
+    of the equilibration): bounds of 2^-60 to 1 on rows of equal entries, which the entries' scaling
+    leaves 2^60 apart, end within 2^32 of each other, and the columns' factors are the program's."""
+    import numpy as np
+
+    rows = [{0: 1, 1: 1}, {1: 1, 2: 1}, {0: 1, 2: 1}, {0: 1, 1: 1, 2: 1}]
+    bounds = [F(1, 2**60), F(1, 2**30), F(1), F(1, 2**45)]
+    program = LinearProgram.build(3, rows, row_lower=bounds, row_upper=bounds, cost=[1, 1, 1])
+
+    def spread(scaling):
+        scaled = np.array([float(b) for b in bounds]) * scaling[0]
+        return np.log2(scaled.max() / scaled.min())
+
+    assert spread(_entries_only_scaling(program)) >= 59
+    assert spread(highs.program_scaling(program)) <= 32
+    assert len(highs.program_scaling(program)[1]) == 3

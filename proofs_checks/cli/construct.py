@@ -30,7 +30,7 @@ __all__ = ["run"]
 #: The largest n each way of construct takes, checked before any work: what answers within about a
 #: minute and a few GB (the measurements behind each: docs/benchmarks.md, "Limits"). The exact LP
 #: reaches further with a uniform z (F at n = 100 certifies in 9-19 s) than with others (F with a
-#: binomial z: 1-2 minutes at n = 50, no certificate at n = 60).
+#: binomial z: 8-10 s at n = 50, about 4 minutes at n = 60).
 CONSTRUCT_MAX_N = {"lp uniform z": 100, "lp": 60, "exact": 500, "float": 5000}
 
 

@@ -83,8 +83,8 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         first_run = highs.getInfo().simplex_iteration_count if first_run is None else first_run
         status = highs_status(highs)
         if status != "optimal":  # the next setting may see an optimum from a fresh start (Kohli's F,
-            highs = highs_model(program)  # binomial z, n = 50, e^ε = 3/2: the dual simplex calls it
-            continue  # infeasible, and so does every setting warm-started from its basis)
+            highs = highs_model(program)  # binomial z, n = 50, e^ε = 3/2, scaled for its entries alone:
+            continue  # the dual simplex calls it infeasible, and so does every setting warm-started from it)
         solution = try_basis(f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
@@ -150,7 +150,8 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
                 return status, solution
         # no dual feasible start, or the dual simplex ran out of pivots: the primal simplex from
         # the last basis whose exact point meets every bound (Kohli's F with a binomial z at
-        # n = 50: the rounds end on one, and no basis of theirs is dual feasible)
+        # n = 50, scaled for its entries alone: the rounds end on one, and no basis of theirs is dual
+        # feasible)
         flags = _primal_feasible_start(program, [highs], memo)
         if flags is not None:
             return status, exact_primal_simplex(program, flags, deadline, PRIMAL_PIVOTS)

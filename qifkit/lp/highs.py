@@ -22,8 +22,8 @@ from qifkit.errors import (
 )
 from qifkit.lp.program import Bound, Flags, LinearProgram
 
-__all__ = ["highs_model", "float_rows", "float_solution", "highs_status", "basis_key", "basis_flags", "run_highs",
-           "time_left"]
+__all__ = ["highs_model", "program_scaling", "float_rows", "float_solution", "highs_status", "basis_key", "basis_flags",
+           "run_highs", "time_left"]
 
 
 def highs_model(program: LinearProgram, scaling: tuple[np.ndarray, np.ndarray] | None = None) -> Any:
@@ -36,7 +36,7 @@ def highs_model(program: LinearProgram, scaling: tuple[np.ndarray, np.ndarray] |
 
     m, n = program.shape
     matrix = float_rows(program)
-    row_scale, column_scale = _float_scaling(matrix) if scaling is None else scaling
+    row_scale, column_scale = program_scaling(program, matrix) if scaling is None else scaling
     matrix = (scipy.sparse.diags(row_scale) @ matrix @ scipy.sparse.diags(column_scale)).tocsc()
     inf = highspy.kHighsInf
 
@@ -91,6 +91,21 @@ def float_rows(program: LinearProgram) -> scipy.sparse.csr_matrix:
     return scipy.sparse.csr_matrix((values, indices, pointers), shape=(m, n))
 
 
+def program_scaling(program: LinearProgram, matrix: scipy.sparse.csr_matrix | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The row and column factors HiGHS sees the program with (:func:`_float_scaling`), the
+    right-hand side taken in as one more column (each row's largest finite bound): the rows are
+    then scaled for their bounds too, not only for their entries. Kohli's F with a binomial z at
+    n = 60 has bounds from 2^-59 to 1 that the entries' scaling left between 1e-9 and 1e8, and
+    every setting of HiGHS called it infeasible; with its bounds in the scaling, between 2e-9 and
+    1.3, HiGHS finds its optimum (issue 56)."""
+    matrix = float_rows(program) if matrix is None else matrix
+    right = np.array([max((abs(float(v)) for v in (low, high) if v is not None), default=0.0)
+                      for low, high in zip(program.row_lower, program.row_upper, strict=True)])
+    row_scale, column_scale = _float_scaling(scipy.sparse.hstack([matrix, right.reshape(-1, 1)], format="csr"))
+    return row_scale, column_scale[:-1]
+
+
 def _float_scaling(matrix: scipy.sparse.csr_matrix, passes: int = 8) -> tuple[np.ndarray, np.ndarray]:
     """Row and column factors (powers of two) that bring the float matrix's entries near 1:
     alternating geometric-mean passes, then each row's largest entry to about 1. Entries of
@@ -139,7 +154,7 @@ def float_solution(program: LinearProgram) -> tuple[str, np.ndarray | None]:
     status = highs_status(highs)
     if status != "optimal":
         return status, None
-    _, column_scale = _float_scaling(float_rows(program))
+    _, column_scale = program_scaling(program)
     return status, np.array(highs.getSolution().col_value) * column_scale
 
 

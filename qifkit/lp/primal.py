@@ -3,10 +3,11 @@ but whose duals have wrong signs, bounded by a number of pivots.
 
 A refinement round that only repairs the point (the residual program of a primal round) can end
 on a basis that is exactly primal feasible and far from optimal: Kohli's F with a binomial z at
-n = 50 (e^ε = 2) ends its rounds on such a basis, 167 reduced costs of the wrong sign (the largest
+n = 50 (e^ε = 2), scaled for its entries alone (before :func:`program_scaling` took the bounds in),
+ends its rounds on such a basis, 167 reduced costs of the wrong sign (the largest
 1.55), and no basis of the rounds is dual feasible, so the exact dual simplex has no start. From
 there the primal simplex keeps the point feasible and lowers the objective until every reduced
-cost has its sign (Dantzig's rule; Bland's after a run of degenerate pivots, which cannot cycle).
+cost has its sign (Devex pricing; Bland's rule after a run of degenerate pivots, which cannot cycle).
 It shares the dual simplex's state (:class:`qifkit.lp.simplex.SimplexState`: the start factor,
 eta vectors, the point and the reduced costs updated exactly at each pivot), and its answer passes
 the same check (:func:`checked_optimum`).
@@ -90,7 +91,8 @@ def shifted_simplex(program: LinearProgram, start: Flags, deadline: float | None
     adding −y_i times the row to the costs, which leaves every other reduced cost as it was), the
     exact dual simplex (:func:`dual_pivots`) on the shifted program until the point meets every
     bound, then :func:`exact_primal_simplex` on the program's own costs from there (cost shifting,
-    as SoPlex and HiGHS start their dual simplex). Kohli's F with a binomial z at n = 50, e^ε = 3/2,
+    as SoPlex and HiGHS start their dual simplex). Kohli's F with a binomial z at n = 50, e^ε = 3/2
+    (scaled for its entries alone),
     ends its refinement rounds on such a basis. None as either stage gives None, each within
     `pivots` bases."""
     state = SimplexState.from_basis(program, start, start_factor(program, start))
