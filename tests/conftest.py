@@ -183,3 +183,41 @@ def write_spec(folder, document, name="spec.toml"):
     path = folder / name
     path.write_text(document if isinstance(document, str) else spec_toml(document))
     return str(path)
+
+
+def left_of(point, q) -> bool:
+    """A real point (qifkit.real_roots.RealPoint) ≤ the rational q, decided by narrowing the point's
+    isolating interval (a rational point compares at once)."""
+    while True:
+        low, high = point.bounds
+        if high <= q:
+            return True
+        if low > q:
+            return False
+        point.narrowed((high - low) / 4)
+
+
+def right_of(point, q) -> bool:
+    """A real point ≥ the rational q."""
+    while True:
+        low, high = point.bounds
+        if low >= q:
+            return True
+        if high < q:
+            return False
+        point.narrowed((high - low) / 4)
+
+
+def pieces_agree(curve, exact) -> None:
+    """Every piece a piecewise route decided (qifkit.ball_range, qifkit.mode_range) agrees with the
+    exact stretches of root isolation: a rising piece lies in an exact rising stretch, a falling
+    piece meets none, a decided verdict is the exact one, and the pieces tile the range."""
+    rising, falling = "rising", "falling"
+    for piece in curve.pieces:
+        if piece.direction == rising:
+            assert any(left_of(s, piece.low) and right_of(e, piece.high) for s, e in exact.rising), piece
+        elif piece.direction == falling:
+            assert all(left_of(e, piece.low) or right_of(s, piece.high) for s, e in exact.rising), piece
+    assert curve.monotone in (None, exact.monotone)
+    assert curve.pieces[0].low == exact.low and curve.pieces[-1].high == exact.high
+    assert all(p.high == q.low for p, q in zip(curve.pieces, curve.pieces[1:], strict=False))

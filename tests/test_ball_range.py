@@ -6,6 +6,7 @@ import random
 from fractions import Fraction as F
 
 import pytest
+from conftest import pieces_agree
 
 from qifkit import (
     Loss,
@@ -21,43 +22,7 @@ from qifkit.ball_range import FALLING, RISING, TURNING, UNDECIDED, count_loss_on
 from qifkit.errors import LabelError, PrivacyParameterError, UndecidableError
 from qifkit.pipelines import count_pipeline, sum_pipeline, unknown_secrets
 from qifkit.postprocess import deterministic
-from qifkit.real_roots import RealPoint
 from qifkit.stability import loss_on_range
-
-
-def _left_of(point: RealPoint, q: F) -> bool:
-    """point ≤ q, decided by narrowing the point's isolating interval (a rational compares at once)."""
-    while True:
-        low, high = point.bounds
-        if high <= q:
-            return True
-        if low > q:
-            return False
-        point.narrowed((high - low) / 4)
-
-
-def _right_of(point: RealPoint, q: F) -> bool:
-    """point ≥ q."""
-    while True:
-        low, high = point.bounds
-        if low >= q:
-            return True
-        if high < q:
-            return False
-        point.narrowed((high - low) / 4)
-
-
-def _agrees(ball, exact) -> None:
-    """Every piece the balls decided agrees with the exact stretches: a rising piece lies in an
-    exact rising stretch, a falling piece meets none, and a decided verdict is the exact one."""
-    for piece in ball.pieces:
-        if piece.direction == RISING:
-            assert any(_left_of(s, piece.low) and _right_of(e, piece.high) for s, e in exact.rising), piece
-        elif piece.direction == FALLING:
-            assert all(_left_of(e, piece.low) or _right_of(s, piece.high) for s, e in exact.rising), piece
-    assert ball.monotone in (None, exact.monotone)
-    assert ball.pieces[0].low == exact.low and ball.pieces[-1].high == exact.high
-    assert all(p.high == q.low for p, q in zip(ball.pieces, ball.pieces[1:], strict=False))
 
 
 def _random_case(rng: random.Random):
@@ -114,7 +79,7 @@ def _both_routes(seed: int, pieces: int = 3000):
 @pytest.mark.parametrize("seed", range(20))
 def test_ball_pieces_agree_with_exact_root_isolation(seed):
     ball, exact = _both_routes(seed)
-    _agrees(ball, exact)
+    pieces_agree(ball, exact)
 
 
 @pytest.mark.parametrize("seed", [575, 858])
@@ -125,7 +90,7 @@ def test_a_piece_with_non_finite_enclosures_is_never_decided_by_its_finite_actio
     1.4003 at 7). A NaN enclosure rules nothing out: the piece is split or left undecided."""
     ball, exact = _both_routes(seed)
     assert exact.monotone is False
-    _agrees(ball, exact)
+    pieces_agree(ball, exact)
     assert ball.monotone is not True
 
 
@@ -136,7 +101,7 @@ def test_no_seed_of_the_generator_gets_a_ball_verdict_the_exact_route_contradict
     route (in blocks of 100 so that the workers share them)."""
     for seed in range(first, first + 100):
         ball, exact = _both_routes(seed)
-        _agrees(ball, exact)
+        pieces_agree(ball, exact)
 
 
 @pytest.mark.slow
@@ -144,7 +109,7 @@ def test_ball_pieces_agree_with_exact_root_isolation_on_120_specs():
     decided = 0
     for seed in range(20, 140):
         ball, exact = _both_routes(seed)
-        _agrees(ball, exact)
+        pieces_agree(ball, exact)
         decided += ball.monotone is not None
     assert decided >= 115, f"only {decided} of 120 random specs decided by the balls"
 
@@ -203,7 +168,7 @@ def test_a_piece_holding_a_change_of_best_action_is_decided_on_each_side_only():
     ball = count_loss_on_range(lambda t: truncated_geometric(7, eps_exp=t), 4, {0}, uniform_prior(range(7)),
                                linear_error(range(7)), low, high, known=(0, 1, 1))
     assert len(exact.rising) == 1 and ball.monotone is False
-    _agrees(ball, exact)
+    pieces_agree(ball, exact)
     assert {p.direction for p in ball.pieces} >= {RISING, FALLING}
 
 

@@ -201,3 +201,37 @@ def test_the_deployers_example_is_stable_for_its_analyst(tmp_path, capsys):
     report = json.loads(out.read_text())
     assert report["question"] == "analyst" and report["tolerance"] == "1/1000" and report["secrets"] == 15
     assert "498 others drawn from the population prior" in capsys.readouterr().out
+
+
+def test_a_geometric_count_at_thousands_is_proved_stable_for_its_analyst_by_the_mode(tmp_path, capsys):
+    """Issue 50's goal row: geometric on 6 values, 2,000 respondents (1,500 known, 499 from a uniform
+    population, one target), the count of {0, 1}, Bayes, [2, 5]. No proof for every analyst exists
+    (six hit probabilities) and the pipeline is too large to follow symbolically; the others' mode
+    proves the spec's analyst's risk never rises (exit 0, route "mode")."""
+    document = spec_document(family="geometric", values=6, respondents=2000, known_counts={v: 250 for v in range(6)},
+                             of=(0, 1), prior="uniform", eps=(), low="2", high="5")
+    document["population"].update(population_prior=["1/6"] * 6, targets=1)
+    out = tmp_path / "r.json"
+    assert main(["stability", write_spec(tmp_path, document), "--json", str(out)]) == 0
+    interval = json.loads(out.read_text())["range"]
+    assert interval["route"] == "mode" and interval["mode"]["undecided_stretches"] == 0
+    assert not interval["every_analyst"]["proved"]
+    assert "never rises" in capsys.readouterr().out
+
+
+def test_a_risk_proved_rising_by_the_mode_is_refuted_by_exact_risks(tmp_path, capsys):
+    """Randomized response on 3 values at e^ε = 1 + 4(t − 1)/t² (t-locally private for t ≥ 2, and
+    more private as t grows): 3,000 respondents, one target, the count of {0}, Bayes. The mode route
+    proves the risk rising, and the exact risks at two points inside the rise refute stability
+    (exit 1)."""
+    e = "((t^2+4*t-4)/t^2)"
+    (tmp_path / "shrinking.csv").write_text(",0,1,2\n" + "".join(
+        f"{i}," + ",".join(f"{e}/({e}+2)" if i == j else f"1/({e}+2)" for j in range(3)) + "\n" for i in range(3)))
+    document = spec_document(family="expression", values=3, respondents=3000, known_counts={0: 1000, 1: 1000, 2: 999},
+                             of=(0,), prior="uniform", eps=(), low="2", high="5",
+                             sections={"perturber": {"family": "expression", "values": 3, "matrix": "shrinking.csv"}})
+    out = tmp_path / "r.json"
+    assert main(["stability", write_spec(tmp_path, document), "--json", str(out)]) == 1
+    report = json.loads(out.read_text())
+    assert report["range"]["route"] == "mode" and report["range"]["rising"]
+    assert "by the others' mode" in report["range"]["analyst"] and report["instability"]

@@ -16,6 +16,7 @@ from conftest import EXAMPLES, spec_document, write_spec
 import qifkit.ball_range
 import qifkit.generator
 import qifkit.lp.attempts
+import qifkit.mode_range
 import qifkit.stability
 from proofs_checks import gate
 from proofs_checks.cli.app import main
@@ -81,6 +82,7 @@ STOPS = [
     ("exact re-decision", _threshold, gate_pipelines, "count_uncertainty", 0),
     ("exact re-decision", _threshold, gate_pipelines, "count_uncertainty", 1),
     ("two-secret search", lambda folder: _census_like(folder, "every_analyst"), gate_ranges, "dichotomy_risks", 90),
+    ("others' mode", _census_like, qifkit.mode_range._ModeSlope, "direction", 5),
     ("proof for every analyst", _histogram, qifkit.generator, "sign_on", 2),
 ]
 
@@ -121,8 +123,9 @@ def test_a_stop_anywhere_is_exit_130_or_4_with_a_readable_report(tmp_path, monke
 @pytest.mark.parametrize("debug", [[], ["--debug"]], ids=["plain", "debug"])
 @pytest.mark.parametrize(("spec", "line"), [
     (_ball, "range: the analyst's loss decided piece by piece in ball arithmetic"),
-    (lambda folder: _census_like(folder, "every_analyst"), "range: the analyst's loss sampled"),
-], ids=["ball arithmetic", "float sweep"])
+    (_threshold, "range: the analyst's loss sampled"),
+    (_census_like, "range: one target's Bayes risk behind the count"),
+], ids=["ball arithmetic", "float sweep", "others' mode"])
 def test_a_real_sigint_as_a_route_begins_ends_in_exit_130(tmp_path, spec, line, debug):
     """A SIGINT sent to the command as it says a route has begun (an event, not a time)."""
     import signal

@@ -563,3 +563,16 @@ def test_a_specs_files_are_read_once_whatever_the_options(tmp_path, monkeypatch)
                  loss="loss.csv", eps=("2", "3"), low="2", high="4")
     assert main(["stability", spec, "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "x.svg")]) in (0, 1, 4)
     assert sorted(reads) == ["loss.csv", "prior.csv"]
+
+
+def test_the_readme_population_release_is_stable_by_the_others_mode(tmp_path):
+    """The README's second spec (a target, 1,500 known, 499 from the population's shares, a
+    tolerance), as a newcomer copies it: exit 0, its range proved by the others' mode."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    start = "cat > release.toml <<'TOML'\n"
+    spec = readme[readme.index(start) + len(start):]
+    (tmp_path / "release.toml").write_text(spec[: spec.index("\nTOML\n") + 1])
+    out = tmp_path / "r.json"
+    assert main(["stability", str(tmp_path / "release.toml"), "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["range"]["route"] == "mode" and report["tolerance"] == "1/1000"

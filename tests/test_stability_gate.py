@@ -424,12 +424,13 @@ def test_a_range_no_proof_covers_is_decided_by_a_constructed_analyst(tmp_path, c
     """Issue 32: at census size the range of a geometric count had no decision (exit 4): its spec's
     analyst sees no rise, no proof covers every analyst, and a grid's witnesses are too large. The
     two-secret Bayes analysts are searched in floats and the largest rises decided exactly; at 500
-    respondents (the sampled route) the certificate is materialised and `qifkit verify` re-checks it
-    on pipelines built without generating functions."""
+    respondents the certificate is materialised and `qifkit verify` re-checks it on pipelines built
+    without generating functions. The spec's own analyst (one target, uniform, Bayes) is information
+    here, proved never to rise by the others' mode (issue 50)."""
     out, folder = tmp_path / "r.json", tmp_path / "certs"
     assert main(["stability", _census_like(tmp_path, 500), "--json", str(out), "--certificate", str(folder)]) == 1
     report = json.loads(out.read_text())
-    assert report["range"]["analyst"].startswith("sampled") and report["range"]["rising"] == []
+    assert report["range"]["route"] == "mode" and report["range"]["rising"] == []
     assert report["instability"]["found_by"] == "constructed" and report["stable"] is False
     assert "two-secret" in capsys.readouterr().out
     assert main(["verify", str(folder / "a.csv"), str(folder / "b.csv"), str(folder / "cert.json")]) == 0

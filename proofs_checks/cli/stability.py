@@ -106,15 +106,16 @@ def run(arguments: argparse.Namespace) -> int:
         elif interval.route == "not followed":
             print(f"  the spec's analyst: {interval.analyst}")
         else:
-            print(f"  the spec's analyst: loss {approximately(interval.loss_from)} at {interval.low}, "
-                  f"{approximately(interval.loss_to)} at {interval.high}")
-            balls = interval.route == "ball"
+            if interval.loss_from is not None:  # the mode route proves the slope's sign without the ends' losses
+                print(f"  the spec's analyst: loss {approximately(interval.loss_from)} at {interval.low}, "
+                      f"{approximately(interval.loss_to)} at {interval.high}")
+            narrowest = {"ball": "2^-32", "mode": "2^-40"}.get(interval.route)  # pieces proved rising
             for low, high in rising:
                 print(f"  the loss RISES on [{low.decimal(12)}, {high.decimal(12)}]  " + (
                     f"(proved between the rationals {exact_text(low)} and {exact_text(high)}; where it stops "
-                    "rising lies within 2^-32 of an inner end)" if balls else
+                    f"rising lies within {narrowest} of an inner end)" if narrowest else
                     f"(exact ends: {_shown(exact_text(low))}; {_shown(exact_text(high))})"))
-            if balls:
+            if interval.route != "exact":  # ball arithmetic or the others' mode: say how it was proved
                 print(f"  the spec's analyst: {interval.analyst}")
             if not rising:
                 print("  the loss never rises as e^ε grows")

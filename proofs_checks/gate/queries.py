@@ -56,6 +56,9 @@ class Query:
     witness : bool
         Grid pairs may be refined by the lumped witness of :func:`qifkit.pipelines.count_witness`
         (the count itself) before an LP.
+    mode : bool
+        Releases the count itself, so one target's Bayes risk under a uniform prior is decided on
+        a range by the others' mode (:mod:`qifkit.mode_range`).
     """
 
     name: str
@@ -64,6 +67,7 @@ class Query:
     proof: bool = False
     bars: bool = False
     witness: bool = False
+    mode: bool = False
 
     def outputs(self, spec: Any, limit: int) -> int:
         """How many outputs the spec's pipeline has (capped at limit + 1 where it could be huge)."""
@@ -149,7 +153,7 @@ class ArgmaxQuery(Query):
 
 #: Every query kind, by its name in a spec.
 QUERIES: dict[str, Query] = {query.name: query for query in (
-    CountQuery("count", counts=True, ball=True, proof=True, witness=True),
+    CountQuery("count", counts=True, ball=True, proof=True, witness=True, mode=True),
     ThresholdQuery("threshold", counts=True, ball=True),
     MapQuery("map", counts=True, ball=True),
     SumQuery("sum", ball=True),

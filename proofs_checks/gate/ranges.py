@@ -21,8 +21,8 @@ from proofs_checks.gate.pipelines import (
     with_population,
 )
 from proofs_checks.gate.report import EveryAnalyst, GateReport, RangeReport, Rise
-from proofs_checks.gate.work import ball_budget, symbolic_work
-from qifkit.ball_range import count_loss_on_range, sum_loss_on_range
+from proofs_checks.gate.work import ball_budget, mode_applies, symbolic_work
+from qifkit.ball_range import BallRange, count_loss_on_range, sum_loss_on_range
 from qifkit.channel import Channel
 from qifkit.errors import UndecidableError
 from qifkit.measures import (
@@ -31,6 +31,7 @@ from qifkit.measures import (
     bayes_risk,
     posterior_uncertainty,
 )
+from qifkit.mode_range import MODE_PIECES, count_risk_on_range
 from qifkit.real_roots import RealPoint, rational_between
 from qifkit.refinement import Refinement
 from qifkit.stability import (
@@ -66,6 +67,8 @@ def range_report(spec: StabilitySpec, report: GateReport, prior: Prior, loss: Lo
     if plan.routes[0] != "exact":
         if proof is not None:  # a proof settles every analyst; else the analyst's curve is searched in floats
             interval.analyst = "not followed: every analyst is proved safe on the range"
+            return
+        if mode_route(spec, report, interval, prior, loss, exact_loss, refuted, say):
             return
         say(f"range: the analyst's loss sampled at {limits.RANGE_SAMPLES} e^ε ({plan.why}), each rise re-decided "
             "exactly")
@@ -247,18 +250,32 @@ def ball_route(spec: StabilitySpec, report: GateReport, interval: RangeReport, p
     interval.ball = {"pieces": len(curve.pieces), "enclosures": curve.evaluations,
                                "undecided": [list(stretch) for stretch in undecided[:limits.SHOWN_STRETCHES]],
                                "undecided_stretches": len(undecided)}
+    analyst = (f"followed at every e^ε in ball arithmetic ({len(curve.pieces):,} pieces proved rising or falling, "
+               f"{curve.evaluations:,} enclosures)")
+    return proved_curve(spec, report, interval, prior, loss, exact_loss, refuted, curve, ("ball", analyst, "ball "
+                        "arithmetic"), interval.ball, ends=True)
+
+
+def proved_curve(spec: StabilitySpec, report: GateReport, interval: RangeReport, prior: Prior, loss: Loss,
+                 exact_loss: Callable[[Any], Any], refuted: Callable[..., None], curve: BallRange,
+                 route: tuple[str, str, str], details: dict[str, Any], ends: bool) -> bool:
+    """A range decided piece by piece (the ball and mode routes) into the report: nothing when a
+    stretch is undecided and no rise is proved; else the route (`route`: its name, what it did, and
+    how a rising piece was proved), the ends' exact losses when `ends`, and a proved rise confirmed
+    by the exact losses at two rational points inside it (:func:`inside_rise`), then refuted unless
+    within the spec's tolerance. Returns whether the range was decided."""
     if curve.monotone is None:
         return False
     if curve.rising:
         a, b, lower, upper = inside_rise(*curve.rising[0], exact_loss)
         if not upper > lower:  # pragma: no cover - a proved rise that exact losses deny: say so, decide nothing
-            interval.ball["unconfirmed_rise"] = [a, b]
+            details["unconfirmed_rise"] = [a, b]
             return False
+    name, analyst, how = route
     interval.samples = interval.rises_not_confirmed = None
-    interval.route = "ball"
-    interval.analyst = (f"followed at every e^ε in ball arithmetic ({len(curve.pieces):,} pieces proved rising or "
-                        f"falling, {curve.evaluations:,} enclosures)")
-    interval.loss_from, interval.loss_to = exact_loss(curve.low), exact_loss(curve.high)
+    interval.route, interval.analyst = name, analyst
+    if ends:
+        interval.loss_from, interval.loss_to = exact_loss(curve.low), exact_loss(curve.high)
     interval.rising = [[RealPoint(s), RealPoint(e)] for s, e in curve.rising]
     interval.rising_exact = [[RealPoint(s), RealPoint(e)] for s, e in curve.rising]
     if curve.rising:
@@ -268,8 +285,45 @@ def ball_route(spec: StabilitySpec, report: GateReport, interval: RangeReport, p
             return True
         refuted("range", a, b, Refinement(False, prior=prior, loss=loss, uncertainty_a=upper, uncertainty_b=lower,
                                           gap=upper - lower,
-                                          method="the spec's analyst on a rising stretch proved in ball arithmetic"))
+                                          method=f"the spec's analyst on a rising stretch proved in {how}"))
     return True
+
+
+def mode_route(spec: StabilitySpec, report: GateReport, interval: RangeReport, prior: Prior, loss: Loss,
+               exact_loss: Callable[[Any], Any], refuted: Callable[..., None], say: Callable[[str], None]) -> bool:
+    """The spec's analyst when it is one target's Bayes risk under a uniform prior behind a count
+    (:func:`qifkit.mode_range.count_risk_on_range`: the others' count law is Poisson-binomial, and
+    its mode decides the risk at any number of respondents): decided on the range within
+    :data:`~qifkit.mode_range.MODE_PIECES` pieces (:func:`proved_curve`), or the other routes follow.
+    Returns whether it was decided; what was tried goes to ``interval.mode``."""
+    assert spec.eps_range is not None  # only called for a range
+    if not mode_applies(spec):
+        return False
+    say(f"range: one target's Bayes risk behind the count, proved piece by piece by the others' mode (at most "
+        f"{MODE_PIECES:,} pieces)")
+    family = spec.perturber
+    _, known, values = with_population(spec, family(spec.values, spec.eps_range[1]))
+    step = max(1, MODE_PIECES // PROGRESS_STEPS)
+
+    def told(done: int) -> None:
+        if done and done % step == 0:
+            say(f"range: the others' mode, {done:,} of at most {MODE_PIECES:,} pieces")
+
+    try:
+        curve = count_risk_on_range(lambda t: with_population(spec, family(spec.values, t))[0], set(spec.counted),
+                                    *spec.eps_range, known=known, target_values=values, progress=told)
+    except UndecidableError as error:
+        interval.mode = f"not applicable: {error}"
+        return False
+    undecided = curve.undecided
+    interval.mode = {"pieces": curve.evaluations,
+                     "undecided": [list(stretch) for stretch in undecided[:limits.SHOWN_STRETCHES]],
+                     "undecided_stretches": len(undecided)}
+    analyst = (f"followed at every e^ε by the others' mode ({curve.evaluations:,} pieces proved rising or falling: "
+               "Poisson-binomial laws in float64 with rigorous error bounds, compared in ball arithmetic)")
+    # the ends' exact losses are not computed (seconds each at thousands of respondents)
+    return proved_curve(spec, report, interval, prior, loss, exact_loss, refuted, curve,
+                        ("mode", analyst, "ball arithmetic by the others' mode"), interval.mode, ends=False)
 
 
 def sampled_route(spec: StabilitySpec, report: GateReport, interval: RangeReport, prior: Prior, loss: Loss,

@@ -13,10 +13,11 @@ from qifkit.numbers import exact_str
 from qifkit.real_roots import RealPoint
 
 #: The routes that follow the spec's analyst on a range (``RangeReport.route``): by root isolation,
-#: in ball arithmetic, by float samples re-decided exactly, or not at all.
-ROUTES = ("exact", "ball", "sampled", "not followed")
+#: in ball arithmetic, by the others' mode (one target's Bayes risk behind a count), by float samples
+#: re-decided exactly, or not at all.
+ROUTES = ("exact", "ball", "mode", "sampled", "not followed")
 #: The routes that decide the analyst's loss at every e^ε of the range.
-FOLLOWED = ("exact", "ball")
+FOLLOWED = ("exact", "ball", "mode")
 
 
 def exact_text(value: Any) -> str:
@@ -113,6 +114,7 @@ class RangeReport:
     samples: int | None = None
     rises_not_confirmed: int | None = None
     ball: dict[str, Any] | str | None = None
+    mode: dict[str, Any] | str | None = None
     constructed: str | None = None
     rise_bounds: list[list[Any]] | None = None
 
@@ -128,7 +130,7 @@ class RangeReport:
             "every_analyst": {"proved": True, **every.proof} if every.proof is not None else
             {"proved": False, "reason": every.reason}}
         for key in ("route", "analyst", "loss_from", "loss_to", "samples", "rises_not_confirmed", "ball",
-                    "constructed", "rise_bounds"):
+                    "mode", "constructed", "rise_bounds"):
             if getattr(self, key) is not None:
                 document[key] = getattr(self, key)
         document = jsonable(document)

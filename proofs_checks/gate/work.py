@@ -7,6 +7,7 @@ from __future__ import annotations
 from proofs_checks.gate import limits
 from proofs_checks.gate.model import StabilitySpec
 from proofs_checks.gate.pipelines import output_count, secret_count, target_count
+from qifkit.mode_range import MODE_PIECES
 from qifkit.numbers import exact_str
 from qifkit.stability import range_routes
 
@@ -61,10 +62,12 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                 f"only {budget}, fewer than the {limits.BALL_MIN_PIECES} it needs); ")
         plan = range_routes(entries, work, max_entries=limits.RANGE_MAX_ENTRIES, follow_work=limits.RANGE_FOLLOW_WORK,
                             ball=spec.kind.ball)
+        mode = (f"proved by the others' mode piece by piece (at most {MODE_PIECES:,} pieces; one target's Bayes risk "
+                "behind a count), if not, " if mode_applies(spec) else "")
         if plan.routes == ("exact",):
             route = symbolic
         else:
-            route = (f"{sampled} first ({plan.why}); {ball}"
+            route = (f"{mode}{sampled} first ({plan.why}); {ball}"
                      + (f"if still undecided, {symbolic}" if "exact" in plan.routes else ""))
         proof = "a proof for every analyst is tried first; " if spec.kind.proof else ""
         lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")
@@ -78,6 +81,13 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                 f"range, without a proof or a rise: not decided ({secrets:,} secrets, beyond the "
                 f"{limits.DICHOTOMY_MAX_SECRETS} whose pairs are searched for a constructed analyst)")
     return lines
+
+
+def mode_applies(spec: StabilitySpec) -> bool:
+    """Whether the range's analyst is one target's Bayes risk under a uniform prior behind a count,
+    the case the others' mode decides (:func:`qifkit.mode_range.count_risk_on_range`)."""
+    return (spec.kind.mode and spec.loss == "bayes" and target_count(spec) == 1
+            and len(set(spec.analyst[0].probabilities())) == 1)
 
 
 def ball_budget(spec: StabilitySpec) -> tuple[int, int]:
