@@ -176,8 +176,9 @@ class _Law:
 
     @functools.cached_property
     def total(self) -> float:
-        """An upper bound of the whole true sequence's sum."""
-        return float(self.values.sum()) * (1 + _gamma(self.roundings + len(self.values))) + self.tail
+        """An upper bound of the whole true sequence's sum: each kept entry's true value is at most
+        1 + 2γ(roundings) times its float, the float sum at most 1 − γ(len) below theirs."""
+        return float(self.values.sum()) * (1 + 3 * _gamma(self.roundings + len(self.values))) + self.tail
 
     def times(self, other: _Law) -> _Law:
         """The convolution, with its error and the mass it leaves out bounded."""
@@ -209,7 +210,7 @@ class _Law:
         if first == 0 and last == len(self.values):
             return self
         dropped = float(self.values[:first].sum() + self.values[last:].sum())
-        bound = dropped * (1 + _gamma(self.roundings + len(self.values)))
+        bound = dropped * (1 + 3 * _gamma(self.roundings + len(self.values)))  # as in :attr:`total`
         return _Law(self.values[first:last], self.start + first, self.roundings, self.tail + bound)
 
 
@@ -290,6 +291,8 @@ class _Corner:
         """The least and greatest c whose computed weight could be the largest."""
         values, error = self.law.values, _gamma(self.law.roundings)
         peak = float(values.max())
+        if self.law.tail > peak * 1e-9:  # a trimmed entry could then be a mode: never seen, refused
+            raise UndecidableError("a count law's mass outside its window is not small beside its mode")
         threshold = peak * (1 - error) / (1 + error) - self.law.tail
         close = np.nonzero(values >= threshold * (1 - 1e-12))[0]
         return self.law.start + int(close[0]), self.law.start + int(close[-1])

@@ -62,12 +62,12 @@ def describe_work(spec: StabilitySpec) -> list[str]:
                 f"only {budget}, fewer than the {limits.BALL_MIN_PIECES} it needs); ")
         plan = range_routes(entries, work, max_entries=limits.RANGE_MAX_ENTRIES, follow_work=limits.RANGE_FOLLOW_WORK,
                             ball=spec.kind.ball)
-        mode = (f"proved by the others' mode piece by piece (at most {MODE_PIECES:,} pieces; one target's Bayes risk "
-                "behind a count), if not, " if mode_applies(spec) else "")
+        mode = (f"decided by the others' mode piece by piece first (at most {MODE_PIECES:,} pieces; one target's "
+                "Bayes risk behind a count); where it leaves a stretch undecided, " if mode_applies(spec) else "")
         if plan.routes == ("exact",):
             route = symbolic
         else:
-            route = (f"{mode}{sampled} first ({plan.why}); {ball}"
+            route = (f"{mode}{sampled}{'' if mode else ' first'} ({plan.why}); {ball}"
                      + (f"if still undecided, {symbolic}" if "exact" in plan.routes else ""))
         proof = "a proof for every analyst is tried first; " if spec.kind.proof else ""
         lines.append(f"range [{spec.eps_range[0]}, {spec.eps_range[1]}]: {proof}the spec's analyst {route}")

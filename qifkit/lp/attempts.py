@@ -76,15 +76,16 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         return solution
 
     first_run = None  # the first run's simplex iterations
-    for name, options in _ATTEMPTS:
+    for attempt, (name, options) in enumerate(_ATTEMPTS):
         for key, value in options.items():
             highs.setOptionValue(key, value)
         run_highs(highs, deadline)
         first_run = highs.getInfo().simplex_iteration_count if first_run is None else first_run
         status = highs_status(highs)
         if status != "optimal":  # the next setting may see an optimum from a fresh start (Kohli's F,
-            highs = highs_model(program)  # binomial z, n = 50, e^ε = 3/2, scaled for its entries alone:
-            continue  # the dual simplex calls it infeasible, and so does every setting warm-started from it)
+            if attempt + 1 < len(_ATTEMPTS):  # binomial z, n = 50, e^ε = 3/2, scaled for its entries alone:
+                highs = highs_model(program)  # the dual simplex calls it infeasible, and so does every
+            continue  # setting warm-started from it)
         solution = try_basis(f"HiGHS basis ({name}), exact solve")
         if solution is not None:
             return status, solution
@@ -152,7 +153,7 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         # the last basis whose exact point meets every bound (Kohli's F with a binomial z at
         # n = 50, scaled for its entries alone: the rounds end on one, and no basis of theirs is dual
         # feasible)
-        flags = _primal_feasible_start(program, [highs], memo)
+        flags = _primal_feasible_start(program, highs, memo)
         if flags is not None:
             return status, exact_primal_simplex(program, flags, deadline, PRIMAL_PIVOTS)
         # neither: the costs shifted to make the last basis dual feasible (at e^ε = 3/2 for that F)
@@ -162,13 +163,11 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
     return status, None
 
 
-def _primal_feasible_start(program: LinearProgram, runs: list[Any], memo: dict) -> Any:
-    """The basis flags of the latest of `runs` whose exact point meets every bound, or None."""
-    for run in reversed(runs):
-        flags, found = basis_flags(run), basis_of(program, run, need_duals=False, memo=memo)
-        if flags is not None and found is not None and found[0] is not None \
-                and primal_defect(program, found[0]) is None:
-            return flags
+def _primal_feasible_start(program: LinearProgram, run: Any, memo: dict) -> Any:
+    """The basis flags of `run` if its exact point meets every bound, else None."""
+    flags, found = basis_flags(run), basis_of(program, run, need_duals=False, memo=memo)
+    if flags is not None and found is not None and found[0] is not None and primal_defect(program, found[0]) is None:
+        return flags
     return None
 
 
