@@ -1,11 +1,14 @@
-"""Benchmark: ex(D) from the face sets of the column cone (polytopes.ldp_faces), against the orbit walk
-at n = 5 and on Dask at n = 6 (2 local workers against 1).
+"""Benchmark: ex(D) from the face sets of the column cone (polytopes.ldp_faces) and from tight and
+loose rows (polytopes.ldp_rows), against the orbit walk at n = 5, and the face sets on Dask at n = 6
+(2 local workers against 1).
 
-n = 5: the walk in this process (tangent cones by Normaliz where installed) and the face sets in
-this process, same e^ε; both must give 164,825 vertices in 47 orbits. n = 6: the face sets in this
-process, then on local clusters of 1 and 2 single-threaded worker processes (started before the
-clock: their start-up is its own column); every run must give 164,806,776 vertices in 655 orbits,
-or the benchmark stops. The speedup is 1 worker's time over 2 workers'.
+n = 5: the walk in this process (tangent cones by Normaliz where installed), the face sets and the
+rows in this process, same e^ε; each must give 164,825 vertices in 47 orbits. n = 6: the rows in
+this process (the first call at this n, which builds the pattern sets, and a second one, which
+finds them built), the face sets in this process, then on local clusters of 1 and 2
+single-threaded worker processes (started before the clock: their start-up is its own column);
+every run must give 164,806,776 vertices in 655 orbits, or the benchmark stops. The speedup is 1
+worker's time over 2 workers'; the rows' ratio is the face sets' time in this process over theirs.
 
 Run: ``.venv/bin/python benchmarks/bench_faces.py [--eps-exp 2] [--skip-6]``
 """
@@ -18,6 +21,7 @@ import time
 from bench_scaleout import on_local_clusters  # shared with the walk's scale-out benchmark
 
 from polytopes.ldp_faces import face_set_orbits
+from polytopes.ldp_rows import ldp_orbits_by_rows
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
@@ -38,6 +42,15 @@ def timed_faces(n: int, eps_exp: str, client=None) -> float:
     return seconds
 
 
+def timed_rows(n: int, eps_exp: str) -> float:
+    start = time.perf_counter()
+    found = ldp_orbits_by_rows(n, eps_exp)
+    seconds = time.perf_counter() - start
+    if (found.count, len(found.orbits)) != EXPECTED[n]:
+        raise SystemExit(f"wrong answer from the rows at n = {n}: {found.count} in {len(found.orbits)} orbits")
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eps-exp", default="2")
@@ -50,11 +63,16 @@ def main() -> None:
     if (walk.count, len(walk.orbits)) != EXPECTED[5]:
         raise SystemExit(f"wrong answer from the walk: {walk.count} in {len(walk.orbits)} orbits")
     faces = timed_faces(5, arguments.eps_exp)
-    print(f"ex(D), n = 5, e^ε = {arguments.eps_exp}: walk {walked:.2f} s (cones by {cones}), face sets {faces:.2f} s, "
-          f"{walked / faces:.1f}x", flush=True)
+    rows = timed_rows(5, arguments.eps_exp)
+    print(f"ex(D), n = 5, e^ε = {arguments.eps_exp}: walk {walked:.2f} s (cones by {cones}), face sets {faces:.2f} s "
+          f"({walked / faces:.1f}x), rows {rows:.2f} s ({walked / rows:.1f}x)", flush=True)
     if arguments.skip_6:
         return
+    first, again = timed_rows(6, arguments.eps_exp), timed_rows(6, arguments.eps_exp)
     here = timed_faces(6, arguments.eps_exp)
+    print(f"ex(D), n = 6, e^ε = {arguments.eps_exp}, one process: rows {first:.1f} s (first call), {again:.1f} s "
+          f"(pattern sets built), face sets {here:.1f} s: rows {here / first:.1f}x / {here / again:.1f}x faster",
+          flush=True)
     row = on_local_clusters(lambda client: timed_faces(6, arguments.eps_exp, client), _warm)
     print(f"{'ex(D), n = 6':>14} {'in-process s':>13} {'start 1 s':>10} {'1 worker s':>11} {'start 2 s':>10} "
           f"{'2 workers s':>12} {'speedup':>8}")

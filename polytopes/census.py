@@ -25,14 +25,16 @@ reaches n = 6, where no tangent cone of the hard orbits finishes): no adjacency,
 completeness rests on the vertex criterion, so with ``closure=True`` the face-set enumeration is
 run again and must give exactly the listed orbits and sizes. With ``recount=True`` that
 enumeration is run for a file of any version (seconds at n ≤ 5): a file that leaves out an orbit
-and keeps its totals and adjacency consistent is then refused without the tangent cones.
+and keeps its totals and adjacency consistent is then refused without the tangent cones. With
+``rows=True`` the vertices are enumerated a second, independent way, from tight and loose rows
+(:mod:`polytopes.ldp_rows`: n = 6 in about 15 s), and must again give exactly the listed orbits and
+sizes: completeness argued twice.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from polytopes.adjacency import neighbours
@@ -59,8 +61,9 @@ _READ_FORMATS = (CENSUS_FORMAT, FACES_CENSUS_FORMAT, "qifkit census of the local
 @dataclass(frozen=True)
 class CensusCheck:
     """What :func:`check_census` verified: the vertex count, the orbits, the group's order,
-    whether the closure was checked (``neighbours`` counted there, else 0), and whether the face
-    sets were enumerated again and compared orbit by orbit."""
+    whether the closure was checked (``neighbours`` counted there, else 0), whether the face
+    sets were enumerated again and compared orbit by orbit, and whether the tight and loose rows
+    were."""
 
     count: int
     orbits: int
@@ -68,6 +71,7 @@ class CensusCheck:
     closure: bool
     neighbours: int
     recounted: bool = False
+    rows: bool = False
 
 
 def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str) -> dict[str, Any]:
@@ -97,7 +101,8 @@ def census_document(found: OrbitEnumeration, n: int, eps_exp: str, command: str)
             "orbits": orbits, "command": command}
 
 
-def check_census(document: Mapping[str, Any], closure: bool = True, recount: bool = False) -> CensusCheck:
+def check_census(document: Mapping[str, Any], closure: bool = True, recount: bool = False,
+                 rows: bool = False) -> CensusCheck:
     """Re-verify a census file (see the module docstring), exactly; raise if anything is wrong.
 
     Parameters
@@ -110,13 +115,16 @@ def check_census(document: Mapping[str, Any], closure: bool = True, recount: boo
     recount : bool
         Also enumerate the face sets again, whatever the file's version, and compare orbit by
         orbit: no file of any version can then leave out an orbit (seconds at n ≤ 5).
+    rows : bool
+        Also enumerate the vertices from tight and loose rows (:func:`polytopes.ldp_rows.ldp_orbits_by_rows`,
+        independent of the face sets and of the tangent cones) and compare orbit by orbit.
 
     Raises
     ------
     CertificateError
         Naming the first defect: a representative that is not a vertex or not in canonical form,
         two equal orbits, a wrong size, stabiliser, (|γ|, |λ|), tight count, orbit count or
-        count, a neighbour in no listed orbit, or orbits the face sets do not find again.
+        count, a neighbour in no listed orbit, or orbits the face sets or the rows do not find again.
     """
     if not isinstance(document, Mapping) or document.get("format") not in _READ_FORMATS:
         raise CertificateError(f"not a census file (format must be {CENSUS_FORMAT!r})")
@@ -135,10 +143,11 @@ def check_census(document: Mapping[str, Any], closure: bool = True, recount: boo
     sizes: dict[Any, int] = {}
     for index, entry in enumerate(entries):
         where = f"orbit {index + 1}"
-        rows = entry.get("representative") if isinstance(entry, Mapping) else None
-        if not isinstance(rows, list) or len(rows) != n or any(not isinstance(r, list) or len(r) != n for r in rows):
+        written = entry.get("representative") if isinstance(entry, Mapping) else None
+        if (not isinstance(written, list) or len(written) != n
+                or any(not isinstance(r, list) or len(r) != n for r in written)):
             raise CertificateError(f"{where}: the representative is not an {n}×{n} matrix")
-        point = tuple(parse_number(str(v)) for row in rows for v in row)
+        point = tuple(parse_number(str(v)) for row in written for v in row)
         tight = polytope.tight(point)
         if not polytope.is_vertex(point, tight):
             raise CertificateError(f"{where}: the representative is not a vertex of D (n = {n}, e^ε = {eps_exp})")
@@ -168,7 +177,11 @@ def check_census(document: Mapping[str, Any], closure: bool = True, recount: boo
     found = 0
     recounted = recount or (closure and document["format"] == FACES_CENSUS_FORMAT)
     if recounted:
-        _recounted(n, eps_exp, forms, seen, sizes)
+        from polytopes.ldp_faces import ldp_orbits_by_faces
+        _recounted("the face sets", ldp_orbits_by_faces(n, eps_exp), forms, seen, sizes)
+    if rows:
+        from polytopes.ldp_rows import ldp_orbits_by_rows
+        _recounted("the tight and loose rows", ldp_orbits_by_rows(n, eps_exp), forms, seen, sizes)
     if closure and document["format"] != FACES_CENSUS_FORMAT:
         for form, index in seen.items():
             around = neighbours(polytope, key_point(form))
@@ -182,18 +195,16 @@ def check_census(document: Mapping[str, Any], closure: bool = True, recount: boo
             if adjacent is not None and reached != adjacent[index]:
                 raise CertificateError(f"orbit {index + 1} lists the adjacent orbits {sorted(adjacent[index])}; its "
                                        f"representative's neighbours lie in {sorted(reached)}")
-    return CensusCheck(total, len(seen), forms.order, closure, found, recounted)
+    return CensusCheck(total, len(seen), forms.order, closure, found, recounted, rows)
 
 
-def _recounted(n: int, eps_exp: Fraction, forms: Any, seen: dict[Any, int], sizes: dict[Any, int]) -> None:
-    """The face sets of D's column cone enumerated again (:func:`polytopes.ldp_faces.ldp_orbits_by_faces`):
-    they must give exactly the listed orbits with the listed sizes."""
-    from polytopes.ldp_faces import ldp_orbits_by_faces
-
-    again = {forms.canonical(orbit.representative): orbit.size for orbit in ldp_orbits_by_faces(n, eps_exp).orbits}
+def _recounted(method: str, found: OrbitEnumeration, forms: Any, seen: dict[Any, int], sizes: dict[Any, int]) -> None:
+    """The vertices enumerated again (`found`, by the face sets of D's column cone or by tight and
+    loose rows): they must give exactly the listed orbits with the listed sizes."""
+    again = {forms.canonical(orbit.representative): orbit.size for orbit in found.orbits}
     if again != sizes:
         missing = sorted(seen[form] + 1 for form in set(seen) - set(again))
-        raise CertificateError(f"the face sets, enumerated again, give {len(again)} orbits; the file lists "
+        raise CertificateError(f"{method}, enumerated again, give {len(again)} orbits; the file lists "
                                f"{len(seen)} (orbits not found again: {missing[:10]}; "
                                f"{len(set(again) - set(seen))} orbits found that the file does not list)")
 

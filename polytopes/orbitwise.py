@@ -100,22 +100,36 @@ class _RowColumnForms:
 
     def __init__(self, rows: int, columns: int) -> None:
         self.rows, self.columns = rows, columns
-        self.column_orders = list(itertools.permutations(range(columns)))
         self.order = math.factorial(rows) * math.factorial(columns)
 
     def _sorted(self, entries: tuple[int, ...], order: Sequence[int]) -> tuple[tuple[int, ...], ...]:
         width = self.columns
         return tuple(sorted(tuple(entries[i * width + j] for j in order) for i in range(self.rows)))
 
-    def _candidate_orders(self, entries: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
-        """The column orders that sort the columns by their multisets of entries (an invariant of
-        row permutations), trying every order only within columns of equal multisets."""
+    def _ties(self, entries: tuple[int, ...]) -> list[list[int]]:
+        """The columns grouped by their multisets of entries (an invariant of row permutations),
+        the groups in the order of their multisets."""
         width = self.columns
         invariant = [tuple(sorted(entries[i * width + j] for i in range(self.rows))) for j in range(width)]
         ranked = sorted(range(width), key=invariant.__getitem__)
-        ties = [list(group) for _, group in itertools.groupby(ranked, key=invariant.__getitem__)]
-        for choice in itertools.product(*(itertools.permutations(tie) for tie in ties)):
+        return [list(group) for _, group in itertools.groupby(ranked, key=invariant.__getitem__)]
+
+    def _candidate_orders(self, entries: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        """The column orders that sort the columns by their multisets of entries, trying every
+        order only within columns of equal multisets."""
+        for choice in itertools.product(*(itertools.permutations(tie) for tie in self._ties(entries))):
             yield tuple(j for part in choice for j in part)
+
+    def _multiset_preserving_orders(self, entries: tuple[int, ...]) -> Iterator[list[int]]:
+        """The column orders that put at every place a column of the same multiset: the only ones
+        that can fix the matrix up to its rows' order."""
+        ties = self._ties(entries)
+        for choice in itertools.product(*(itertools.permutations(tie) for tie in ties)):
+            order = list(range(self.columns))
+            for tie, image in zip(ties, choice, strict=True):
+                for place, column in zip(tie, image, strict=True):
+                    order[place] = column
+            yield order
 
     def canonical(self, point: Point) -> Key:
         denominator, entries = integer_key(point)
@@ -126,7 +140,7 @@ class _RowColumnForms:
         entries = key[1]
         own = self._sorted(entries, range(self.columns))
         row_repeats = math.prod(math.factorial(len(list(group))) for _, group in itertools.groupby(own))
-        fixing = sum(1 for order in self.column_orders if self._sorted(entries, order) == own)
+        fixing = sum(1 for order in self._multiset_preserving_orders(entries) if self._sorted(entries, order) == own)
         return self.order // (fixing * row_repeats)
 
     def stabiliser(self, key: Key) -> SubgroupForms:

@@ -104,6 +104,18 @@ MUTATIONS = (
              "    if not new.dual_feasible():\n        return None\n    new.refactor(factor)",
              "    new.refactor(factor)",
              ("tests/test_lp.py",), "a block of dual simplex pivots is kept without the exact dual feasibility check"),
+    Mutation("rows-scale-zero-kept", "polytopes/ldp_rows.py",
+             "        if a is not None and min(a) > 0:\n            found", "        if a is not None and min(a) >= 0:\n            found",
+             ("tests/test_ldp_rows.py",), "a column scale vector with a zero scale is kept"),
+    Mutation("rows-loose-row-dropped", "polytopes/ldp_rows.py",
+             "                loose.append(tuple(entries))", "                pass",
+             ("tests/test_ldp_rows.py",), "no row with a loose entry is listed (Holohan et al.'s n = 5 example)"),
+    Mutation("rows-pattern-sets-greatest", "polytopes/ldp_rows.py",
+             "kept.append(batch[words.max(axis=0) == words[0]])", "kept.append(batch[words.min(axis=0) == words[0]])",
+             ("tests/test_ldp_rows.py",), "the orderly generation keeps the greatest image, which is not hereditary"),
+    Mutation("census-rows-recount-skipped", "polytopes/census.py",
+             "    if rows:\n", "    if False:\n",
+             ("tests/test_census.py",), "a census with an orbit removed passes the tight and loose rows"),
     Mutation("faces-boundary-column", "polytopes/ldp_faces.py",
              "keep &= (b > q * a) & (b < p * a)", "keep &= (b > q * a) & (b <= p * a)",
              ("tests/test_ldp_faces.py",), "a column on its face's boundary counts: one vertex, two face sets"),
@@ -477,6 +489,13 @@ EQUIVALENT = (
      "the exact fixed-point error max((z·T)_j / z_j − 1) without its absolute value: it is raised in one "
      "test with the row-sum error, and when every row sums to 1 exactly, Σ_j (z·T)_j = Σ_j z_j, so a coordinate "
      "below z_j forces another above it: the signed maximum is positive exactly when the absolute one is"),
+    ("rows-loose-on-the-boundary", "polytopes/ldp_rows.py",
+     "a loose entry allowed at its column's minimum or maximum (<= for <): such a row is a tight pattern with "
+     "p·a = 1, so every multiset it joins already has tight rows of rank m and is found with the row as tight"),
+    ("rows-full-support-zero-scale", "polytopes/ldp_rows.py",
+     "a full-support pattern set kept with a zero scale (>= 0 for > 0): B is invertible, so its other n − 1 "
+     "columns have rank n − 1 and the matrix is a vertex with one zero column, the same orbit the m = n − 1 "
+     "enumeration lists"),
     ("ball-rising-both-ends-nonnegative", "qifkit/ball_range.py",
      "_monotone_slope's rising test (U'(a) ≥ 0 and U'(b) > 0, or U'(a) > 0 and U'(b) ≥ 0) weakened to both ≥ 0: "
      "an Arb ball is ≥ 0 and not > 0 only when its lower end is exactly 0; Arb rounds radii up (a ball of "
@@ -489,7 +508,10 @@ def _copy_tree(source: Path, target: Path) -> None:
     listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=source, check=True,
                             capture_output=True, text=True).stdout.splitlines()
     for name in listed:
-        if (source / name).is_file():
+        if (source / name).is_symlink():  # results/ links to proofs_checks/results: tests read the census there
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(source / name), target / name)
+        elif (source / name).is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source / name, target / name)
 

@@ -754,6 +754,27 @@ def test_the_census_check_fails_on_a_damaged_file_and_on_a_wrong_count(tmp_path)
         beyond.ldp_census(folder=tmp_path)
 
 
+@pytest.mark.slow
+def test_the_census_check_refuses_an_n6_file_with_an_orbit_removed_without_full(tmp_path):
+    """Issue 55: an n = 6 file (the face sets', no adjacency) with one orbit left out and its totals
+    made consistent used to pass the default check (completeness was the file's word at n = 6); the
+    tight and loose rows, enumerated again in every run, now refuse it."""
+    import json
+
+    damaged = json.loads((beyond.CENSUS_FOLDER / "ldp-n6-e2.json").read_text())
+    gone = damaged["orbits"].pop(100)
+    damaged["count"] -= gone["size"]
+    damaged["orbit_count"] -= 1
+    (tmp_path / "ldp-n6-e2.json").write_text(json.dumps(damaged))
+    outcome = run_check(
+        type(registry()["beyond.ldp-census"])(
+            "beyond.ldp-census", lambda: beyond.ldp_census(folder=tmp_path), "", "", "", ""
+        )
+    ).outcome
+    assert outcome.status is Status.FAILED
+    assert "the tight and loose rows, enumerated again, give 655 orbits; the file lists 654" in outcome.summary
+
+
 def test_an_outcome_is_confirmed_only_without_failures_and_lists_the_first_five():
     confirmed = Outcome.confirmed_unless([], "all 3 cases hold", cases=3)
     assert confirmed.status is Status.CONFIRMED and confirmed.summary == "all 3 cases hold"

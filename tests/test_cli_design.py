@@ -266,30 +266,32 @@ def test_ldp_at_n_6_goes_on_only_as_a_resumable_run(tmp_path, monkeypatch, capsy
         assert main(["enumerate", "LDP", "--n", "6", "--eps-exp", "2", *method]) == 2, method
         message = capsys.readouterr().err
         assert "runs for days" in message and "SymPol" in message and "--resume DIR" in message, method
-        assert "--method faces finishes in minutes" in message, method
+        assert "--method rows finishes in seconds" in message, method
     for arguments in (["--n", "6", "--method", "orbits", "--resume", str(tmp_path / "walk")],
                       ["--n", "6", "--resume", str(tmp_path / "supports")], ["--n", "5", "--method", "normaliz"]):
         main(["enumerate", "LDP", "--eps-exp", "2", *arguments])
         assert "the polytope would be built here" in capsys.readouterr().err, arguments
 
 
-def test_enumerate_by_face_sets_gives_the_walks_orbits(tmp_path, capsys, monkeypatch):
-    """--method faces (D only): the same orbit representatives and sizes as the orbit walk at n = 4
-    (904 vertices in 10 orbits, Holohan et al.), in the same JSON; refused for other polytopes, with
-    the options of the walk's long runs, and with no worker."""
+def test_enumerate_by_face_sets_and_rows_gives_the_walks_orbits(tmp_path, capsys, monkeypatch):
+    """--method faces and --method rows (D only): the same orbit representatives and sizes as the
+    orbit walk at n = 4 (904 vertices in 10 orbits, Holohan et al.), in the same JSON; refused for
+    other polytopes, with the options of the walk's long runs, with no worker, and (rows, one
+    process) with any worker option."""
     documents = {}
-    for method in ("faces", "orbits"):
+    for method in ("faces", "rows", "orbits"):
         path = tmp_path / f"{method}.json"
         assert main(["enumerate", "LDP", "--n", "4", "--eps-exp", "3/2", "--method", method, "--json", str(path)]) == 0
         documents[method] = json.loads(path.read_text())
     assert "904 vertices in 10 orbits" in capsys.readouterr().out
-    faces, walk = documents["faces"], documents["orbits"]
-    assert (faces["count"], faces["orbit_count"]) == (walk["count"], walk["orbit_count"]) == (904, 10)
-    assert ({(str(r["representative"]), r["size"]) for r in faces["orbits"]}
-            == {(str(r["representative"]), r["size"]) for r in walk["orbits"]})
-    from polytopes.census import check_census  # one census format: the checker of results/ reads both
+    faces, rows, walk = documents["faces"], documents["rows"], documents["orbits"]
+    for found in (faces, rows):
+        assert (found["count"], found["orbit_count"]) == (walk["count"], walk["orbit_count"]) == (904, 10)
+        assert ({(str(r["representative"]), r["size"]) for r in found["orbits"]}
+                == {(str(r["representative"]), r["size"]) for r in walk["orbits"]})
+    from polytopes.census import check_census  # one census format: the checker of results/ reads them all
 
-    assert check_census(faces).orbits == check_census(walk).orbits == 10
+    assert check_census(faces).orbits == check_census(rows).orbits == check_census(walk).orbits == 10
     from proofs_checks.cli import enumerate as command
 
     def one_size_wrong(*arguments):
@@ -305,7 +307,11 @@ def test_enumerate_by_face_sets_gives_the_walks_orbits(tmp_path, capsys, monkeyp
     assert "fails its own check" in capsys.readouterr().err and not forged.exists()
     for arguments, message in ((["RF", "--n", "3", "--method", "faces"], "not a product of cones"),
                                (["LDP", "--n", "4", "--method", "faces", "--resume", str(tmp_path / "r")], "--resume"),
-                               (["LDP", "--n", "4", "--method", "faces", "--workers", "0"], "--workers 0")):
+                               (["LDP", "--n", "4", "--method", "faces", "--workers", "0"], "--workers 0"),
+                               (["RF", "--n", "3", "--method", "rows"], "not a product of cones"),
+                               (["LDP", "--n", "4", "--method", "rows", "--ext", str(tmp_path / "e")], "--ext"),
+                               (["LDP", "--n", "4", "--method", "rows", "--workers", "2"], "runs in this process"),
+                               (["LDP", "--n", "7", "--method", "rows"], "stops at")):
         assert main(["enumerate", *arguments, "--eps-exp", "2"]) == 2, arguments
         assert message in capsys.readouterr().err, arguments
 

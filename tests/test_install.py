@@ -141,7 +141,7 @@ print(refines(a, b).holds, refines(b, a).holds)
 
 @pytest.mark.slow
 def test_the_wheel_with_every_extra_checks_the_census_from_outside_the_checkout(built, tmp_path):
-    """``qifkit check --only beyond.ldp-census`` reads the census files shipped in the wheel (about 70 s)."""
+    """``qifkit check --only beyond.ldp-census`` reads the census files shipped in the wheel (about 90 s)."""
     wheel, _ = built
     bin_folder = _fresh_environment(tmp_path / "env", wheel, extras_hidden=False)
     work = tmp_path / "work"

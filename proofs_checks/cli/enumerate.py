@@ -63,7 +63,8 @@ RESUMABLE_ONLY = {
     ("RF", 5): ("no lister finishes it (Normaliz: no answer in 10 minutes) and a 30-minute orbit walk found "
                 "426,123 vertex orbits, 57 new per visit, far from the end", "orbits"),
     ("LDP", 6): ("its tangent cones with 154 to 162 of 216 rows tight finished neither listed (Normaliz, 18 minutes) "
-                 "nor decomposed (15 minutes), nor in SymPol (25 CPU minutes); --method faces finishes in minutes",
+                 "nor decomposed (15 minutes), nor in SymPol (25 CPU minutes); --method rows finishes in seconds and "
+                 "--method faces in minutes",
                  None),
 }
 
@@ -99,9 +100,9 @@ def run(arguments: argparse.Namespace) -> int:
             f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
     if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
             and not (arguments.ext or arguments.resume)):
-        arguments.method = "faces"  # the fastest complete method for D's orbits (n = 5: seconds, not minutes)
-    if arguments.method == "faces":
-        return _enumerate_faces(arguments)
+        arguments.method = "rows"  # the fastest complete method for D's orbits (n = 6: seconds, not minutes)
+    if arguments.method in ("faces", "rows"):
+        return _enumerate_ldp_orbits(arguments)
     guard = RESUMABLE_ONLY.get((arguments.polytope, arguments.n))
     if guard is not None and (not arguments.resume or guard[1] not in (None, arguments.method)):
         why, method = guard
@@ -197,29 +198,43 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
     return EXIT_OK
 
 
-def _enumerate_faces(arguments: argparse.Namespace) -> int:
-    """``--method faces``: D's orbits from the face sets of its column cone (polytopes.ldp_faces)."""
+def _enumerate_ldp_orbits(arguments: argparse.Namespace) -> int:
+    """``--method faces`` and ``--method rows``: D's orbits from the face sets of its column cone
+    (polytopes.ldp_faces, on Dask workers from n = 6) or from its tight and loose rows (polytopes.ldp_rows,
+    one process); two independent characterisations of D's vertices."""
     from polytopes.ldp_faces import FACES_MAX_N, ldp_orbits_by_faces
+    from polytopes.ldp_rows import ROWS_MAX_N, ldp_orbits_by_rows
 
+    method = arguments.method
     if arguments.polytope != "LDP":
-        raise UsageError(f"--method faces enumerates D (LDP) from the faces of its column cone; {arguments.polytope} "
-                         "is not a product of cones cut by its row sums: use --method orbits, cdd, lrs or normaliz")
-    if arguments.n > FACES_MAX_N:
-        raise UsageError(f"--n {arguments.n}: --method faces stops at n = {FACES_MAX_N}")
+        raise UsageError(f"--method {method} enumerates D (LDP) from the structure of its columns; "
+                         f"{arguments.polytope} is not a product of cones cut by its row sums: use --method orbits, "
+                         "cdd, lrs or normaliz")
+    limit = FACES_MAX_N if method == "faces" else ROWS_MAX_N
+    if arguments.n > limit:
+        raise UsageError(f"--n {arguments.n}: --method {method} stops at n = {limit}")
     for given, option in ((arguments.resume, "--resume"), (arguments.ext, "--ext"), (arguments.recurse, "--recurse")):
         if given is not None:
-            raise UsageError(f"{option} is not an option of --method faces (one call, one vertex per orbit; n = 6 in "
-                             "minutes)")
-    check_cluster_options(arguments)
-    workers = arguments.workers if arguments.workers is not None else (None if arguments.n >= 6 else 1)
-    if workers == 1 and arguments.scheduler is None:
-        result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp)
+            raise UsageError(f"{option} is not an option of --method {method} (one call, one vertex per orbit; n = 6 "
+                             f"in {'minutes' if method == 'faces' else 'seconds'})")
+    if method == "rows":
+        if arguments.workers is not None or arguments.scheduler is not None:
+            raise UsageError("--workers and --scheduler spread --method orbits and faces; --method rows runs in "
+                             "this process (n = 6 in seconds)")
+        result = ldp_orbits_by_rows(arguments.n, arguments.eps_exp)
+        how = "tight and loose rows: complete by the rank criterion"
     else:
-        with dask_session(arguments, workers) as client:
-            result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp, client)
+        check_cluster_options(arguments)
+        workers = arguments.workers if arguments.workers is not None else (None if arguments.n >= 6 else 1)
+        if workers == 1 and arguments.scheduler is None:
+            result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp)
+        else:
+            with dask_session(arguments, workers) as client:
+                result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp, client)
+        how = "face sets of the column cone: complete by the vertex criterion"
     if arguments.ine:
         write_document(arguments.ine, result.polytope.to_ine(), "H-representation")
-    _report_orbits(arguments, result, "face sets of the column cone: complete by the vertex criterion")
+    _report_orbits(arguments, result, how)
     return EXIT_OK
 
 

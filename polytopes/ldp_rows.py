@@ -1,0 +1,223 @@
+"""ex(D) from tight and loose rows: a second enumeration of the local-DP polytope's vertices up to
+symmetry, independent of the face sets of :mod:`polytopes.ldp_faces` (issue 55: completeness argued
+twice).
+
+D = {Q ∈ ℝ^{n×n} : every row sums to 1, Q[i, k] ≤ e^ε·Q[j, k] for all i, j, k}. A column that is not 0
+has all its entries positive; write a_k for its least entry. The characterisation used here (proved in
+``docs/enumerate.md``, "Why both enumerations are complete") reads a vertex by its **rows**:
+
+* the constant mechanism (one column of ones) is a vertex, and the only one with fewer than two
+  non-zero columns;
+* otherwise Q, with non-zero columns k = 1..m (m ≥ 2), is a vertex exactly when
+
+  1. every row has at most one **loose** entry (strictly between a_k and e^ε·a_k in its column);
+     the other rows are **tight**: each entry a_k or e^ε·a_k, so the row is a pattern p ∈ {1, e^ε}^m
+     with p·a = 1,
+  2. the tight rows' patterns have rank m.
+
+(Then every column reaches e^ε·a_k: tight patterns with p·a = 1, a > 0 and a constant column
+have rank below m.) So a = B⁻¹·1 for m independent tight patterns B, and the vertices are
+enumerated from the scale vectors a: every set of m patterns, one per orbit of the column
+permutations (orderly generation: a canonical set without its largest pattern is canonical),
+solved exactly (python-flint's rational matrices), kept when a > 0; for each distinct a (sorted),
+the tight patterns with p·a = 1 and the loose rows (a pattern on the other columns and the entry
+1 − Σ that must lie strictly between a_k and e^ε·a_k) are listed, and every multiset of n rows with
+tight rank m is a vertex. With m = n every row is tight, so the rows are the set B itself, and a
+vertex's orbit is B's orbit under the column permutations: one vertex per set with a > 0. A vertex's
+canonical form under the row × column permutations (:func:`polytopes.orbitwise.orbit_forms`, shared
+with every census) names its orbit.
+
+Nothing here solves the face sets' systems Σ c_k = 1 over the spans of faces of C_ε, and nothing is
+rounded: the two enumerations share only D's definition and the canonical forms, so their agreement
+orbit by orbit (``tests/test_ldp_rows.py``, at n = 4, 5, 6 and five e^ε) argues completeness twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import time
+from collections.abc import Iterator
+from fractions import Fraction
+from typing import Any
+
+import flint
+import numpy as np
+
+from polytopes.hrep import key_point
+from polytopes.orbitwise import Orbit, OrbitEnumeration, orbit_forms
+from polytopes.spaces import ldp_polytope
+from qifkit.validation import eps_exp_above_one, whole_number
+
+__all__ = ["ROWS_MAX_N", "ldp_orbits_by_rows", "pattern_sets", "scale_vectors"]
+
+#: Largest number of non-zero columns taken: the sets of m patterns up to the column permutations
+#: are 143,325 at m = 6 (seconds); at m = 7 about C(128, 7)/7! ≈ 1.9·10^7, each found among about
+#: 6·10^7 candidates tested against 5,040 permutations. n = 7 is taken for the vertices with a zero
+#: column (``largest_support`` ≤ 6).
+ROWS_MAX_N = 6
+
+#: Candidate sets tested for canonical form together (|S_m| × batch × m 64-bit words: 70 MB at m = 6).
+_BATCH = 2048
+
+Row = tuple[Fraction, ...]
+
+
+def pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
+    """Every set of m patterns in {1, e^ε}^m, one per orbit of the m! column permutations (kept for
+    the next call: they do not depend on e^ε; m = 6 takes seconds).
+
+    A pattern is a bit mask (bit k set: e^ε in column k); a set is a sorted tuple, and the one kept
+    per orbit is the lexicographically least image. Built by orderly generation: the least image of
+    a set, less its largest pattern, is the least image of what remains, so only canonical sets are
+    extended, by larger patterns. A set's images are compared as 2^m-bit words with pattern x at bit
+    2^m − 1 − x, where the least sorted tuple is the largest word.
+
+    Examples
+    --------
+    >>> pattern_sets(2)
+    ((0, 1), (0, 3), (1, 2), (1, 3))
+    >>> len(pattern_sets(1)), len(pattern_sets(3))
+    (2, 16)
+    """
+    return _pattern_sets(whole_number(m, 1, "the number of columns m", maximum=ROWS_MAX_N))
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
+    size = 1 << m
+    orders = list(itertools.permutations(range(m)))  # the identity first
+    image = np.array([[sum(1 << order[i] for i in range(m) if x >> i & 1) for x in range(size)] for order in orders])
+    word = np.left_shift(np.uint64(1), (size - 1 - image).astype(np.uint64))
+    level: list[tuple[int, ...]] = [()]
+    for _ in range(m):
+        candidates = np.array([s + (x,) for s in level for x in range(s[-1] + 1 if s else 0, size)], dtype=np.intp)
+        kept = []
+        for start in range(0, len(candidates), _BATCH):
+            batch = candidates[start:start + _BATCH]
+            words = np.bitwise_or.reduce(word[:, batch], axis=2)  # (|S_m|, batch)
+            kept.append(batch[words.max(axis=0) == words[0]])
+        level = [tuple(int(x) for x in s) for s in np.concatenate(kept)]
+    return tuple(level)
+
+
+def _scales(patterns: tuple[int, ...] | list[int], e: Fraction) -> tuple[Fraction, ...] | None:
+    """The a with p·a = 1 for each of m patterns (m columns), exactly; None if they are dependent."""
+    m = len(patterns)
+    p, q = e.numerator, e.denominator  # the system times q: entries p (e^ε) or q (1), right-hand side q
+    entries = [p if x >> k & 1 else q for x in patterns for k in range(m)]
+    try:
+        solution = flint.fmpq_mat(m, m, entries).solve(flint.fmpq_mat(m, 1, [q] * m))
+    except ZeroDivisionError:  # singular
+        return None
+    return tuple(Fraction(int(v.p), int(v.q)) for v in solution.entries())
+
+
+def scale_vectors(m: int, e: Fraction) -> list[tuple[Fraction, ...]]:
+    """Every column scale a > 0 (sorted) that m independent tight patterns fix: a = B⁻¹·1, exactly.
+
+    Examples
+    --------
+    >>> scale_vectors(2, Fraction(2))
+    [(Fraction(1, 3), Fraction(1, 3))]
+    """
+    found = set()
+    for chosen in pattern_sets(m):
+        a = _scales(chosen, e)
+        if a is not None and min(a) > 0:
+            found.add(tuple(sorted(a)))
+    return sorted(found)
+
+
+def _full_support(n: int, e: Fraction) -> Iterator[tuple[Row, ...]]:
+    """The vertices with no zero column, one per orbit: all n rows are tight, so the rows are n
+    independent patterns, and a vertex's orbit is its pattern set's orbit under the column
+    permutations; kept when a > 0."""
+    for chosen in pattern_sets(n):
+        a = _scales(chosen, e)
+        if a is not None and min(a) > 0:
+            yield tuple(tuple((e if x >> k & 1 else 1) * a[k] for k in range(n)) for x in chosen)
+
+
+def _rows_of(a: tuple[Fraction, ...], e: Fraction) -> tuple[list[int], list[Row]]:
+    """The rows a vertex with column scales a may have: the tight patterns (p·a = 1), and the loose
+    rows (one entry strictly between a_k and e^ε·a_k, the others a_j or e^ε·a_j)."""
+    m = len(a)
+    tight = [x for x in range(1 << m) if sum((e if x >> k & 1 else 1) * a[k] for k in range(m)) == 1]
+    loose = []
+    for k in range(m):
+        for x in range(1 << m):
+            if x >> k & 1:
+                continue  # the loose column's bit is not read: each pattern of the others once
+            entries = [(e if x >> j & 1 else 1) * a[j] for j in range(m)]
+            entries[k] = 1 - (sum(entries) - entries[k])
+            if a[k] < entries[k] < e * a[k]:
+                loose.append(tuple(entries))
+    return tight, loose
+
+
+def _vertices_with_scales(a: tuple[Fraction, ...], n: int, e: Fraction) -> Iterator[tuple[Row, ...]]:
+    """Every vertex with non-zero columns of least entries a, as a sorted tuple of its n rows (its
+    m non-zero columns only): tight rows of rank m, at most one loose entry a row."""
+    m = len(a)
+    tight, loose = _rows_of(a, e)
+    ranks: dict[frozenset[int], int] = {}
+    for count in range(m, n + 1):
+        for chosen in itertools.combinations_with_replacement(tight, count):
+            support = frozenset(chosen)
+            if support not in ranks:
+                entries = [e.numerator if x >> k & 1 else e.denominator for x in support for k in range(m)]
+                ranks[support] = flint.fmpz_mat(len(support), m, entries).rank()
+            if ranks[support] < m:
+                continue
+            fixed = [tuple((e if x >> k & 1 else 1) * a[k] for k in range(m)) for x in chosen]
+            for extra in itertools.combinations_with_replacement(loose, n - count):
+                yield tuple(sorted(fixed + list(extra)))
+
+
+def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = None) -> OrbitEnumeration:
+    """The orbits of ex(D) from tight and loose rows (see the module docstring), in the form of the
+    orbit walk's answer: each representative the canonical form of its vertex under the row ×
+    column permutations, each size |G| / |Stab|. No adjacency, no neighbours.
+
+    Parameters
+    ----------
+    n : int
+        D's size, 2..ROWS_MAX_N, or ROWS_MAX_N + 1 with a `largest_support` below n.
+    eps_exp : number or str
+        e^ε > 1, exact.
+    largest_support : int, optional
+        Only the vertices with at most this many non-zero columns (all of them by default): the
+        vertices of D's faces with the other columns zero, complete for those; a lower bound on
+        ex(D) where the full support is out of reach (n = 7).
+
+    Raises
+    ------
+    ShapeError
+        If n is not a whole number 2..ROWS_MAX_N + 1, or the largest support is not 1..min(n,
+        ROWS_MAX_N).
+    PrivacyParameterError
+        If e^ε is not above 1.
+
+    Examples
+    --------
+    >>> found = ldp_orbits_by_rows(3, 2)
+    >>> len(found.orbits), sum(orbit.size for orbit in found.orbits)
+    (4, 33)
+    """
+    n = whole_number(n, 2, "n", maximum=ROWS_MAX_N + 1)
+    support = whole_number(n if largest_support is None else largest_support, 1,
+                           f"the largest support (n = {n}; the full support stops at {ROWS_MAX_N})",
+                           maximum=min(n, ROWS_MAX_N))
+    e = eps_exp_above_one(eps_exp)
+    begin = time.perf_counter()
+    polytope = ldp_polytope(n, eps_exp=e)
+    forms = orbit_forms(polytope)
+    seen = {forms.canonical(tuple(Fraction(1) if k == 0 else Fraction(0) for _ in range(n) for k in range(n)))}
+    for m in range(2, support + 1):
+        found = set(_full_support(n, e)) if m == n else {
+            rows for a in scale_vectors(m, e) for rows in _vertices_with_scales(a, n, e)}
+        for rows in found:
+            seen.add(forms.canonical(tuple(v for r in rows for v in (*r, *[Fraction(0)] * (n - m)))))
+    orbits = tuple(Orbit(key_point(form), forms.orbit_size(form)) for form in sorted(seen))
+    return OrbitEnumeration(polytope, orbits, forms.order, 0, time.perf_counter() - begin)

@@ -1,0 +1,147 @@
+"""ex(D) from tight and loose rows (polytopes.ldp_rows, issue 55): the orderly generation against
+brute force, every vertex against cddlib's list (n = 3) and the orbit walk (n = 4, also at e^ε the
+face sets refuse), the census files orbit by orbit at n = 4, 5 (the walk's) and n = 6 (the face sets',
+slow), and the bad input it refuses."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from polytopes.enumerate import enumerate_vertices
+from polytopes.ldp_faces import ldp_orbits_by_faces
+from polytopes.ldp_rows import ldp_orbits_by_rows, pattern_sets, scale_vectors
+from polytopes.orbitwise import enumerate_orbits, orbit_forms
+from polytopes.spaces import ldp_polytope
+from qifkit.errors import ParameterError, PrivacyParameterError, ShapeError
+from qifkit.numbers import parse_number
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+CENSUS_EPS = ("5/4", "3/2", "2", "3", "5")
+
+
+def _census_orbits(n, eps_exp):
+    """The census file's orbits as {representative: size} (the walk's at n ≤ 5, the face sets' at 6)."""
+    document = json.loads((RESULTS / f"ldp-n{n}-e{eps_exp.replace('/', '_')}.json").read_text())
+    return {tuple(parse_number(v) for row in orbit["representative"] for v in row): orbit["size"]
+            for orbit in document["orbits"]}
+
+
+def _found_orbits(found):
+    return {orbit.representative: orbit.size for orbit in found.orbits}
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_pattern_sets_keep_the_least_set_of_every_orbit(m):
+    """Brute force over all m-sets of {0..2^m − 1} and all m! column permutations: the sets kept are
+    exactly the lexicographically least of each orbit, one per orbit."""
+    def image(x, order):
+        return sum(1 << order[k] for k in range(m) if x >> k & 1)
+
+    least = {min(tuple(sorted(image(x, order) for x in chosen)) for order in itertools.permutations(range(m)))
+             for chosen in itertools.combinations(range(1 << m), m)}
+    assert list(pattern_sets(m)) == sorted(least)
+
+
+def test_scale_vectors_solve_their_patterns():
+    """Every scale vector is positive and fixed by m independent tight patterns (checked by hand-written
+    Gaussian elimination in Fractions, not the flint solver): at m = 2, e^ε = 2 only (1/3, 1/3), the
+    columns of the two-output randomised response."""
+    assert scale_vectors(2, Fraction(2)) == [(Fraction(1, 3), Fraction(1, 3))]
+    e = Fraction(3, 2)
+    for a in scale_vectors(3, e):
+        assert min(a) > 0
+        tight = [[e if x >> k & 1 else 1 for k in range(3)] for x in range(8)
+                 if sum((e if x >> k & 1 else 1) * a[k] for k in range(3)) == 1]
+        assert _rank(tight) == 3
+
+
+def _rank(rows):
+    rows = [list(r) for r in rows]
+    rank = 0
+    for column in range(len(rows[0])):
+        pivot = next((i for i in range(rank, len(rows)) if rows[i][column] != 0), None)
+        if pivot is None:
+            continue
+        rows[rank], rows[pivot] = rows[pivot], rows[rank]
+        for i in range(len(rows)):
+            if i != rank and rows[i][column] != 0:
+                factor = rows[i][column] / rows[rank][column]
+                rows[i] = [u - factor * v for u, v in zip(rows[i], rows[rank], strict=True)]
+        rank += 1
+    return rank
+
+
+@pytest.mark.parametrize("eps_exp", ["2", "3/2"])
+def test_rows_give_cdds_vertices_at_n3(eps_exp):
+    """n = 3: the orbits' sizes sum to cddlib's vertex count (33), every cddlib vertex lies in a listed
+    orbit, and every representative is a vertex (exact rank test on D's inequalities)."""
+    polytope = ldp_polytope(3, eps_exp=eps_exp)
+    found = ldp_orbits_by_rows(3, eps_exp)
+    vertices = enumerate_vertices(polytope).vertices
+    forms = orbit_forms(polytope)
+    assert found.count == len(vertices) == 33
+    listed = {forms.canonical(orbit.representative) for orbit in found.orbits}
+    assert {forms.canonical(v.coordinates) for v in vertices} == listed
+    assert all(polytope.is_vertex(o.representative, polytope.tight(o.representative)) for o in found.orbits)
+
+
+@pytest.mark.parametrize("eps_exp", ["101/100", "199/2", "1000/999"])
+def test_rows_give_the_walks_orbits_where_the_face_sets_would_overflow(eps_exp):
+    """n = 4 at e^ε with large numerators, which the face sets refuse (their 64-bit eliminations stop
+    at p = 98 at n = 4; the rows are decided in flint rationals): the orbit walk's orbits and sizes
+    (tangent cones by cddlib, complete by adjacency closure)."""
+    with pytest.raises(ParameterError):
+        ldp_orbits_by_faces(4, eps_exp)
+    walk = enumerate_orbits(ldp_polytope(4, eps_exp=eps_exp), cone_method="cdd")
+    assert _found_orbits(ldp_orbits_by_rows(4, eps_exp)) == _found_orbits(walk)
+
+
+@pytest.mark.parametrize("n", [4, 5])
+@pytest.mark.parametrize("eps_exp", CENSUS_EPS)
+def test_rows_give_the_walk_census_orbit_by_orbit(n, eps_exp):
+    """The census files of n = 4 and 5 (the orbit walk's, complete by adjacency closure): the same
+    representatives and sizes (904 in 10 orbits, 164,825 in 47)."""
+    found = ldp_orbits_by_rows(n, eps_exp)
+    assert _found_orbits(found) == _census_orbits(n, eps_exp)
+    assert (found.count, len(found.orbits)) == {4: (904, 10), 5: (164_825, 47)}[n]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps_exp", CENSUS_EPS)
+def test_rows_give_the_face_set_census_at_n6_orbit_by_orbit(eps_exp):
+    """n = 6 (the face sets' census, 164,806,776 vertices in 655 orbits): the same representatives and
+    sizes from the second characterisation (about 15 s each)."""
+    found = ldp_orbits_by_rows(6, eps_exp)
+    assert _found_orbits(found) == _census_orbits(6, eps_exp)
+    assert (found.count, len(found.orbits)) == (164_806_776, 655)
+
+
+def test_a_largest_support_gives_the_census_orbits_with_that_many_columns():
+    """At n = 5 with at most 3 non-zero columns: exactly the census orbits with |γ| ≤ 3 (3,000 + 300 +
+    5 vertices in 7 orbits, docs/enumerate.md's table), each a vertex of D."""
+    document = json.loads((RESULTS / "ldp-n5-e2.json").read_text())
+    narrow = {tuple(parse_number(v) for row in o["representative"] for v in row): o["size"]
+              for o in document["orbits"] if o["gamma"] <= 3}
+    found = ldp_orbits_by_rows(5, "2", largest_support=3)
+    assert _found_orbits(found) == narrow and (found.count, len(found.orbits)) == (3_305, 7)
+
+
+@pytest.mark.parametrize(("n", "eps_exp", "error", "says"), [
+    (7, "2", ShapeError, "stops at 6"), (8, "2", ShapeError, "2..7, got 8"), (1, "2", ShapeError, "n"),
+    (True, "2", ShapeError, "n"),
+    (3, "1", PrivacyParameterError, "must be > 1"), (3, "1/2", PrivacyParameterError, "below 1"),
+])
+def test_bad_input_is_refused(n, eps_exp, error, says):
+    with pytest.raises(error, match=says):
+        ldp_orbits_by_rows(n, eps_exp)
+
+
+@pytest.mark.parametrize(("support", "says"), [(0, "1..4, got 0"), (5, "1..4, got 5"), ("3", "whole number")])
+def test_a_bad_largest_support_is_refused(support, says):
+    with pytest.raises(ShapeError, match=says):
+        ldp_orbits_by_rows(4, "2", largest_support=support)
