@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -129,6 +130,32 @@ def test_a_largest_support_gives_the_census_orbits_with_that_many_columns():
               for o in document["orbits"] if o["gamma"] <= 3}
     found = ldp_orbits_by_rows(5, "2", largest_support=3)
     assert _found_orbits(found) == narrow and (found.count, len(found.orbits)) == (3_305, 7)
+
+
+@pytest.mark.slow
+def test_n7_vertices_with_two_or_three_columns_are_the_narrow_faces_vertices():
+    """n = 7, where no census exists: the rows' orbits with 2 and 3 non-zero columns are exactly the
+    full-support vertices of D's 7 × 2 face (cddlib) and 7 × 3 face (Normaliz, about a minute),
+    padded with zero columns: 21 × 126 and 35 × 3,612 vertices."""
+    from polytopes.normaliz import normaliz_available
+
+    if not normaliz_available():
+        pytest.skip("PyNormaliz is not installed")
+    found = ldp_orbits_by_rows(7, "2", largest_support=3)
+    polytope = ldp_polytope(7, eps_exp="2")
+    forms = orbit_forms(polytope)
+    for columns, method, full_support in ((2, "cdd", 126), (3, "normaliz", 3_612)):
+        face = enumerate_vertices(ldp_polytope(7, eps_exp="2", columns=columns), method).vertices
+        wide = [v.coordinates for v in face if all(any(v.coordinates[i * columns + j] for i in range(7))
+                                                   for j in range(columns))]
+        assert len(wide) == full_support
+        padded = {forms.canonical(tuple(x for i in range(7) for x in (*v[i * columns:(i + 1) * columns],
+                                                                     *[Fraction(0)] * (7 - columns))))
+                  for v in wide}
+        listed = {form: size for form, size in ((forms.canonical(o.representative), o.size) for o in found.orbits)
+                  if sum(1 for j in range(7) if any(form[1][i * 7 + j] for i in range(7))) == columns}
+        assert set(listed) == padded
+        assert sum(listed.values()) == math.comb(7, columns) * full_support
 
 
 @pytest.mark.parametrize(("n", "eps_exp", "error", "says"), [

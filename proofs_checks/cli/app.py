@@ -120,7 +120,8 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")
     enumerate_.add_argument("--ext", metavar="FILE", help="write the vertices (cdd .ext)")
     enumerate_.add_argument("--method", choices=("cdd", "lrs", "normaliz", "orbits", "faces", "rows"),
-                            help="vertex enumerator (default: rows for LDP --orbits from n = 5, lrs for RU and RF "
+                            help="vertex enumerator (default: rows for LDP --orbits from n = 5, faces if workers are "
+                            "given, lrs for RU and RF "
                             "when installed, else cdd); normaliz: Normaliz's exact algorithms; orbits: one vertex "
                             "per orbit by adjacency decomposition, complete by construction (LDP n = 5 in about "
                             "15 s); faces (LDP only): one vertex per orbit from the faces of the column cone (n = 5 "

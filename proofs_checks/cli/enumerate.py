@@ -100,7 +100,9 @@ def run(arguments: argparse.Namespace) -> int:
             f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
     if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
             and not (arguments.ext or arguments.resume)):
-        arguments.method = "rows"  # the fastest complete method for D's orbits (n = 6: seconds, not minutes)
+        # the fastest complete method for D's orbits (n = 6: seconds, not minutes); workers asked for: the face sets
+        spread = arguments.workers is not None or arguments.scheduler is not None
+        arguments.method = "faces" if spread else "rows"
     if arguments.method in ("faces", "rows"):
         return _enumerate_ldp_orbits(arguments)
     guard = RESUMABLE_ONLY.get((arguments.polytope, arguments.n))
