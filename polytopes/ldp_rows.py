@@ -68,9 +68,9 @@ def pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
     the next call: they do not depend on e^ε; m = 6 takes seconds).
 
     A pattern is a bit mask (bit k set: e^ε in column k); a set is a sorted tuple, and the one kept
-    per orbit is the lexicographically least image. Built by orderly generation: the least image of
-    a set, less its largest pattern, is the least image of what remains, so only canonical sets are
-    extended, by larger patterns. A set's images are compared as 2^m-bit words with pattern x at bit
+    per orbit is the lexicographically least image. Built by orderly generation: a set that is its
+    own least image stays so without its largest pattern, so only such sets are extended, by larger
+    patterns. A set's images are compared as 2^m-bit words with pattern x at bit
     2^m − 1 − x, where the least sorted tuple is the largest word.
 
     Examples
