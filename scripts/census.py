@@ -10,6 +10,11 @@ adjacency closure). ``--method faces`` makes the census from the face sets of D'
 instead (polytopes.ldp_faces; version 3 files, no adjacency; n = 6), re-checked by enumerating
 them again and by the tight and loose rows (polytopes.ldp_rows); ``--method rows`` makes it from
 the rows (seconds at n = 6), re-checked by the face sets.
+
+``--polytope U`` writes the census of Kohli and Laskowski's U instead, from its columns' steps
+(polytopes.u_columns; results/u-n{n}-e{e^ε}.json, one entry per orbit under the column permutations
+and the row reversal), every entry re-verified against U's H-representation before it is written:
+``.venv/bin/python scripts/census.py --polytope U --n 6 --eps-exp 2`` (a few minutes).
 """
 
 from __future__ import annotations
@@ -26,15 +31,31 @@ from polytopes.ldp_rows import ldp_orbits_by_rows
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
+from polytopes.u_columns import check_u_census, u_census_document, u_vertices_by_columns
 from qifkit.files import atomic_write_text, json_text, read_json
 from qifkit.numbers import exact_str, parse_eps_exp
 
 RESULTS = Path(__file__).resolve().parent.parent / "proofs_checks" / "results"
 
 
-def census_path(n: int, eps_exp: str) -> Path:
-    """results/ldp-n{n}-e{e^ε with / as _}.json"""
-    return RESULTS / f"ldp-n{n}-e{exact_str(parse_eps_exp(eps_exp)).replace('/', '_')}.json"
+def census_path(n: int, eps_exp: str, polytope: str = "LDP") -> Path:
+    """results/ldp-n{n}-e{e^ε with / as _}.json (u-n… for U)"""
+    return RESULTS / f"{polytope.lower()}-n{n}-e{exact_str(parse_eps_exp(eps_exp)).replace('/', '_')}.json"
+
+
+def write_u_census(n: int, eps_exp: str) -> None:
+    """The census of U by its columns' steps, every entry re-verified from the file's text."""
+    started = time.perf_counter()
+    found = u_vertices_by_columns(n, eps_exp)
+    document = u_census_document(found, f"python scripts/census.py --polytope U --n {n} --eps-exp {eps_exp}")
+    text = json_text(document, 2)
+    checked = check_u_census(read_json(text.encode("utf-8")))
+    path = census_path(n, eps_exp, "U")
+    atomic_write_text(path, text)
+    if path.read_text(encoding="utf-8") != text:
+        raise SystemExit(f"{path}: the file written is not the census checked")
+    print(f"U, n = {n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits ({found.seconds:.1f} s; "
+          f"re-checked in {time.perf_counter() - started - found.seconds:.1f} s) -> {path}", flush=True)
 
 
 def main() -> None:
@@ -42,7 +63,12 @@ def main() -> None:
     parser.add_argument("--n", type=int, required=True)
     parser.add_argument("--eps-exp", nargs="+", required=True)
     parser.add_argument("--method", choices=("walk", "faces", "rows"), default="walk")
+    parser.add_argument("--polytope", choices=("LDP", "U"), default="LDP")
     arguments = parser.parse_args()
+    if arguments.polytope == "U":
+        for eps_exp in arguments.eps_exp:
+            write_u_census(arguments.n, eps_exp)
+        return
     cones = "normaliz" if normaliz_available() else "cdd"
     for eps_exp in arguments.eps_exp:
         started = time.perf_counter()

@@ -284,3 +284,16 @@ def test_the_census_script_writes_the_file_it_checked(tmp_path, monkeypatch, cap
     monkeypatch.setattr(script, "atomic_write_text", lambda path, text: original(path, text + " "))
     with pytest.raises(SystemExit, match="not the census checked"):
         script.main()
+
+
+def test_the_census_script_writes_the_census_of_u(tmp_path, monkeypatch, capsys):
+    """scripts/census.py --polytope U at n = 4 (cddlib: 664 vertices): the file passes check_u_census
+    with its recount, as read back."""
+    from polytopes.u_columns import check_u_census
+
+    script = _census_script(monkeypatch, tmp_path)
+    monkeypatch.setattr("sys.argv", ["census.py", "--polytope", "U", "--n", "4", "--eps-exp", "2"])
+    script.main()
+    document = json.loads((tmp_path / "u-n4-e2.json").read_text())
+    assert check_u_census(document, recount=True).count == 664
+    assert "664 vertices in 21 orbits" in capsys.readouterr().out

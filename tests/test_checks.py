@@ -671,7 +671,8 @@ POLYTOPE_PASS = {
         )
     },
 }
-SLOW_CHECKS = {"beyond.ldp-n5": Status.CONFIRMED, "beyond.ldp-n5-orbits": Status.CONFIRMED}
+SLOW_CHECKS = {"beyond.ldp-n5": Status.CONFIRMED, "beyond.ldp-n5-orbits": Status.CONFIRMED,
+               "beyond.u-census": Status.CONFIRMED}
 
 
 @pytest.mark.parametrize(
@@ -773,6 +774,45 @@ def test_the_census_check_refuses_an_n6_file_with_an_orbit_removed_without_full(
     ).outcome
     assert outcome.status is Status.FAILED
     assert "the tight and loose rows, enumerated again, give 655 orbits; the file lists 654" in outcome.summary
+
+
+def test_the_u_census_check_fails_on_a_removed_orbit_and_a_wrong_thm2_count(tmp_path, monkeypatch):
+    """beyond.u-census on the n = 5 files of U (the n = 6 file is the slow run's): true files pass
+    only with the n = 6 golden present, an orbit removed with the count made consistent is refused
+    by the recount, and a census whose positive vertices are not Thm. 2's fails."""
+    import json
+    import shutil
+
+    from qifkit.errors import CertificateError
+
+    for path in beyond.CENSUS_FOLDER.glob("u-n5-e*.json"):
+        shutil.copy(path, tmp_path / path.name)
+    outcome = beyond.u_census(folder=tmp_path)
+    assert outcome.status is Status.FAILED and "n = 6, e^ε = 2: None" in outcome.evidence["failures"][0]
+    assert beyond.u_census(folder=tmp_path, at_two=None).status is Status.CONFIRMED
+    evidence = beyond.u_census(folder=tmp_path, at_two=None).evidence["files"]["u-n5-e2.json"]
+    assert evidence["positive_vertices"] == evidence["positive_vertices_by_thm2"] > 0
+    monkeypatch.setattr(beyond, "_positive_vertices_from_scales", lambda n, e: 0)
+    outcome = beyond.u_census(folder=tmp_path, at_two=None)
+    assert outcome.status is Status.FAILED and "built by Thm. 2" in outcome.evidence["failures"][0]
+    monkeypatch.undo()
+    damaged = json.loads((tmp_path / "u-n5-e3.json").read_text())
+    gone = damaged["orbits"].pop(7)
+    damaged["count"] -= gone["size"]
+    (tmp_path / "u-n5-e3.json").write_text(json.dumps(damaged))
+    with pytest.raises(CertificateError, match="enumerated again, give 311 orbits; the file lists 310"):
+        beyond.u_census(folder=tmp_path, at_two=None)
+
+
+@pytest.mark.slow
+def test_thm2_counts_the_positive_vertices_of_the_n6_census_of_u():
+    """Kohli and Laskowski's Thm. 2 at n = 6, e^ε = 2, by its direct construction (906,192 sets of six
+    scales, each solved exactly): as many positive vertices as the census lists."""
+    import json
+
+    document = json.loads((beyond.CENSUS_FOLDER / "u-n6-e2.json").read_text())
+    listed = sum(o["size"] for o in document["orbits"] if len(o["steps"].split()) == 6)
+    assert listed == beyond._positive_vertices_from_scales(6, "2")
 
 
 def test_an_outcome_is_confirmed_only_without_failures_and_lists_the_first_five():

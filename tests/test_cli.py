@@ -329,3 +329,44 @@ def test_ldp_orbits_take_the_fastest_complete_method_by_default(capsys):
     assert main(["enumerate", "LDP", "--n", "5", "--eps-exp", "2", "--orbits", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "164825 vertices in 47 orbits" in out and "face sets of the column cone" in out
+
+
+def test_u_by_columns_writes_a_census_its_checker_accepts(tmp_path, capsys):
+    """Issue 55: ``enumerate U --method columns`` counts cddlib's vertices of U (n = 4) and writes the
+    census file of results/, which check_u_census accepts with its recount."""
+    from polytopes.enumerate import enumerate_vertices
+    from polytopes.spaces import count_polytope
+    from polytopes.u_columns import check_u_census
+
+    target = tmp_path / "u.json"
+    assert main(["enumerate", "U", "--n", "4", "--eps-exp", "3/2", "--method", "columns", "--json", str(target)]) == 0
+    cdd = len(enumerate_vertices(count_polytope(4, eps_exp="3/2")).vertices)
+    assert f"{cdd} vertices in 21 orbits under a group of order 48" in capsys.readouterr().out
+    assert check_u_census(json.loads(target.read_text()), recount=True).count == cdd
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["enumerate", "F", "--n", "4", "--eps-exp", "2", "--method", "columns"], "F is not U"),
+    (["enumerate", "U", "--n", "7", "--eps-exp", "2"], "n = 6 with --method columns"),
+    (["enumerate", "U", "--n", "7", "--eps-exp", "2", "--method", "columns"], "stops at n = 6"),
+    (["enumerate", "U", "--n", "6", "--eps-exp", "2", "--method", "cdd"], "n = 6 with --method columns"),
+    (["enumerate", "U", "--n", "4", "--eps-exp", "2", "--method", "columns", "--workers", "2"], "--workers is not"),
+    (["enumerate", "U", "--n", "4", "--eps-exp", "2", "--method", "columns", "--resume", "x"], "--resume is not"),
+    (["enumerate", "U", "--n", "4", "--eps-exp", "1", "--method", "columns"], "e"),
+])
+def test_u_by_columns_refuses_what_it_cannot_do(argv, says, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_u_at_n6_takes_the_columns_by_default(monkeypatch, capsys):
+    """Without --method, U at n = 6 goes to the column steps (the one method that finishes it); the
+    enumeration itself is replaced here by n = 3's (the n = 6 census is a slow test)."""
+    import polytopes.u_columns as u_columns
+
+    real = u_columns.u_vertices_by_columns
+    asked = []
+    monkeypatch.setattr(u_columns, "u_vertices_by_columns", lambda n, e: asked.append(n) or real(3, e))
+    assert main(["enumerate", "U", "--n", "6", "--eps-exp", "2"]) == 0
+    assert asked == [6] and "27 vertices" in capsys.readouterr().out

@@ -119,14 +119,16 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--json", metavar="FILE", help="write the vertices as JSON (atomically)")
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")
     enumerate_.add_argument("--ext", metavar="FILE", help="write the vertices (cdd .ext)")
-    enumerate_.add_argument("--method", choices=("cdd", "lrs", "normaliz", "orbits", "faces", "rows"),
+    enumerate_.add_argument("--method", choices=("cdd", "lrs", "normaliz", "orbits", "faces", "rows", "columns"),
                             help="vertex enumerator (default: rows for LDP --orbits from n = 5, faces if workers are "
                             "given, lrs for RU and RF "
                             "when installed, else cdd); normaliz: Normaliz's exact algorithms; orbits: one vertex "
                             "per orbit by adjacency decomposition, complete by construction (LDP n = 5 in about "
                             "15 s); faces (LDP only): one vertex per orbit from the faces of the column cone (n = 5 "
                             "in 1 s, n = 6 in minutes); rows (LDP only): one vertex per orbit from its tight and "
-                            "loose rows (n = 6 in seconds)")
+                            "loose rows (n = 6 in seconds); columns (U only, the default at n = 6): every vertex "
+                            "from its columns' tight steps, one entry per orbit under the column permutations and "
+                            "the row reversal (n = 6 in minutes)")
     enumerate_.add_argument(
         "--resume",
         metavar="DIR",

@@ -24,6 +24,7 @@ from polytopes.enumerate import (
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
+from polytopes.u_columns import U_COLUMNS_MAX_N
 from proofs_checks.cli.base import (
     EXIT_OK,
     UsageError,
@@ -53,7 +54,7 @@ _POLYTOPES = {
 }
 
 
-ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked before any work (n = 5 of U: > 2 min)
+ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked before any work (U at n = 6: columns only)
 
 #: Sizes that only a resumable run may take (one that keeps its work in --resume DIR and goes on after
 #: a kill): what was measured there (README: R_F at n = 5, n = 6 is not done), and the method a
@@ -92,12 +93,18 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(f"--resume {arguments.resume}: exists and is not a folder")
     if arguments.resume:
         check_writable_folder(arguments.resume, "--resume")
+    if arguments.polytope == "U" and arguments.method is None and arguments.n == U_COLUMNS_MAX_N:
+        arguments.method = "columns"  # the one method that finishes U at n = 6
+    if arguments.method == "columns":
+        return _enumerate_u_by_columns(arguments)
     limit = ENUMERATION_MAX_N[arguments.polytope]
     if arguments.n > limit:
         raise UsageError(
             f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
-            f"n = {limit}. For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
+            f"n = {limit}" + (f" (n = {U_COLUMNS_MAX_N} with --method columns, the default there)"
+                              if arguments.polytope == "U" else "")
+            + ". For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
     if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
             and not (arguments.ext or arguments.resume)):
         # the fastest complete method for D's orbits (n = 6: seconds, not minutes); workers asked for: the face sets
@@ -237,6 +244,42 @@ def _enumerate_ldp_orbits(arguments: argparse.Namespace) -> int:
     if arguments.ine:
         write_document(arguments.ine, result.polytope.to_ine(), "H-representation")
     _report_orbits(arguments, result, how)
+    return EXIT_OK
+
+
+def _enumerate_u_by_columns(arguments: argparse.Namespace) -> int:
+    """``--method columns``: every vertex of U from its columns' tight steps (polytopes.u_columns), one
+    entry per orbit under the column permutations and the row reversal; --json writes the census
+    file of results/ (check_u_census), checked as a reader loads it before it is written."""
+    from polytopes.u_columns import check_u_census, u_census_document, u_vertices_by_columns
+
+    if arguments.polytope != "U":
+        raise UsageError(f"--method columns enumerates U from the tight steps of its columns; {arguments.polytope} "
+                         "is not U: use --method orbits, cdd, lrs or normaliz")
+    if arguments.n > U_COLUMNS_MAX_N:
+        raise UsageError(f"--n {arguments.n}: --method columns stops at n = {U_COLUMNS_MAX_N} (n = 6 visits 5.3 "
+                         "million sets of steps in minutes; n = 7 would visit about 50 times more)")
+    for given, option in ((arguments.resume, "--resume"), (arguments.ext, "--ext"), (arguments.recurse, "--recurse"),
+                          (arguments.workers, "--workers"), (arguments.scheduler, "--scheduler")):
+        if given is not None:
+            raise UsageError(f"{option} is not an option of --method columns (one call in this process, one entry "
+                             "per orbit; n = 6 in minutes)")
+    if arguments.ine:
+        write_document(arguments.ine, count_polytope(arguments.n, eps_exp=arguments.eps_exp).to_ine(),
+                       "H-representation")
+    found = u_vertices_by_columns(arguments.n, arguments.eps_exp)
+    command = f"qifkit enumerate U --n {arguments.n} --eps-exp {arguments.eps_exp} --method columns"
+    document = u_census_document(found, command)
+    print(f"U n={arguments.n} e^ε={found.eps_exp}: {found.vertex_count} vertices in {len(document['orbits'])} orbits "
+          f"under a group of order {document['group_order']} ({found.seconds:.2f} s, exact, columns' tight steps: "
+          f"complete by the independence criterion, {found.visited} step sets tried)")
+    if arguments.json:
+        text = json_text(document, None)
+        try:
+            check_u_census(read_json(text.encode("utf-8")))
+        except CertificateError as error:  # our enumeration or writer broke: nothing is written
+            raise InternalError(f"the census about to be written fails its own check: {error}") from None
+        write_document(arguments.json, text, "census of U")
     return EXIT_OK
 
 

@@ -1,0 +1,137 @@
+"""ex(U) from its columns' steps (polytopes.u_columns, issue 55): every vertex against cddlib's list
+(n ≤ 4, four e^ε) and the orbit walk (n = 5, slow), Kohli and Laskowski's Thm. 2 on the positive
+vertices, the census file and its checker (forgeries refused; n = 6 re-verified, slow), and the bad
+input it refuses."""
+
+from __future__ import annotations
+
+import copy
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from polytopes.enumerate import enumerate_vertices
+from polytopes.orbitwise import enumerate_orbits
+from polytopes.spaces import count_polytope
+from polytopes.u_columns import (
+    U_COLUMNS_MAX_N,
+    check_u_census,
+    u_census_document,
+    u_vertices_by_columns,
+)
+from proofs_checks.kohli2026 import _positive_scale_mechanisms
+from qifkit.errors import CertificateError, ParameterError, PrivacyParameterError, ShapeError
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def _cdd_vertices(n, eps_exp):
+    polytope = count_polytope(n, eps_exp=eps_exp)
+    return {tuple(tuple(v) for v in vertex.matrix(polytope.shape)) for vertex in enumerate_vertices(polytope).vertices}
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize("eps_exp", ["2", "3/2", "3", "101/100"])
+def test_every_vertex_is_cddlibs(n, eps_exp):
+    census = u_vertices_by_columns(n, eps_exp)
+    found = list(census.vertices())
+    assert len(found) == len(set(found)) == census.vertex_count
+    assert set(found) == _cdd_vertices(n, eps_exp)
+
+
+@pytest.mark.slow
+def test_n5_against_the_orbit_walk():
+    polytope = count_polytope(5, eps_exp=2)
+    walked = set()
+    for orbit in enumerate_orbits(polytope).orbits:
+        flat = orbit.representative
+        for image in (flat, tuple(flat[k] for k in polytope.symmetries[0])):
+            walked.add(tuple(tuple(Fraction(v) for v in image[i * 5:(i + 1) * 5]) for i in range(5)))
+    assert set(u_vertices_by_columns(5, 2).vertices()) == walked
+
+
+@pytest.mark.parametrize("n, eps_exp", [(3, "2"), (4, "2"), (4, "3")])
+def test_positive_vertices_are_thm2s_scale_mechanisms(n, eps_exp):
+    """Kohli and Laskowski, Thm. 2: the positive vertices are the independent multiples of scales,
+    built here by the claim check's own route (a scale per column, solved exactly)."""
+    census = u_vertices_by_columns(n, eps_exp)
+    positive = {v for v in census.vertices() if all(x > 0 for row in v for x in row)}
+    assert positive == _positive_scale_mechanisms(n, eps_exp)
+    assert positive
+
+
+def _document(n, eps_exp="2"):
+    return u_census_document(u_vertices_by_columns(n, eps_exp), "test")
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_the_census_file_checks_and_recounts(n):
+    document = json.loads(json.dumps(_document(n)))
+    checked = check_u_census(document, recount=True)
+    assert checked.count == document["count"] == u_vertices_by_columns(n, 2).vertex_count
+    assert checked.orbits == len(document["orbits"]) and checked.recounted
+
+
+def test_an_orbit_removed_is_refused_by_the_recount():
+    document = _document(5)
+    forged = copy.deepcopy(document)
+    removed = forged["orbits"].pop(100)
+    forged["count"] -= removed["size"]
+    check_u_census(forged)  # every listed entry is still a true vertex
+    with pytest.raises(CertificateError, match="enumerated again, give 287 orbits; the file lists 286"):
+        check_u_census(forged, recount=True)
+
+
+def _forged(change):
+    document = _document(4)
+    change(document)
+    return document
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["orbits"][3].update(size=d["orbits"][3]["size"] + 1), "is not the orbit's"),
+    (lambda d: d.update(count=d["count"] + 1), "is not the orbits' sum"),
+    (lambda d: d["orbits"].append(d["orbits"][0]), "again"),
+    (lambda d: d["orbits"][0].update(steps=" ".join(reversed(d["orbits"][0]["steps"].split()))), "orbit's name"),
+    (lambda d: d["orbits"][-1].update(steps="ddd ddl dld"), "no vertex of U"),
+    (lambda d: d["orbits"][0].update(steps="dd"), "words of 3 letters"),
+    (lambda d: d["orbits"][0].update(steps="dxd"), "words of 3 letters"),
+    (lambda d: d["orbits"][0].update(steps="ddd  uuu"), "words of 3 letters"),
+    (lambda d: d["orbits"][0].update(steps=["ddd", "uuu"]), "words of 3 letters"),
+    (lambda d: d.update(format="other"), "not a census file of U"),
+    (lambda d: d.update(n=9), "n"),
+])
+def test_a_forged_census_is_refused(change, message):
+    with pytest.raises(CertificateError, match=message):
+        check_u_census(_forged(change))
+
+
+def test_a_tight_step_called_loose_is_refused():
+    """At n = 3, e^ε = 2, the steps {du, ld} determine a matrix whose 'l' step is in fact tight: it is
+    the vertex {du, ud}, listed under its real steps, and must not be listed again under these."""
+    document = _document(3)
+    document["orbits"].append({"steps": "du ld", "size": 12})
+    document["count"] += 12
+    with pytest.raises(CertificateError, match="loose step is tight"):
+        check_u_census(document)
+
+
+@pytest.mark.slow
+def test_the_n6_census_file_is_true_and_complete():
+    document = json.loads((RESULTS / "u-n6-e2.json").read_text())
+    checked = check_u_census(document, recount=True)
+    assert checked.count == document["count"] and checked.recounted
+
+
+@pytest.mark.parametrize("n, eps_exp, error", [
+    (U_COLUMNS_MAX_N + 1, "2", ParameterError),
+    (1, "2", ShapeError),
+    (3, "1", PrivacyParameterError),
+    (3, "1/2", PrivacyParameterError),
+    (3, "nan", Exception),
+])
+def test_bad_input_is_refused(n, eps_exp, error):
+    with pytest.raises(error):
+        u_vertices_by_columns(n, eps_exp)
