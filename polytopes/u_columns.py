@@ -496,6 +496,8 @@ def check_u_census(document: Mapping[str, Any], recount: bool = False) -> UCensu
         raise CertificateError(f"not a census file of U (format must be {U_CENSUS_FORMAT!r})")
     n = whole_number(document.get("n"), 2, "the census's n", maximum=U_COLUMNS_MAX_N, error=CertificateError)
     e = parse_eps_exp(str(document.get("eps_exp")))
+    if e <= 1:
+        raise CertificateError(f"the census's e^ε = {exact_str(e)} is not above 1")
     orbits = document.get("orbits")
     if not isinstance(orbits, list) or not orbits:
         raise CertificateError("a census of U lists its orbits")

@@ -116,6 +116,23 @@ MUTATIONS = (
     Mutation("census-rows-recount-skipped", "polytopes/census.py",
              "    if rows:\n", "    if False:\n",
              ("tests/test_census.py",), "a census with an orbit removed passes the tight and loose rows"),
+    Mutation("u-loose-on-the-boundary", "polytopes/u_columns.py",
+             "if not (q * left < p * right and q * right < p * left):",
+             "if not (q * left <= p * right and q * right <= p * left):",
+             ("tests/test_u_columns.py",), "a loose step on its bound counts: one vertex under two sets of steps"),
+    Mutation("u-completion-dependent", "polytopes/u_columns.py",
+             "        if not inner_det:\n            continue", "        if not inner_det:\n            inner_det = 1",
+             ("tests/test_u_columns.py",), "a completing column dependent on the basis is kept"),
+    Mutation("u-dependent-segment-kept", "polytopes/u_columns.py",
+             "            if pivot < 0:\n                return None",
+             "            if pivot < 0:\n                pivot = 0",
+             ("tests/test_u_columns.py",), "a dependent segment vector joins the span"),
+    Mutation("u-census-steps-unchecked", "polytopes/u_columns.py",
+             "        if [_steps_of(", "        if False and [_steps_of(",
+             ("tests/test_u_columns.py",), "a census entry whose loose step is tight is accepted"),
+    Mutation("u-census-recount-skipped", "polytopes/u_columns.py",
+             "    if recount:\n", "    if False:\n",
+             ("tests/test_u_columns.py",), "a census of U with an orbit removed passes"),
     Mutation("faces-boundary-column", "polytopes/ldp_faces.py",
              "keep &= (b > q * a) & (b < p * a)", "keep &= (b > q * a) & (b <= p * a)",
              ("tests/test_ldp_faces.py",), "a column on its face's boundary counts: one vertex, two face sets"),
@@ -496,6 +513,9 @@ EQUIVALENT = (
      "a full-support pattern set kept with a zero scale (>= 0 for > 0): B is invertible, so its other n − 1 "
      "columns have rank n − 1 and the matrix is a vertex with one zero column, the same orbit the m = n − 1 "
      "enumeration lists"),
+    ("u-completion-zero-coefficient", "polytopes/u_columns.py",
+     "a completing column's coefficient of 0 let past the early sign test (< 0 for <= 0): that test only saves "
+     "work; the coefficient enters β as c·d₀ = 0 and _Columns.vertex refuses every β with an entry ≤ 0"),
     ("ball-rising-both-ends-nonnegative", "qifkit/ball_range.py",
      "_monotone_slope's rising test (U'(a) ≥ 0 and U'(b) > 0, or U'(a) > 0 and U'(b) ≥ 0) weakened to both ≥ 0: "
      "an Arb ball is ≥ 0 and not > 0 only when its lower end is exactly 0; Arb rounds radii up (a ball of "
