@@ -17,7 +17,7 @@ elsewhere) span the directions in which the column can move and keep every tight
 
 Proof: a direction Δ keeps every tight constraint of Q exactly when Δ is 0 on the zero columns and
 in the span of its segment vectors on every other column; it keeps the row sums when Σ_j Δ_j = 0.
-Q is a vertex exactly when no such Δ ≠ 0 exists, i.e. when Σ_S c_S·g_S = 0 forces c = 0. ∎
+Q is a vertex exactly when no such Δ ≠ 0 exists, i.e. when Σ_S c_S·g_S = 0 forces c = 0.
 
 So a vertex is named by the **set** of its non-zero columns' steps (two equal steps would repeat
 their segment vectors), with at most n segments in all; its columns are c_S·g_S, where
@@ -37,7 +37,7 @@ new vectors coefficient 0). No float is used and nothing is rounded.
 :func:`check_u_census` verifies each listed vertex without segment vectors: the matrix its steps
 name is solved from U's constraints taken as equations (they must fix it, rank n²) and must lie in
 U; with ``recount`` it enumerates again. ``tests/test_u_columns.py`` compares the vertex sets with
-cddlib's at n ≤ 4 (four e^ε) and the reversal orbit walk's at n = 5.
+cddlib's at n ≤ 4 (four e^ε) and Normaliz's at n = 5 (e^ε = 2 and 3/2).
 
 Examples
 --------

@@ -384,7 +384,7 @@ def u_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] | None = (25_
     directly from every set of n distinct scales with a positive exact solution.
     Assumptions: the files in results/ (scripts/census.py --polytope U); the census method's
     characterisation is proved in docs/enumerate.md and agrees with cddlib (n ≤ 4, four e^ε) and
-    the orbit walk (n = 5, e^ε = 2) in the tests; at n = 6 Thm. 2's direct count (906,192 sets) is
+    Normaliz (n = 5, e^ε = 2 and 3/2) in the tests; at n = 6 Thm. 2's direct count (906,192 sets) is
     left to the tests' slow run.
     """
     from polytopes.u_columns import check_u_census

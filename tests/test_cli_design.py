@@ -208,7 +208,8 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
     (["design", "--max-count", "100000", "--alpha", "1/2", "--mechanism", "gm"], "10000200001 exact entries"),
     (["design", "--max-count", "41", "--alpha", "1/2"], "1764 variables"),
     (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
-    (["enumerate", "U", "--n", "6", "--eps-exp", "2"], "stops at n = 5"),
+    (["enumerate", "U", "--n", "6", "--eps-exp", "2", "--method", "cdd"], "n = 6 with --method columns"),
+    (["enumerate", "U", "--n", "7", "--eps-exp", "2"], "stops at n = 5 (n = 6 with --method columns"),
     # issue 56: the exact LP goes to n = 100 with a uniform z (F certifies there in 9-19 s), to 60
     # with any other (a binomial z: about 4 minutes at n = 60)
     (["construct", "--z", "uniform", "--n", "101", "--method", "lp-fixed", "--eps-exp", "2"], "stops at n = 100"),
