@@ -32,7 +32,9 @@ elimination: every segment vector added is reduced against those already chosen 
 ends the branch), and so is the residue of the vector of ones. When the residue vanishes, 1 lies
 in the span and the coefficients are read off exactly; the set is kept if they are positive and
 its loose steps strictly loose, and it is not extended (a larger independent set would give the
-new vectors coefficient 0). No float is used and nothing is rounded.
+new vectors coefficient 0). The columns whose segments complete a basis, the most numerous sets
+tried, are tested together from one integer inverse of the node's basis (:func:`_completions`).
+No float is used and nothing is rounded.
 
 :func:`check_u_census` verifies each listed vertex without segment vectors: the matrix its steps
 name is solved from U's constraints taken as equations (they must fix it, rank n²) and must lie in
