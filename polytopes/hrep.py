@@ -12,6 +12,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Sequence
@@ -24,7 +25,7 @@ import flint
 from qifkit.errors import FileFormatError, PolytopeError, QifError
 from qifkit.extras import needs_extra
 from qifkit.files import read_input_text
-from qifkit.numbers import over_common_denominator, parse_number, to_fmpq
+from qifkit.numbers import over_common_denominator, parse_number
 
 with needs_extra("polytopes"):  # pycddlib: a missing one is an error naming the extra to install
     import cdd
@@ -122,20 +123,34 @@ class Polytope:
         lines.append("end")
         return "\n".join(lines) + "\n"
 
+    @functools.cached_property
+    def _integer_rows(self) -> tuple[tuple[int, tuple[tuple[int, int], ...]], ...]:
+        """Every row (equalities first) times a positive integer that clears its denominators, as
+        (b, ((k, a_k) for the non-zero a_k)): the same signs at every point, in integers."""
+        rows = []
+        for row in (*self.equalities, *self.inequalities):
+            numerators, _ = over_common_denominator(row)
+            rows.append((numerators[0], tuple((k, a) for k, a in enumerate(numerators[1:]) if a)))
+        return tuple(rows)
+
+    def _values(self, point: Sequence[Fraction]) -> list[int]:
+        """b + a·x at a rational point for every row (equalities first), each times a positive
+        number: zero, positive and negative exactly where the row's own value is."""
+        numerators, denominator = over_common_denominator(point)
+        return [b * denominator + sum(a * numerators[k] for k, a in terms) for b, terms in self._integer_rows]
+
     def contains(self, point: Sequence[Fraction]) -> bool:
         """Exact membership of a point given as its variables (row-major)."""
         if len(point) != self.dimension_of_space:
             return False
-
-        def value(row):
-            return row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a)
-
-        return all(value(row) == 0 for row in self.equalities) and all(value(row) >= 0 for row in self.inequalities)
+        values = self._values(point)
+        split = len(self.equalities)
+        return not any(values[:split]) and min(values[split:], default=0) >= 0
 
     def tight(self, point: Sequence[Fraction]) -> frozenset[int]:
         """Indices of the inequalities tight at `point`."""
-        return frozenset(k for k, row in enumerate(self.inequalities)
-                         if row[0] + sum(a * x for a, x in zip(row[1:], point, strict=False) if a) == 0)
+        split = len(self.equalities)
+        return frozenset(k for k, value in enumerate(self._values(point)[split:]) if value == 0)
 
     def is_vertex(self, point: Sequence[Fraction], tight: frozenset[int] | None = None) -> bool:
         """Exactly: `point` lies in the polytope and its equations and tight inequalities have rank d
@@ -144,9 +159,15 @@ class Polytope:
         if not self.contains(point):
             return False
         tight = self.tight(point) if tight is None else tight
-        rows = [row[1:] for row in self.equalities] + [self.inequalities[k][1:] for k in sorted(tight)]
-        return len(rows) >= self.dimension_of_space and flint.fmpq_mat(
-            [[to_fmpq(v) for v in row] for row in rows]).rank() == self.dimension_of_space
+        split = len(self.equalities)
+        chosen = [*range(split), *(split + k for k in sorted(tight))]
+        if len(chosen) < self.dimension_of_space:
+            return False
+        rows = flint.fmpz_mat(len(chosen), self.dimension_of_space)
+        for place, index in enumerate(chosen):
+            for k, a in self._integer_rows[index][1]:
+                rows[place, k] = a
+        return rows.rank() == self.dimension_of_space
 
 
 _HEADER = re.compile(r"^\*\s*(\S+)\s+n=\d+\s+e\^eps=(\S+)\s*$")  # the comment to_ine and to_ext write

@@ -17,12 +17,13 @@ has all its entries positive; write a_k for its least entry. The characterisatio
 
 (Then every column reaches e^ε·a_k: tight patterns with p·a = 1, a > 0 and a constant column
 have rank below m.) So a = B⁻¹·1 for m independent tight patterns B, and the vertices are
-enumerated from the scale vectors a: every set of m patterns, one per orbit of the column
-permutations (orderly generation: a canonical set without its largest pattern is canonical),
-solved exactly (python-flint's rational matrices), kept when a > 0; for each distinct a (sorted),
-the tight patterns with p·a = 1 and the loose rows (a pattern on the other columns and the entry
-1 − Σ that must lie strictly between a_k and e^ε·a_k) are listed, and every multiset of n rows with
-tight rank m is a vertex. With m = n every row is tight, so the rows are the set B itself, and a
+enumerated from the scale vectors a: every antichain of m patterns (tight patterns of one a > 0
+never contain one another's e^ε-columns), one per orbit of the column permutations (orderly
+generation: a canonical antichain without its largest pattern is one), solved exactly
+(python-flint's rational matrices), kept when a > 0; for each distinct a (sorted), the tight
+patterns with p·a = 1 and the loose rows (a pattern on the other columns and the entry 1 − Σ that
+must lie strictly between a_k and e^ε·a_k) are listed, and every multiset of n rows with tight rank
+m is a vertex. With m = n every row is tight, so the rows are the set B itself, and a
 vertex's orbit is B's orbit under the column permutations: one vertex per set with a > 0. A vertex's
 canonical form under the row × column permutations (:func:`polytopes.orbitwise.orbit_forms`, shared
 with every census) names its orbit.
@@ -30,6 +31,8 @@ with every census) names its orbit.
 Nothing here solves the face sets' systems Σ c_k = 1 over the spans of faces of C_ε, and nothing is
 rounded: the two enumerations share only D's definition and the canonical forms, so their agreement
 orbit by orbit (``tests/test_ldp_rows.py``, at n = 4, 5, 6 and five e^ε) argues completeness twice.
+At n = 7, which the face sets do not reach, the rows give the census alone (40,581 orbits at
+e^ε = 2, about four minutes).
 """
 
 from __future__ import annotations
@@ -51,34 +54,40 @@ from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = ["ROWS_MAX_N", "ldp_orbits_by_rows", "pattern_sets", "scale_vectors"]
 
-#: Largest number of non-zero columns taken: the sets of m patterns up to the column permutations
-#: are 143,325 at m = 6 (seconds); at m = 7 about C(128, 7)/7! ≈ 1.9·10^7, each found among about
-#: 6·10^7 candidates tested against 5,040 permutations. n = 7 is taken for the vertices with a zero
-#: column (``largest_support`` ≤ 6).
-ROWS_MAX_N = 6
+#: Largest n taken: the antichains of m patterns up to the column permutations are 1,661 at m = 6
+#: and 253,104 at m = 7 (found among 364,245 candidates, each tested against 5,040 permutations:
+#: about two minutes, once per process).
+ROWS_MAX_N = 7
 
-#: Candidate sets tested for canonical form together (|S_m| × batch × m 64-bit words: 70 MB at m = 6).
-_BATCH = 2048
+#: Candidate sets tested for canonical form together (|S_m| × batch × m words of 64 bits each half:
+#: 165 MB at m = 7).
+_BATCH = 1024
 
 Row = tuple[Fraction, ...]
 
 
 def pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
-    """Every set of m patterns in {1, e^ε}^m, one per orbit of the m! column permutations (kept for
-    the next call: they do not depend on e^ε; m = 6 takes seconds).
+    """Every **antichain** of m patterns in {1, e^ε}^m (no pattern's e^ε-columns contain another's),
+    one per orbit of the m! column permutations (kept for the next call: they do not depend on e^ε).
+
+    Only antichains can be tight rows of one vertex: if pattern y has e^ε wherever x has it and
+    more, then p_y·a − p_x·a = (e^ε − 1)·Σ_{k ∈ y∖x} a_k > 0 for a > 0, so p_x·a and p_y·a are not
+    both 1. (At m = 6 this leaves 1,661 of the 143,325 sets of six patterns; at m = 7, 253,104 of
+    about 1.9·10^7.)
 
     A pattern is a bit mask (bit k set: e^ε in column k); a set is a sorted tuple, and the one kept
-    per orbit is the lexicographically least image. Built by orderly generation: a set that is its
-    own least image stays so without its largest pattern, so only such sets are extended, by larger
-    patterns. A set's images are compared as 2^m-bit words with pattern x at bit
-    2^m − 1 − x, where the least sorted tuple is the largest word.
+    per orbit is the lexicographically least image. Built by orderly generation: an antichain that
+    is its own least image stays an antichain and its own least image without its largest pattern,
+    so only such sets are extended, by larger patterns comparable to none of theirs. A set's images
+    are compared as 2^m-bit words (two 64-bit halves) with pattern x at bit 2^m − 1 − x, where the
+    least sorted tuple is the largest word.
 
     Examples
     --------
     >>> pattern_sets(2)
-    ((0, 1), (0, 3), (1, 2), (1, 3))
+    ((1, 2),)
     >>> len(pattern_sets(1)), len(pattern_sets(3))
-    (2, 16)
+    (2, 2)
     """
     return _pattern_sets(whole_number(m, 1, "the number of columns m", maximum=ROWS_MAX_N))
 
@@ -88,17 +97,33 @@ def _pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
     size = 1 << m
     orders = list(itertools.permutations(range(m)))  # the identity first
     image = np.array([[sum(1 << order[i] for i in range(m) if x >> i & 1) for x in range(size)] for order in orders])
-    word = np.left_shift(np.uint64(1), (size - 1 - image).astype(np.uint64))
-    level: list[tuple[int, ...]] = [()]
+    bit = size - 1 - image  # pattern x's bit in the word of its image; bits 64.. in the high half
+    one = np.uint64(1)
+    high = np.where(bit >= 64, np.left_shift(one, np.maximum(bit - 64, 0).astype(np.uint64)), np.uint64(0))
+    low = np.where(bit < 64, np.left_shift(one, np.minimum(bit, 63).astype(np.uint64)), np.uint64(0))
+    patterns = np.arange(size)
+    within = (patterns[:, None] & patterns[None, :]) == patterns[:, None]  # x's e^ε-columns inside y's
+    apart = ~(within | within.T)
+    level = np.zeros((1, 0), dtype=np.intp)
     for _ in range(m):
-        candidates = np.array([s + (x,) for s in level for x in range(s[-1] + 1 if s else 0, size)], dtype=np.intp)
+        extended = []
+        for chosen in level:
+            allowed = apart[chosen].all(axis=0)
+            allowed[: chosen[-1] + 1 if len(chosen) else 0] = False
+            larger = np.flatnonzero(allowed)
+            extended.append(np.column_stack([np.broadcast_to(chosen, (len(larger), len(chosen))), larger]))
+        candidates = np.concatenate(extended)
         kept = []
         for start in range(0, len(candidates), _BATCH):
             batch = candidates[start:start + _BATCH]
-            words = np.bitwise_or.reduce(word[:, batch], axis=2)  # (|S_m|, batch)
-            kept.append(batch[words.max(axis=0) == words[0]])
-        level = [tuple(int(x) for x in s) for s in np.concatenate(kept)]
-    return tuple(level)
+            words_high = np.bitwise_or.reduce(high[:, batch], axis=2)  # (|S_m|, batch)
+            words_low = np.bitwise_or.reduce(low[:, batch], axis=2)
+            tied = words_high == words_high[0]
+            least = (words_high.max(axis=0) == words_high[0]) & (
+                np.where(tied, words_low, np.uint64(0)).max(axis=0) == words_low[0])
+            kept.append(batch[least])
+        level = np.concatenate(kept)
+    return tuple(tuple(int(x) for x in chosen) for chosen in level)
 
 
 def _scales(patterns: tuple[int, ...] | list[int], e: Fraction) -> tuple[Fraction, ...] | None:
@@ -183,19 +208,17 @@ def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = No
     Parameters
     ----------
     n : int
-        D's size, 2..ROWS_MAX_N, or ROWS_MAX_N + 1 with a `largest_support` below n.
+        D's size, 2..ROWS_MAX_N.
     eps_exp : number or str
         e^ε > 1, exact.
     largest_support : int, optional
         Only the vertices with at most this many non-zero columns (all of them by default): the
-        vertices of D's faces with the other columns zero, complete for those; a lower bound on
-        ex(D) where the full support is out of reach (n = 7).
+        vertices of D's faces with the other columns zero, complete for those.
 
     Raises
     ------
     ShapeError
-        If n is not a whole number 2..ROWS_MAX_N + 1, or the largest support is not 1..min(n,
-        ROWS_MAX_N).
+        If n is not a whole number 2..ROWS_MAX_N, or the largest support is not 1..n.
     PrivacyParameterError
         If e^ε is not above 1.
 
@@ -205,10 +228,9 @@ def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = No
     >>> len(found.orbits), sum(orbit.size for orbit in found.orbits)
     (4, 33)
     """
-    n = whole_number(n, 2, "n", maximum=ROWS_MAX_N + 1)
+    n = whole_number(n, 2, "n", maximum=ROWS_MAX_N)
     support = whole_number(n if largest_support is None else largest_support, 1,
-                           f"the largest support (n = {n}; the full support stops at {ROWS_MAX_N})",
-                           maximum=min(n, ROWS_MAX_N))
+                           f"the largest support (n = {n})", maximum=n)
     e = eps_exp_above_one(eps_exp)
     begin = time.perf_counter()
     polytope = ldp_polytope(n, eps_exp=e)

@@ -301,24 +301,29 @@ def ldp_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] = (164_825,
 
     Source: beyond the papers (issue 33: Holohan et al. characterise n ≤ 3 and conjecture n = 4; no
     source counts the vertices of D at n = 5).
-    Statement: results/ holds, for n = 4, 5 and 6 and e^ε ∈ {5/4, 3/2, 2, 3, 5}, one representative
-    per orbit of ex(D) under row × column permutations, with its orbit size and (|γ|, |λ|); every
-    file is a true census, and at n = 5, e^ε = 2 it counts 164,825 vertices in 47 orbits, as the
-    support method (beyond.ldp-n5) does. The n = 6 files come from the face sets of the column
-    cone (polytopes.ldp_faces, format version 3). Completeness is argued twice for every file: the
-    tight and loose rows (polytopes.ldp_rows, a second characterisation of D's vertices) give
-    exactly the listed orbits and sizes.
+    Statement: results/ holds, for n = 4, 5 and 6 and e^ε ∈ {5/4, 3/2, 2, 3, 5}, and for n = 7 at
+    e^ε = 2, one representative per orbit of ex(D) under row × column permutations, with its orbit
+    size and (|γ|, |λ|); every file is a true census, and at n = 5, e^ε = 2 it counts 164,825
+    vertices in 47 orbits, as the support method (beyond.ldp-n5) does. The n = 6 files come from the
+    face sets of the column cone (polytopes.ldp_faces, format version 3); the n = 7 file (774,319,815,073
+    vertices in 40,581 orbits, issue 55) from the tight and loose rows, which alone reach n = 7.
+    Completeness is argued twice for every file up to n = 6: the tight and loose rows
+    (polytopes.ldp_rows, a second characterisation of D's vertices) give exactly the listed orbits
+    and sizes.
     Method: polytopes.census.check_census on each file: every representative a vertex (exact
     rank test) and its own canonical form, the orbits distinct, sizes and stabilisers by
     orbit–stabiliser, (|γ|, |λ|) and the tight count recomputed from the representative, the count
     and orbit count their sum and number; for every file the vertices enumerated from tight and
     loose rows and compared orbit by orbit (an orbit left out with the totals kept consistent is
-    refused; n = 6 in about 10 s a file); at n ≤ 5 the face sets of the column cone enumerated
-    again and compared the same way; the adjacency closure (every neighbour of every representative, by cddlib's tangent
-    cones and an exact ratio test, in a listed orbit) for n = 4 always and for n = 5 with --full;
-    for the face-set files (n = 6) the face-set enumeration run again, with --full.
+    refused; n = 6 in about a second a file, n = 7 in about three minutes); at n ≤ 5 the face sets of
+    the column cone enumerated again and compared the same way; the adjacency closure (every
+    neighbour of every representative, by cddlib's tangent cones and an exact ratio test, in a
+    listed orbit) for n = 4 always and for n = 5 with --full; for the face-set files (n = 6) the
+    face-set enumeration run again, with --full.
     Assumptions: the files in results/ (written by scripts/census.py); at n = 6 without --full,
-    completeness rests on the rows alone (with --full, on the face sets too).
+    completeness rests on the rows alone (with --full, on the face sets too); at n = 7 on the rows
+    alone (the tests compare its 2- and 3-column orbits with cddlib and Normaliz and probe it with
+    exact LP optima of random objectives).
     """
     from polytopes.census import check_census
     from qifkit.files import read_json

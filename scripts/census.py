@@ -9,7 +9,9 @@ two cores). ``qifkit check --only beyond.ldp-census`` re-checks the files (``--f
 adjacency closure). ``--method faces`` makes the census from the face sets of D's column cone
 instead (polytopes.ldp_faces; version 3 files, no adjacency; n = 6), re-checked by enumerating
 them again and by the tight and loose rows (polytopes.ldp_rows); ``--method rows`` makes it from
-the rows (seconds at n = 6), re-checked by the face sets.
+the rows (a second at n = 6), re-checked by the face sets; at n = 7, where only the rows reach
+(``--n 7 --eps-exp 2 --method rows``: about three minutes, and as long again for the check), by
+the rows run again.
 
 ``--polytope U`` writes the census of Kohli and Laskowski's U instead, from its columns' steps
 (polytopes.u_columns; results/u-n{n}-e{e^ε}.json, one entry per orbit under the column permutations
@@ -87,7 +89,8 @@ def main() -> None:
         document = census_document(found, arguments.n, eps_exp, command)
         document[f"{arguments.method}_seconds"] = round(walked, 1)
         text = json_text(document, 2)
-        # the file's text, as read back, with its closure and the enumeration it did not come from
+        # the file's text, as read back, with its closure and the enumeration it did not come from (at n = 7,
+        # which only the rows reach, the closure is the rows' enumeration run again)
         checked = check_census(read_json(text.encode("utf-8")), closure=True, rows=arguments.method != "rows")
         path = census_path(arguments.n, eps_exp)
         atomic_write_text(path, text)

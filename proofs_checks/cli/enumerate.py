@@ -21,6 +21,7 @@ from polytopes.enumerate import (
     to_ext,
     vertices_document,
 )
+from polytopes.ldp_rows import ROWS_MAX_N
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
 from polytopes.spaces import count_polytope, ldp_polytope, representation_polytope
@@ -97,21 +98,23 @@ def run(arguments: argparse.Namespace) -> int:
         arguments.method = "columns"  # the one method that finishes U at n = 6
     if arguments.method == "columns":
         return _enumerate_u_by_columns(arguments)
+    if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
+            and not (arguments.ext or arguments.resume)):
+        # the fastest complete method for D's orbits (n = 6: a second, n = 7: minutes); workers asked for: the face sets
+        spread = arguments.workers is not None or arguments.scheduler is not None
+        arguments.method = "faces" if spread else "rows"
+    if arguments.method in ("faces", "rows"):
+        return _enumerate_ldp_orbits(arguments)
     limit = ENUMERATION_MAX_N[arguments.polytope]
     if arguments.n > limit:
         raise UsageError(
             f"--n {arguments.n}: {arguments.polytope} has {arguments.n ** 2} coordinates and its vertex count grows "
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
             f"n = {limit}" + (f" (n = {U_COLUMNS_MAX_N} with --method columns, the default there)"
-                              if arguments.polytope == "U" else "")
+                              if arguments.polytope == "U" else
+                              f" (n = {ROWS_MAX_N} with --orbits, one vertex per orbit by --method rows)"
+                              if arguments.polytope == "LDP" else "")
             + ". For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
-    if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
-            and not (arguments.ext or arguments.resume)):
-        # the fastest complete method for D's orbits (n = 6: seconds, not minutes); workers asked for: the face sets
-        spread = arguments.workers is not None or arguments.scheduler is not None
-        arguments.method = "faces" if spread else "rows"
-    if arguments.method in ("faces", "rows"):
-        return _enumerate_ldp_orbits(arguments)
     guard = RESUMABLE_ONLY.get((arguments.polytope, arguments.n))
     if guard is not None and (not arguments.resume or guard[1] not in (None, arguments.method)):
         why, method = guard
@@ -212,7 +215,7 @@ def _enumerate_ldp_orbits(arguments: argparse.Namespace) -> int:
     (polytopes.ldp_faces, on Dask workers from n = 6) or from its tight and loose rows (polytopes.ldp_rows,
     one process); two independent characterisations of D's vertices."""
     from polytopes.ldp_faces import FACES_MAX_N, ldp_orbits_by_faces
-    from polytopes.ldp_rows import ROWS_MAX_N, ldp_orbits_by_rows
+    from polytopes.ldp_rows import ldp_orbits_by_rows
 
     method = arguments.method
     if arguments.polytope != "LDP":
