@@ -9,8 +9,11 @@ finds them built), the face sets in this process, then on local clusters of 1 an
 single-threaded worker processes (started before the clock: their start-up is its own column);
 every run must give 164,806,776 vertices in 655 orbits, or the benchmark stops. The speedup is 1
 worker's time over 2 workers'; the rows' ratio is the face sets' time in this process over theirs.
+With ``--n7`` the rows also take n = 7 (which no other method reaches; about three minutes, the
+antichains of seven patterns generated first), timed against the rows at n = 6 in the same process,
+and must give 774,319,815,073 vertices in 40,581 orbits (e^ε = 2 only).
 
-Run: ``.venv/bin/python benchmarks/bench_faces.py [--eps-exp 2] [--skip-6]``
+Run: ``.venv/bin/python benchmarks/bench_faces.py [--eps-exp 2] [--skip-6] [--n7] [--no-dask]``
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
 
-EXPECTED = {5: (164_825, 47), 6: (164_806_776, 655)}
+EXPECTED = {5: (164_825, 47), 6: (164_806_776, 655), 7: (774_319_815_073, 40_581)}
 
 
 def _warm() -> None:
@@ -55,6 +58,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eps-exp", default="2")
     parser.add_argument("--skip-6", action="store_true", help="n = 5 only")
+    parser.add_argument("--n7", action="store_true", help="the rows at n = 7 too (about three minutes; e^ε = 2)")
+    parser.add_argument("--no-dask", action="store_true", help="leave out the face sets on local Dask clusters")
     arguments = parser.parse_args()
     cones = "normaliz" if normaliz_available() else "cdd"
     start = time.perf_counter()
@@ -73,6 +78,14 @@ def main() -> None:
     print(f"ex(D), n = 6, e^ε = {arguments.eps_exp}, one process: rows {first:.1f} s (first call), {again:.1f} s "
           f"(pattern sets built), face sets {here:.1f} s: rows {here / first:.1f}x / {here / again:.1f}x faster",
           flush=True)
+    if arguments.n7:
+        if arguments.eps_exp != "2":
+            raise SystemExit("--n7 knows the answer at e^ε = 2 only")
+        seventh = timed_rows(7, arguments.eps_exp)
+        print(f"ex(D), n = 7, e^ε = 2, one process: rows {seventh:.1f} s, {seventh / first:.0f}x the rows at n = 6 "
+              "(no other method finishes n = 7)", flush=True)
+    if arguments.no_dask:
+        return
     row = on_local_clusters(lambda client: timed_faces(6, arguments.eps_exp, client), _warm)
     print(f"{'ex(D), n = 6':>14} {'in-process s':>13} {'start 1 s':>10} {'1 worker s':>11} {'start 2 s':>10} "
           f"{'2 workers s':>12} {'speedup':>8}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from fractions import Fraction
 from importlib import resources
@@ -328,7 +327,7 @@ def ldp_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] = (164_825,
     from polytopes.census import check_census
     from qifkit.files import read_json
 
-    files = sorted(folder.glob("ldp-n*-e*.json"))
+    files = sorted([*folder.glob("ldp-n*-e*.json"), *folder.glob("ldp-n*-e*.json.gz")])
     found: dict[str, Any] = {}
     for path in files:
         document = read_json(str(path))
@@ -354,21 +353,11 @@ def ldp_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] = (164_825,
 
 def _positive_vertices_from_scales(n: int, eps_exp: str) -> int:
     """Kohli and Laskowski's Thm. 2, counted directly: the positive vertices of U are the mechanisms
-    whose columns are independent multiples of distinct ε-scales; for every set of n scales, solve
-    Σ_j c_j·s_j = 1 exactly (python-flint) and count its n! column orders when c > 0."""
-    import flint
+    whose columns are independent multiples of distinct ε-scales (polytopes.scales.positive_scale_sets),
+    n! column orders per set."""
+    from polytopes.scales import positive_scale_sets
 
-    from polytopes.scales import scales
-
-    count = 0
-    for chosen in itertools.combinations(scales(n, eps_exp), n):
-        matrix = flint.fmpq_mat([[flint.fmpq(s[i].numerator, s[i].denominator) for s in chosen] for i in range(n)])
-        if matrix.det() == 0:
-            continue
-        solution = matrix.solve(flint.fmpq_mat([[1]] * n))
-        if all(solution[j, 0] > 0 for j in range(n)):
-            count += math.factorial(n)
-    return count
+    return sum(1 for _ in positive_scale_sets(n, eps_exp)) * math.factorial(n)
 
 
 @claim("beyond.u-census")

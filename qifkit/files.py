@@ -14,19 +14,22 @@ is always read as an exact channel.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import os
 import stat
 import sys
 import tempfile
+import zlib
 from pathlib import Path
 from typing import Any
 
 from qifkit.errors import FileFormatError, NumberSyntaxError, ShapeError
 from qifkit.numbers import MAX_NUMBER_TEXT, parse_number, quoted
 
-__all__ = ["MAX_INPUT_BYTES", "atomic_write_text", "atomic_write_bytes", "json_text", "not_utf8", "read_input",
+__all__ = ["MAX_INPUT_BYTES", "atomic_write_text", "atomic_write_bytes", "gzip_bytes", "json_text", "not_utf8",
+           "read_input",
            "read_exact", "read_input_text", "read_json", "read_table_csv", "csv_text", "write_json"]
 
 #: The largest input file the toolkit reads (bytes): 1 GiB, far above the largest certificate of a
@@ -156,12 +159,16 @@ def not_utf8(where: object, error: UnicodeDecodeError) -> FileFormatError:
 
 
 def read_json(source: str | os.PathLike[str] | bytes) -> Any:
-    """A JSON document from a file (read by :func:`read_input`) or its bytes, refused with
-    :class:`FileFormatError` when it is not UTF-8, not JSON, nested too deep, names a key twice in one
-    object (which of the two would count?), or holds an integer literal longer than Python reads
-    (exact numbers travel as strings); OSError is left to the caller, which knows the option."""
+    """A JSON document from a file (read by :func:`read_input`) or its bytes, gzip-compressed or
+    not (:func:`gzip_bytes`; the large census files ship so), refused with :class:`FileFormatError`
+    when it is not UTF-8, not JSON, nested too deep, names a key twice in one object (which of the
+    two would count?), holds an integer literal longer than Python reads (exact numbers travel as
+    strings), or is a broken gzip stream or one that unpacks beyond :data:`MAX_INPUT_BYTES`;
+    OSError is left to the caller, which knows the option."""
     data = source if isinstance(source, bytes) else read_input(source)
     where = "the document" if isinstance(source, bytes) else str(source)
+    if data[:2] == _GZIP_MAGIC:
+        data = _gunzipped(data, where)
 
     def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
@@ -183,6 +190,31 @@ def read_json(source: str | os.PathLike[str] | bytes) -> Any:
         raise FileFormatError(f"{where}: JSON nested too deep to read") from None
     except ValueError as error:  # an integer literal beyond Python's digit limit
         raise FileFormatError(f"{where}: {str(error).split(';')[0]} (write exact numbers as strings)") from None
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def gzip_bytes(text: str) -> bytes:
+    """`text` (UTF-8) gzip-compressed with no time stamp in its header: the same text always gives
+    the same bytes, so a written file can be compared with what was meant."""
+    return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def _gunzipped(data: bytes, where: str) -> bytes:
+    """One gzip member unpacked, at most :data:`MAX_INPUT_BYTES` of it (a small file can unpack to
+    gigabytes); a broken stream or bytes after it are refused."""
+    unpacker = zlib.decompressobj(wbits=31)
+    try:
+        text = unpacker.decompress(data, MAX_INPUT_BYTES + 1)
+    except zlib.error as error:
+        raise FileFormatError(f"{where} is not a readable gzip stream: {error}") from None
+    if len(text) > MAX_INPUT_BYTES:
+        raise FileFormatError(f"{where} unpacks to more than {MAX_INPUT_BYTES:,} bytes; inputs are read up to "
+                              f"{MAX_INPUT_BYTES:,} bytes")
+    if not unpacker.eof or unpacker.unused_data:
+        raise FileFormatError(f"{where} is not one whole gzip stream (cut short, or bytes after its end)")
+    return text
 
 
 def _is_number(cell: str) -> bool:

@@ -34,15 +34,21 @@ from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
 from polytopes.u_columns import check_u_census, u_census_document, u_vertices_by_columns
-from qifkit.files import atomic_write_text, json_text, read_json
+from qifkit.files import atomic_write_bytes, atomic_write_text, gzip_bytes, json_text, read_json
 from qifkit.numbers import exact_str, parse_eps_exp
 
 RESULTS = Path(__file__).resolve().parent.parent / "proofs_checks" / "results"
 
 
+#: From this n a census file is written gzip-compressed and compact (.json.gz): n = 7 is 47 MB as
+#: indented text, 376 kB so; qifkit.files.read_json reads both.
+COMPRESSED_FROM_N = 7
+
+
 def census_path(n: int, eps_exp: str, polytope: str = "LDP") -> Path:
-    """results/ldp-n{n}-e{e^ε with / as _}.json (u-n… for U)"""
-    return RESULTS / f"{polytope.lower()}-n{n}-e{exact_str(parse_eps_exp(eps_exp)).replace('/', '_')}.json"
+    """results/ldp-n{n}-e{e^ε with / as _}.json (u-n… for U), .json.gz from COMPRESSED_FROM_N"""
+    suffix = ".json.gz" if n >= COMPRESSED_FROM_N else ".json"
+    return RESULTS / f"{polytope.lower()}-n{n}-e{exact_str(parse_eps_exp(eps_exp)).replace('/', '_')}{suffix}"
 
 
 def write_u_census(n: int, eps_exp: str) -> None:
@@ -88,13 +94,15 @@ def main() -> None:
         )
         document = census_document(found, arguments.n, eps_exp, command)
         document[f"{arguments.method}_seconds"] = round(walked, 1)
-        text = json_text(document, 2)
-        # the file's text, as read back, with its closure and the enumeration it did not come from (at n = 7,
-        # which only the rows reach, the closure is the rows' enumeration run again)
-        checked = check_census(read_json(text.encode("utf-8")), closure=True, rows=arguments.method != "rows")
         path = census_path(arguments.n, eps_exp)
-        atomic_write_text(path, text)
-        if path.read_text(encoding="utf-8") != text:
+        compressed = path.suffix == ".gz"
+        text = json_text(document, None if compressed else 2)
+        data = gzip_bytes(text) if compressed else text.encode("utf-8")
+        # the file's bytes, as read back, with its closure and the enumeration it did not come from (at n = 7,
+        # which only the rows reach, the closure is the rows' enumeration run again)
+        checked = check_census(read_json(data), closure=True, rows=arguments.method != "rows")
+        atomic_write_bytes(path, data)
+        if path.read_bytes() != data:
             raise SystemExit(f"{path}: the file written is not the census checked")
         print(
             f"n = {arguments.n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
