@@ -14,12 +14,15 @@ Examples
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
+import flint
+
 from qifkit.validation import eps_exp_above_one, whole_number
 
-__all__ = ["scales", "psi", "single_peaked", "scale_pattern"]
+__all__ = ["scales", "psi", "single_peaked", "scale_pattern", "positive_scale_sets"]
 
 
 def _check(n: Any, eps_exp: Any) -> tuple[int, Fraction]:
@@ -60,3 +63,30 @@ def single_peaked(n: int, eps_exp: Any) -> list[list[Fraction]]:
         total = sum(values)
         columns.append([v / total for v in values])
     return [[columns[j][i] for j in range(n)] for i in range(n)]
+
+
+Scale = tuple[Fraction, ...]
+
+
+def positive_scale_sets(n: int, eps_exp: Any) -> Iterator[tuple[tuple[Scale, ...], tuple[Fraction, ...]]]:
+    """Kohli and Laskowski's Thm. 2 by construction: every set of n distinct ε-scales that are
+    linearly independent and whose weights c solving Σ_j c_j·s_j = 1 (the row sums) are all
+    positive, with those weights (exact: python-flint's rational solve). Each set stands for the n!
+    positive vertices of U whose column j is c_{π(j)}·s_{π(j)}; a repeated scale is never
+    independent, so these are all of them.
+
+    Examples
+    --------
+    At n = 2 the two scales (2/3, 1/3) and (1/3, 2/3) with weights 1, 1: randomised response.
+
+    >>> [(chosen, weights) for chosen, weights in positive_scale_sets(2, 2)]
+    [(((Fraction(2, 3), Fraction(1, 3)), (Fraction(1, 3), Fraction(2, 3))), (Fraction(1, 1), Fraction(1, 1)))]
+    """
+    for chosen in itertools.combinations(scales(n, eps_exp), n):
+        matrix = flint.fmpq_mat([[flint.fmpq(s[i].numerator, s[i].denominator) for s in chosen] for i in range(n)])
+        if matrix.det() == 0:
+            continue
+        solution = matrix.solve(flint.fmpq_mat([[1]] * n))
+        weights = tuple(Fraction(int(solution[j, 0].p), int(solution[j, 0].q)) for j in range(n))
+        if min(weights) > 0:
+            yield chosen, weights

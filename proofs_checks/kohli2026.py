@@ -120,18 +120,12 @@ def lemma1(sizes: tuple[int, ...] = (3, 4), grid: tuple[str, ...] = EPS_GRID) ->
 
 def _positive_scale_mechanisms(n: int, e: str) -> set[Matrix]:
     """Every positive T ∈ U whose columns are linearly independent multiples of scales, built
-    directly: choose a scale per column, solve Σ_j c_j·scale_j = 1 exactly, keep c > 0."""
-    from polytopes.classify import _exact_solution, rank
+    directly (polytopes.scales.positive_scale_sets): each independent set of scales whose weights
+    solve the row sums exactly and positively, in each of its n! column orders."""
+    from polytopes.scales import positive_scale_sets
 
-    found = set()
-    for choice in itertools.product(scales(n, e), repeat=n):
-        if rank([list(s) for s in choice]) < n:
-            continue
-        pattern = [[choice[j][i] for j in range(n)] for i in range(n)]
-        weights = _exact_solution(pattern, n)
-        if weights and min(weights) > 0:
-            found.add(tuple(tuple(choice[j][i] * weights[j] for j in range(n)) for i in range(n)))
-    return found
+    return {tuple(tuple(chosen[j][i] * weights[j] for j in order) for i in range(n))
+            for chosen, weights in positive_scale_sets(n, e) for order in itertools.permutations(range(n))}
 
 
 @claim("kohli26.thm2")
@@ -494,16 +488,6 @@ def _random_distribution(rng: random.Random, n: int) -> list[Fraction]:
     return [Fraction(w, sum(weights)) for w in weights]
 
 
-def _is_vertex(polytope: Any, matrix: list[list[Fraction]]) -> bool:
-    from polytopes.classify import rank
-
-    point = [v for row in matrix for v in row]
-    rows = [row[1:] for row in polytope.equalities] + [
-        polytope.inequalities[k][1:] for k in sorted(polytope.tight(point))
-    ]
-    return polytope.contains(point) and rank(rows) == polytope.dimension_of_space
-
-
 @claim("kohli26.alg1")
 def alg1(sizes: range = range(2, 7), trials: int = 3, seed: int = 26, step_bound: int = 1) -> Outcome:
     """Algorithm 1 returns an extreme point of F in at most 2n − 1 scale additions.
@@ -535,7 +519,7 @@ def alg1(sizes: range = range(2, 7), trials: int = 3, seed: int = 26, step_bound
                     result = heuristic_constructor(z, eps_exp=e, selector=selector)
                     runs += 1
                     most_steps[n] = max(most_steps.get(n, 0), result.steps)
-                    if not _is_vertex(polytope, result.matrix):
+                    if not polytope.is_vertex([v for row in result.matrix for v in row]):
                         failures.append(f"n={n}, z={[str(v) for v in z]}, e^ε={e}, {selector}: not a vertex of F")
                     if result.steps > 2 * n - step_bound:
                         failures.append(f"n={n}, {selector}: {result.steps} steps > 2n − 1")
