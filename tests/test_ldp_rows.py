@@ -88,11 +88,12 @@ def test_scale_vectors_solve_their_patterns():
     columns of the two-output randomised response."""
     assert scale_vectors(2, Fraction(2)) == [(Fraction(1, 3), Fraction(1, 3))]
     e = Fraction(3, 2)
-    for a in scale_vectors(3, e):
-        assert min(a) > 0
-        tight = [[e if x >> k & 1 else 1 for k in range(3)] for x in range(8)
-                 if sum((e if x >> k & 1 else 1) * a[k] for k in range(3)) == 1]
-        assert _rank(tight) == 3
+    for m in (3, 5):  # at m = 5 eight antichains of patterns solve to a with a zero scale: none is listed
+        for a in scale_vectors(m, e):
+            assert min(a) > 0
+            tight = [[e if x >> k & 1 else 1 for k in range(m)] for x in range(1 << m)
+                     if sum((e if x >> k & 1 else 1) * a[k] for k in range(m)) == 1]
+            assert _rank(tight) == m
 
 
 def _rank(rows):
