@@ -59,9 +59,9 @@ __all__ = ["ROWS_MAX_N", "ldp_orbits_by_rows", "pattern_sets", "scale_vectors"]
 #: about two minutes, once per process).
 ROWS_MAX_N = 7
 
-#: Candidate sets tested for canonical form together (|S_m| × batch × m words of 64 bits each half:
-#: 165 MB at m = 7).
-_BATCH = 1024
+#: Canonical sets extended together: their children (about 7 each at m = 7) are tested for canonical
+#: form at once, as |S_m| × children words of 64 bits each half (about 75 MB each at m = 7).
+_PARENTS = 256
 
 Row = tuple[Fraction, ...]
 
@@ -106,22 +106,18 @@ def _pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
     apart = ~(within | within.T)
     level = np.zeros((1, 0), dtype=np.intp)
     for _ in range(m):
-        extended = []
-        for chosen in level:
-            allowed = apart[chosen].all(axis=0)
-            allowed[: chosen[-1] + 1 if len(chosen) else 0] = False
-            larger = np.flatnonzero(allowed)
-            extended.append(np.column_stack([np.broadcast_to(chosen, (len(larger), len(chosen))), larger]))
-        candidates = np.concatenate(extended)
         kept = []
-        for start in range(0, len(candidates), _BATCH):
-            batch = candidates[start:start + _BATCH]
-            words_high = np.bitwise_or.reduce(high[:, batch], axis=2)  # (|S_m|, batch)
-            words_low = np.bitwise_or.reduce(low[:, batch], axis=2)
+        for start in range(0, len(level), _PARENTS):
+            parents = level[start:start + _PARENTS]
+            allowed = apart[parents].all(axis=1) & (patterns > (parents[:, -1:] if parents.shape[1] else -1))
+            which, larger = np.nonzero(allowed)  # each child: its parent's row and its new, larger pattern
+            # a child's image is its parent's image and one more pattern: two ORs instead of one a pattern
+            words_high = np.bitwise_or.reduce(high[:, parents], axis=2)[:, which] | high[:, larger]
+            words_low = np.bitwise_or.reduce(low[:, parents], axis=2)[:, which] | low[:, larger]
             tied = words_high == words_high[0]
             least = (words_high.max(axis=0) == words_high[0]) & (
                 np.where(tied, words_low, np.uint64(0)).max(axis=0) == words_low[0])
-            kept.append(batch[least])
+            kept.append(np.column_stack([parents[which], larger])[least])
         level = np.concatenate(kept)
     return tuple(tuple(int(x) for x in chosen) for chosen in level)
 
