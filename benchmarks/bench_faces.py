@@ -9,9 +9,10 @@ finds them built), the face sets in this process, then on local clusters of 1 an
 single-threaded worker processes (started before the clock: their start-up is its own column);
 every run must give 164,806,776 vertices in 655 orbits, or the benchmark stops. The speedup is 1
 worker's time over 2 workers'; the rows' ratio is the face sets' time in this process over theirs.
-With ``--n7`` the rows also take n = 7 (which no other method reaches; about three minutes, the
+With ``--n7`` the rows also take n = 7 (which no other method reaches; about two minutes, the
 antichains of seven patterns generated first), timed against the rows at n = 6 in the same process,
-and must give 774,319,815,073 vertices in 40,581 orbits (e^ε = 2 only).
+and then on local clusters of 1 and 2 workers (each new, so each generates the antichains again);
+every run must give 774,319,815,073 vertices in 40,581 orbits (e^ε = 2 only).
 
 Run: ``.venv/bin/python benchmarks/bench_faces.py [--eps-exp 2] [--skip-6] [--n7] [--no-dask]``
 """
@@ -45,9 +46,9 @@ def timed_faces(n: int, eps_exp: str, client=None) -> float:
     return seconds
 
 
-def timed_rows(n: int, eps_exp: str) -> float:
+def timed_rows(n: int, eps_exp: str, client=None) -> float:
     start = time.perf_counter()
-    found = ldp_orbits_by_rows(n, eps_exp)
+    found = ldp_orbits_by_rows(n, eps_exp, client=client)
     seconds = time.perf_counter() - start
     if (found.count, len(found.orbits)) != EXPECTED[n]:
         raise SystemExit(f"wrong answer from the rows at n = {n}: {found.count} in {len(found.orbits)} orbits")
@@ -58,7 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eps-exp", default="2")
     parser.add_argument("--skip-6", action="store_true", help="n = 5 only")
-    parser.add_argument("--n7", action="store_true", help="the rows at n = 7 too (about three minutes; e^ε = 2)")
+    parser.add_argument("--n7", action="store_true", help="the rows at n = 7 too (about two minutes; e^ε = 2)")
     parser.add_argument("--no-dask", action="store_true", help="leave out the face sets on local Dask clusters")
     arguments = parser.parse_args()
     cones = "normaliz" if normaliz_available() else "cdd"
@@ -84,6 +85,12 @@ def main() -> None:
         seventh = timed_rows(7, arguments.eps_exp)
         print(f"ex(D), n = 7, e^ε = 2, one process: rows {seventh:.1f} s, {seventh / first:.0f}x the rows at n = 6 "
               "(no other method finishes n = 7)", flush=True)
+        if not arguments.no_dask:
+            row = on_local_clusters(lambda client: timed_rows(7, arguments.eps_exp, client), _warm)
+            print(f"{'rows, n = 7':>14} {'in-process s':>13} {'start 1 s':>10} {'1 worker s':>11} {'start 2 s':>10} "
+                  f"{'2 workers s':>12} {'speedup':>8}")
+            print(f"{'e^ε = 2':>14} {seventh:>13.1f} {row[0][0]:>10.2f} {row[0][1]:>11.1f} {row[1][0]:>10.2f} "
+                  f"{row[1][1]:>12.1f} {row[0][1] / row[1][1]:>7.2f}x", flush=True)
     if arguments.no_dask:
         return
     row = on_local_clusters(lambda client: timed_faces(6, arguments.eps_exp, client), _warm)

@@ -32,7 +32,8 @@ Nothing here solves the face sets' systems Σ c_k = 1 over the spans of faces of
 rounded: the two enumerations share only D's definition and the canonical forms, so their agreement
 orbit by orbit (``tests/test_ldp_rows.py``, at n = 4, 5, 6 and five e^ε) argues completeness twice.
 At n = 7, which the face sets do not reach, the rows give the census alone (40,581 orbits at
-e^ε = 2, about four minutes).
+e^ε = 2, about two minutes in one process). With a Dask client the antichains' generation and the
+vertices run as tasks on its workers (:mod:`qifkit.cluster`).
 """
 
 from __future__ import annotations
@@ -40,14 +41,14 @@ from __future__ import annotations
 import functools
 import itertools
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
 import flint
 import numpy as np
 
-from polytopes.hrep import key_point
+from polytopes.hrep import Polytope, key_point
 from polytopes.orbitwise import Orbit, OrbitEnumeration, orbit_forms
 from polytopes.spaces import ldp_polytope
 from qifkit.validation import eps_exp_above_one, whole_number
@@ -56,7 +57,7 @@ __all__ = ["ROWS_MAX_N", "ldp_orbits_by_rows", "pattern_sets", "scale_vectors"]
 
 #: Largest n taken: the antichains of m patterns up to the column permutations are 1,661 at m = 6
 #: and 253,104 at m = 7 (found among 364,245 candidates, each tested against 5,040 permutations:
-#: about two minutes, once per process).
+#: about 40 s, once per process).
 ROWS_MAX_N = 7
 
 #: Canonical sets extended together: their children (about 7 each at m = 7) are tested for canonical
@@ -94,8 +95,25 @@ def pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
 
 @functools.lru_cache(maxsize=None)
 def _pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
+    return _generated(m, lambda chunks: [_canonical_children(m, chunk) for chunk in chunks])
+
+
+def _generated(m: int, extend: Callable[[list[np.ndarray]], list[np.ndarray]]) -> tuple[tuple[int, ...], ...]:
+    """The orderly generation, level by level: each level's canonical sets, in chunks of
+    :data:`_PARENTS`, are extended by `extend` (here, or as tasks on Dask workers), in order."""
+    level = np.zeros((1, 0), dtype=np.intp)
+    for _ in range(m):
+        level = np.concatenate(extend([level[start:start + _PARENTS] for start in range(0, len(level), _PARENTS)]))
+    return tuple(tuple(int(x) for x in chosen) for chosen in level)
+
+
+@functools.lru_cache(maxsize=None)
+def _images(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every column permutation (the identity first), each pattern's bit in the high and low
+    64-bit halves of its image's word; and which pairs of patterns are apart (neither's e^ε-columns
+    inside the other's). Cached: a worker process builds them once."""
     size = 1 << m
-    orders = list(itertools.permutations(range(m)))  # the identity first
+    orders = list(itertools.permutations(range(m)))
     image = np.array([[sum(1 << order[i] for i in range(m) if x >> i & 1) for x in range(size)] for order in orders])
     bit = size - 1 - image  # pattern x's bit in the word of its image; bits 64.. in the high half
     one = np.uint64(1)
@@ -104,22 +122,24 @@ def _pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
     patterns = np.arange(size)
     within = (patterns[:, None] & patterns[None, :]) == patterns[:, None]  # x's e^ε-columns inside y's
     apart = ~(within | within.T)
-    level = np.zeros((1, 0), dtype=np.intp)
-    for _ in range(m):
-        kept = []
-        for start in range(0, len(level), _PARENTS):
-            parents = level[start:start + _PARENTS]
-            allowed = apart[parents].all(axis=1) & (patterns > (parents[:, -1:] if parents.shape[1] else -1))
-            which, larger = np.nonzero(allowed)  # each child: its parent's row and its new, larger pattern
-            # a child's image is its parent's image and one more pattern: two ORs instead of one a pattern
-            words_high = np.bitwise_or.reduce(high[:, parents], axis=2)[:, which] | high[:, larger]
-            words_low = np.bitwise_or.reduce(low[:, parents], axis=2)[:, which] | low[:, larger]
-            tied = words_high == words_high[0]
-            least = (words_high.max(axis=0) == words_high[0]) & (
-                np.where(tied, words_low, np.uint64(0)).max(axis=0) == words_low[0])
-            kept.append(np.column_stack([parents[which], larger])[least])
-        level = np.concatenate(kept)
-    return tuple(tuple(int(x) for x in chosen) for chosen in level)
+    return high, low, apart
+
+
+def _canonical_children(m: int, parents: np.ndarray) -> np.ndarray:
+    """The canonical antichains that extend canonical antichains `parents` (one per row, all of one
+    size) by one larger pattern apart from each of theirs: one step of the generation, one task."""
+    high, low, apart = _images(m)
+    patterns = np.arange(1 << m)
+    allowed = apart[parents].all(axis=1) & (patterns > (parents[:, -1:] if parents.shape[1] else -1))
+    which, larger = np.nonzero(allowed)  # each child: its parent's row and its new, larger pattern
+    # a child's image is its parent's image and one more pattern: two ORs instead of one a pattern
+    words_high = np.bitwise_or.reduce(high[:, parents], axis=2)[:, which] | high[:, larger]
+    words_low = np.bitwise_or.reduce(low[:, parents], axis=2)[:, which] | low[:, larger]
+    tied = words_high == words_high[0]
+    least = (words_high.max(axis=0) == words_high[0]) & (
+        np.where(tied, words_low, np.uint64(0)).max(axis=0) == words_low[0])
+    result: np.ndarray = np.column_stack([parents[which], larger])[least]
+    return result
 
 
 def _scales(patterns: tuple[int, ...] | list[int], e: Fraction) -> tuple[Fraction, ...] | None:
@@ -150,13 +170,14 @@ def scale_vectors(m: int, e: Fraction) -> list[tuple[Fraction, ...]]:
     return sorted(found)
 
 
-def _full_support(n: int, e: Fraction) -> Iterator[tuple[Row, ...]]:
+def _full_support(chosen_sets: Sequence[tuple[int, ...]], e: Fraction) -> Iterator[tuple[Row, ...]]:
     """The vertices with no zero column, one per orbit: all n rows are tight, so the rows are n
     independent patterns, and a vertex's orbit is its pattern set's orbit under the column
     permutations; kept when a > 0."""
-    for chosen in pattern_sets(n):
+    for chosen in chosen_sets:
         a = _scales(chosen, e)
         if a is not None and min(a) > 0:
+            n = len(chosen)
             yield tuple(tuple((e if x >> k & 1 else 1) * a[k] for k in range(n)) for x in chosen)
 
 
@@ -196,7 +217,8 @@ def _vertices_with_scales(a: tuple[Fraction, ...], n: int, e: Fraction) -> Itera
                 yield tuple(sorted(fixed + list(extra)))
 
 
-def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = None) -> OrbitEnumeration:
+def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = None,
+                       client: Any = None) -> OrbitEnumeration:
     """The orbits of ex(D) from tight and loose rows (see the module docstring), in the form of the
     orbit walk's answer: each representative the canonical form of its vertex under the row ×
     column permutations, each size |G| / |Stab|. No adjacency, no neighbours.
@@ -210,6 +232,10 @@ def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = No
     largest_support : int, optional
         Only the vertices with at most this many non-zero columns (all of them by default): the
         vertices of D's faces with the other columns zero, complete for those.
+    client : distributed.Client, optional
+        Run the work on its workers: the generation of the antichains of n patterns (by chunks of
+        :data:`_PARENTS` canonical sets a level) and the vertices (by chunks of pattern sets or
+        scale vectors), each task keyed by its exact inputs; without one, everything runs here.
 
     Raises
     ------
@@ -229,13 +255,55 @@ def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = No
                            f"the largest support (n = {n})", maximum=n)
     e = eps_exp_above_one(eps_exp)
     begin = time.perf_counter()
-    polytope = ldp_polytope(n, eps_exp=e)
-    forms = orbit_forms(polytope)
+    polytope, forms = _forms(n, e.numerator, e.denominator)
     seen = {forms.canonical(tuple(Fraction(1) if k == 0 else Fraction(0) for _ in range(n) for k in range(n)))}
+    tasks: list[tuple[int, int, int, int, tuple[Any, ...]]] = []
     for m in range(2, support + 1):
-        found = set(_full_support(n, e)) if m == n else {
-            rows for a in scale_vectors(m, e) for rows in _vertices_with_scales(a, n, e)}
-        for rows in found:
-            seen.add(forms.canonical(tuple(v for r in rows for v in (*r, *[Fraction(0)] * (n - m)))))
+        items: Sequence[Any] = scale_vectors(m, e) if m < n else (
+            pattern_sets(n) if client is None else _generated(n, _on(client, n)))
+        step = max(1, -(-len(items) // _TASKS_PER_SUPPORT))
+        tasks += [(n, e.numerator, e.denominator, m, tuple(items[start:start + step]))
+                  for start in range(0, len(items), step)]
+    if client is None:
+        found = [_vertex_keys(*task) for task in tasks]
+    else:
+        from qifkit.cluster import task_key
+
+        found = client.gather([client.submit(_vertex_keys, *task, key=task_key("ldp-rows", *task), pure=False)
+                               for task in tasks])
+    seen = seen.union(*found)
     orbits = tuple(Orbit(key_point(form), forms.orbit_size(form)) for form in sorted(seen))
     return OrbitEnumeration(polytope, orbits, forms.order, 0, time.perf_counter() - begin)
+
+
+#: Vertex tasks per number of non-zero columns: about this many chunks of pattern sets (m = n) or
+#: scale vectors (m < n).
+_TASKS_PER_SUPPORT = 64
+
+
+@functools.lru_cache(maxsize=8)
+def _forms(n: int, p: int, q: int) -> tuple[Polytope, Any]:
+    """D at n and e^ε = p/q, and its canonical forms (cached: a worker process builds them once)."""
+    polytope = ldp_polytope(n, eps_exp=Fraction(p, q))
+    return polytope, orbit_forms(polytope)
+
+
+def _vertex_keys(n: int, p: int, q: int, m: int, items: tuple[Any, ...]) -> set[Any]:
+    """One task: the canonical forms of the vertices with m non-zero columns from `items`, the
+    antichains of n patterns (m = n) or the scale vectors a (m < n)."""
+    e, (_, forms) = Fraction(p, q), _forms(n, p, q)
+    found = set(_full_support(items, e)) if m == n else {
+        rows for a in items for rows in _vertices_with_scales(a, n, e)}
+    return {forms.canonical(tuple(v for r in rows for v in (*r, *[Fraction(0)] * (n - m)))) for rows in found}
+
+
+def _on(client: Any, m: int) -> Callable[[list[np.ndarray]], list[np.ndarray]]:
+    """The generation's step on a Dask client: one task a chunk of canonical sets, keyed by its bytes."""
+    from qifkit.cluster import task_key
+
+    def extend(chunks: list[np.ndarray]) -> list[np.ndarray]:
+        return list(client.gather([client.submit(_canonical_children, m, chunk, pure=False,
+                                                 key=task_key("antichains", m, chunk.shape, chunk.tobytes()))
+                                   for chunk in chunks]))
+
+    return extend

@@ -311,7 +311,7 @@ def test_enumerate_by_face_sets_and_rows_gives_the_walks_orbits(tmp_path, capsys
                                (["LDP", "--n", "4", "--method", "faces", "--workers", "0"], "--workers 0"),
                                (["RF", "--n", "3", "--method", "rows"], "not a product of cones"),
                                (["LDP", "--n", "4", "--method", "rows", "--ext", str(tmp_path / "e")], "--ext"),
-                               (["LDP", "--n", "4", "--method", "rows", "--workers", "2"], "runs in this process"),
+                               (["LDP", "--n", "4", "--method", "rows", "--workers", "0"], "--workers 0"),
                                (["LDP", "--n", "8", "--method", "rows"], "stops at")):
         assert main(["enumerate", *arguments, "--eps-exp", "2"]) == 2, arguments
         assert message in capsys.readouterr().err, arguments

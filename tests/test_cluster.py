@@ -281,6 +281,31 @@ def test_face_sets_on_two_worker_processes_are_those_of_one_process(client):
     assert len(here) == 47 and sum(o.size for o in here) == 164_825
 
 
+def test_rows_on_two_worker_processes_are_those_of_one_process(client):
+    """polytopes.ldp_rows on two workers: the antichains of six patterns generated as tasks (a chunk
+    of canonical sets each), the vertices by chunks of pattern sets and scale vectors; D's orbits at
+    n = 6 exactly as in one process (the census's 655), and the antichains those of one process."""
+    from polytopes.ldp_rows import _generated, _on, ldp_orbits_by_rows, pattern_sets
+
+    assert _generated(6, _on(client, 6)) == pattern_sets(6)
+    spread = ldp_orbits_by_rows(6, "3/2", client=client)
+    assert _orbits(spread) == _orbits(ldp_orbits_by_rows(6, "3/2"))
+    assert (spread.count, len(spread.orbits)) == (164_806_776, 655)
+
+
+def test_enumerate_ldp_orbits_with_workers_spreads_the_rows(tmp_path):
+    """`enumerate LDP --orbits --workers 2` from n = 5 takes the rows (the default there) on a local
+    cluster: the census it writes lists the orbits the rows give in this process."""
+    import json
+
+    spread, here = tmp_path / "spread.json", tmp_path / "here.json"
+    common = ["enumerate", "LDP", "--n", "5", "--eps-exp", "3/2", "--orbits", "--json"]
+    assert main([*common, str(spread), "--workers", "2"]) == 0
+    assert main([*common, str(here)]) == 0
+    documents = [json.loads(path.read_text()) for path in (spread, here)]
+    assert documents[0]["orbits"] == documents[1]["orbits"] and documents[0]["count"] == 164_825
+
+
 def test_a_scheduler_address_that_does_not_speak_dask_is_refused():
     """Issue 52: ``--scheduler`` pointing at an HTTP server waited forever (the server accepts the
     connection, then waits for a request line; Dask's handshake waits for its answer). An identity

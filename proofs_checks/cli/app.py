@@ -120,15 +120,14 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")
     enumerate_.add_argument("--ext", metavar="FILE", help="write the vertices (cdd .ext)")
     enumerate_.add_argument("--method", choices=("cdd", "lrs", "normaliz", "orbits", "faces", "rows", "columns"),
-                            help="vertex enumerator (default: rows for LDP --orbits from n = 5, faces if workers are "
-                            "given, lrs for RU and RF "
-                            "when installed, else cdd); normaliz: Normaliz's exact algorithms; orbits: one vertex "
-                            "per orbit by adjacency decomposition, complete by construction (LDP n = 5 in about "
-                            "15 s); faces (LDP only): one vertex per orbit from the faces of the column cone (n = 5 "
-                            "in 1 s, n = 6 in minutes); rows (LDP only): one vertex per orbit from its tight and "
-                            "loose rows (n = 6 in seconds); columns (U only, the default at n = 6): every vertex "
-                            "from its columns' tight steps, one entry per orbit under the column permutations and "
-                            "the row reversal (n = 6 in minutes)")
+                            help="vertex enumerator (default: rows for LDP --orbits from n = 5, lrs for RU and RF when "
+                            "installed, else cdd); normaliz: Normaliz's exact algorithms; orbits: one vertex per "
+                            "orbit by adjacency decomposition, complete by construction (LDP n = 5 in about 15 s); "
+                            "faces (LDP only): one vertex per orbit from the faces of the column cone (n = 5 in 1 s, "
+                            "n = 6 in minutes); rows (LDP only): one vertex per orbit from its tight and loose rows "
+                            "(n = 6 in a second, n = 7 in minutes; on Dask with --workers); columns (U only, the "
+                            "default at n = 6): every vertex from its columns' tight steps, one entry per orbit "
+                            "under the column permutations and the row reversal (n = 6 in minutes)")
     enumerate_.add_argument(
         "--resume",
         metavar="DIR",
@@ -139,8 +138,8 @@ def _parser() -> argparse.ArgumentParser:
                             help="orbits: decompose a degenerate vertex's tangent cone again under its stabiliser "
                             "when it has EXCESS more tight rows than the dimension, a stabiliser of at least "
                             "STABILISER elements and fewer than DEPTH levels above it (default 60,2,1)")
-    _add_cluster_options(enumerate_, "orbits: run the representatives' neighbourhoods",
-                         " (default: one per core for n >= 5; 1 = in this process)")
+    _add_cluster_options(enumerate_, "orbits: run the representatives' neighbourhoods (faces, rows: their tasks)",
+                         " (default: one per core for n >= 5, rows in this process; 1 = in this process)")
     enumerate_.set_defaults(module="enumerate")
     _add_design_commands(commands)
     for name, command in commands.choices.items():

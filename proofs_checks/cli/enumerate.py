@@ -100,9 +100,8 @@ def run(arguments: argparse.Namespace) -> int:
         return _enumerate_u_by_columns(arguments)
     if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
             and not (arguments.ext or arguments.resume)):
-        # the fastest complete method for D's orbits (n = 6: a second, n = 7: minutes); workers asked for: the face sets
-        spread = arguments.workers is not None or arguments.scheduler is not None
-        arguments.method = "faces" if spread else "rows"
+        # the fastest complete method for D's orbits (n = 6: a second, n = 7: minutes), here or on Dask workers
+        arguments.method = "rows"
     if arguments.method in ("faces", "rows"):
         return _enumerate_ldp_orbits(arguments)
     limit = ENUMERATION_MAX_N[arguments.polytope]
@@ -213,7 +212,7 @@ def _enumerate_orbits(arguments: argparse.Namespace, polytope: Any) -> int:
 def _enumerate_ldp_orbits(arguments: argparse.Namespace) -> int:
     """``--method faces`` and ``--method rows``: D's orbits from the face sets of its column cone
     (polytopes.ldp_faces, on Dask workers from n = 6) or from its tight and loose rows (polytopes.ldp_rows,
-    one process); two independent characterisations of D's vertices."""
+    on Dask workers when asked); two independent characterisations of D's vertices."""
     from polytopes.ldp_faces import FACES_MAX_N, ldp_orbits_by_faces
     from polytopes.ldp_rows import ldp_orbits_by_rows
 
@@ -229,15 +228,17 @@ def _enumerate_ldp_orbits(arguments: argparse.Namespace) -> int:
         if given is not None:
             raise UsageError(f"{option} is not an option of --method {method} (one call, one vertex per orbit; n = 6 "
                              f"in {'minutes' if method == 'faces' else 'seconds'})")
-    if method == "rows":
-        if arguments.workers is not None or arguments.scheduler is not None:
-            raise UsageError("--workers and --scheduler spread --method orbits and faces; --method rows runs in "
-                             "this process (n = 6 in seconds)")
-        result = ldp_orbits_by_rows(arguments.n, arguments.eps_exp)
+    check_cluster_options(arguments)
+    spread = arguments.workers is not None or arguments.scheduler is not None
+    if method == "rows":  # one process unless workers are asked for: n = 6 in a second, n = 7 in about two minutes
+        if not spread or (arguments.workers == 1 and arguments.scheduler is None):
+            result = ldp_orbits_by_rows(arguments.n, arguments.eps_exp)
+        else:
+            with dask_session(arguments, arguments.workers) as client:
+                result = ldp_orbits_by_rows(arguments.n, arguments.eps_exp, client=client)
         how = "tight and loose rows: complete by the rank criterion"
     else:
-        check_cluster_options(arguments)
-        workers = arguments.workers if arguments.workers is not None else (None if arguments.n >= 6 else 1)
+        workers = arguments.workers if spread else (None if arguments.n >= 6 else 1)
         if workers == 1 and arguments.scheduler is None:
             result = ldp_orbits_by_faces(arguments.n, arguments.eps_exp)
         else:
