@@ -256,29 +256,36 @@ def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = No
     e = eps_exp_above_one(eps_exp)
     begin = time.perf_counter()
     polytope, forms = _forms(n, e.numerator, e.denominator)
-    seen = {forms.canonical(tuple(Fraction(1) if k == 0 else Fraction(0) for _ in range(n) for k in range(n)))}
-    tasks: list[tuple[int, int, int, int, tuple[Any, ...]]] = []
-    for m in range(2, support + 1):
-        items: Sequence[Any] = scale_vectors(m, e) if m < n else (
-            pattern_sets(n) if client is None else _generated(n, _on(client, n)))
+    constant = forms.canonical(tuple(Fraction(1) if k == 0 else Fraction(0) for _ in range(n) for k in range(n)))
+
+    def tasks(m: int, items: Sequence[Any]) -> list[tuple[int, int, int, int, tuple[Any, ...]]]:
         step = max(1, -(-len(items) // _TASKS_PER_SUPPORT))
-        tasks += [(n, e.numerator, e.denominator, m, tuple(items[start:start + step]))
-                  for start in range(0, len(items), step)]
+        return [(n, e.numerator, e.denominator, m, tuple(items[start:start + step]))
+                for start in range(0, len(items), step)]
+
+    smaller = [task for m in range(2, min(support, n - 1) + 1) for task in tasks(m, scale_vectors(m, e))]
     if client is None:
-        found = [_vertex_keys(*task) for task in tasks]
+        found = [_vertex_keys(*task) for task in smaller + (tasks(n, pattern_sets(n)) if support == n else [])]
     else:
         from qifkit.cluster import task_key
 
-        found = client.gather([client.submit(_vertex_keys, *task, key=task_key("ldp-rows", *task), pure=False)
-                               for task in tasks])
-    seen = seen.union(*found)
-    orbits = tuple(Orbit(key_point(form), forms.orbit_size(form)) for form in sorted(seen))
+        def submitted(chosen: list[tuple[Any, ...]]) -> list[Any]:
+            return [client.submit(_vertex_keys, *task, key=task_key("ldp-rows", *task), pure=False) for task in chosen]
+
+        futures = submitted(smaller)  # they run while the antichains of n patterns are generated
+        if support == n:
+            futures += submitted(tasks(n, _generated(n, _on(client, n))))
+        found = client.gather(futures)
+    sizes = {constant: forms.orbit_size(constant)}
+    for part in found:
+        sizes.update(part)
+    orbits = tuple(Orbit(key_point(form), sizes[form]) for form in sorted(sizes))
     return OrbitEnumeration(polytope, orbits, forms.order, 0, time.perf_counter() - begin)
 
 
 #: Vertex tasks per number of non-zero columns: about this many chunks of pattern sets (m = n) or
-#: scale vectors (m < n).
-_TASKS_PER_SUPPORT = 64
+#: scale vectors (m < n); small enough that two workers finish together.
+_TASKS_PER_SUPPORT = 256
 
 
 @functools.lru_cache(maxsize=8)
@@ -288,13 +295,14 @@ def _forms(n: int, p: int, q: int) -> tuple[Polytope, Any]:
     return polytope, orbit_forms(polytope)
 
 
-def _vertex_keys(n: int, p: int, q: int, m: int, items: tuple[Any, ...]) -> set[Any]:
+def _vertex_keys(n: int, p: int, q: int, m: int, items: tuple[Any, ...]) -> dict[Any, int]:
     """One task: the canonical forms of the vertices with m non-zero columns from `items`, the
-    antichains of n patterns (m = n) or the scale vectors a (m < n)."""
+    antichains of n patterns (m = n) or the scale vectors a (m < n), each with its orbit's size."""
     e, (_, forms) = Fraction(p, q), _forms(n, p, q)
     found = set(_full_support(items, e)) if m == n else {
         rows for a in items for rows in _vertices_with_scales(a, n, e)}
-    return {forms.canonical(tuple(v for r in rows for v in (*r, *[Fraction(0)] * (n - m)))) for rows in found}
+    keys = {forms.canonical(tuple(v for r in rows for v in (*r, *[Fraction(0)] * (n - m)))) for rows in found}
+    return {key: forms.orbit_size(key) for key in keys}
 
 
 def _on(client: Any, m: int) -> Callable[[list[np.ndarray]], list[np.ndarray]]:
