@@ -325,10 +325,10 @@ def test_ldp_orbits_take_the_fastest_complete_method_by_default(capsys):
     assert main(["enumerate", "LDP", "--n", "5", "--eps-exp", "2", "--orbits"]) == 0
     out = capsys.readouterr().out
     assert "164825 vertices in 47 orbits" in out and "tight and loose rows" in out
-    # workers asked for: the face sets, which spread over them (here one, in this process)
+    # workers asked for: the rows still, spread over them (here one, in this process)
     assert main(["enumerate", "LDP", "--n", "5", "--eps-exp", "2", "--orbits", "--workers", "1"]) == 0
     out = capsys.readouterr().out
-    assert "164825 vertices in 47 orbits" in out and "face sets of the column cone" in out
+    assert "164825 vertices in 47 orbits" in out and "tight and loose rows" in out
 
 
 def test_u_by_columns_writes_a_census_its_checker_accepts(tmp_path, capsys):
