@@ -139,13 +139,18 @@ class Polytope:
         numerators, denominator = over_common_denominator(point)
         return [b * denominator + sum(a * numerators[k] for k, a in terms) for b, terms in self._integer_rows]
 
-    def contains(self, point: Sequence[Fraction]) -> bool:
-        """Exact membership of a point given as its variables (row-major)."""
+    def _inequality_values(self, point: Sequence[Fraction]) -> list[int] | None:
+        """The inequalities' scaled values (:meth:`_values`) at a point of the polytope; None when
+        the point is not in it."""
         if len(point) != self.dimension_of_space:
-            return False
+            return None
         values = self._values(point)
         split = len(self.equalities)
-        return not any(values[:split]) and min(values[split:], default=0) >= 0
+        return None if any(values[:split]) or min(values[split:], default=0) < 0 else values[split:]
+
+    def contains(self, point: Sequence[Fraction]) -> bool:
+        """Exact membership of a point given as its variables (row-major)."""
+        return self._inequality_values(point) is not None
 
     def tight(self, point: Sequence[Fraction]) -> frozenset[int]:
         """Indices of the inequalities tight at `point`."""
@@ -156,9 +161,11 @@ class Polytope:
         """Exactly: `point` lies in the polytope and its equations and tight inequalities have rank d
         (it is the only point satisfying them with equality), the definition of a vertex. `tight`:
         :meth:`tight` of the point, when the caller has it already."""
-        if not self.contains(point):
+        values = self._inequality_values(point)
+        if values is None:
             return False
-        tight = self.tight(point) if tight is None else tight
+        if tight is None:
+            tight = frozenset(k for k, value in enumerate(values) if value == 0)
         split = len(self.equalities)
         chosen = [*range(split), *(split + k for k in sorted(tight))]
         if len(chosen) < self.dimension_of_space:

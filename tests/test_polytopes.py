@@ -266,3 +266,14 @@ def test_every_enumerator_refuses_an_unbounded_set(method):
     half_line = Polytope("half-line", (1, 1), F(2), (), ((F(0), F(1)),))
     with pytest.raises(QifError, match="not bounded"):
         enumerate_vertices(half_line, method)
+
+
+def test_a_basic_point_outside_the_polytope_is_not_a_vertex():
+    """D at n = 2, e^ε = 2: Q = [[1, 0], [2, −1]] meets the row sums, Q[0, 1] ≥ 0 and Q[1, 0] ≤ 2·Q[0, 0]
+    with equality, four independent rows in four coordinates, but Q[1, 1] < 0: the rank alone would
+    call it a vertex; membership refuses it (exact, in the polytope's scaled integer rows)."""
+    polytope = ldp_polytope(2, eps_exp=2)
+    point = (F(1), F(0), F(2), F(-1))
+    assert len(polytope.tight(point)) >= 2
+    assert not polytope.contains(point) and not polytope.is_vertex(point)
+    assert polytope.is_vertex((F(2, 3), F(1, 3), F(1, 3), F(2, 3)))
