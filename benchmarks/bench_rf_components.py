@@ -1,0 +1,54 @@
+"""Benchmark: the number of vertices of R_F (uniform z) counted by its components
+(polytopes.rf_components) against Normaliz's and lrs's vertex lists of the same polytope in the
+same process (issue 55: R_F past n = 4). Each row checks that the methods give the same number; the
+ratio is baseline / components.
+
+Run: ``.venv/bin/python benchmarks/bench_rf_components.py [--sizes 3 4 5] [--list-up-to 4]`` (no
+lister finishes n = 5: Normaliz gave no answer in 10 minutes; they run only up to --list-up-to).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from polytopes.lrs import lrs_available, lrs_vertices
+from polytopes.normaliz import normaliz_available, normaliz_vertices
+from polytopes.rf_components import rf_vertex_count
+from polytopes.spaces import representation_polytope
+
+
+def _seconds(work):
+    started = time.perf_counter()
+    result = work()
+    return result, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="+", default=[3, 4, 5])
+    parser.add_argument("--eps-exp", default="2")
+    parser.add_argument("--list-up-to", type=int, default=4)
+    arguments = parser.parse_args()
+    print(f"R_F, uniform z, e^ε = {arguments.eps_exp}")
+    print(f"{'n':>2} {'vertices':>13} {'decided exactly':>16} {'components s':>13} {'Normaliz s':>11} {'ratio':>6} "
+          f"{'lrs s':>8} {'ratio':>6}")
+    for n in arguments.sizes:
+        count, seconds = _seconds(lambda n=n: rf_vertex_count(n, arguments.eps_exp))
+        cells = []
+        polytope = representation_polytope(n, eps_exp=arguments.eps_exp, fixed=True)
+        for available, lister in ((normaliz_available, normaliz_vertices), (lrs_available, lrs_vertices)):
+            if n > arguments.list_up_to or not available():
+                cells += ["–", "–"]
+                continue
+            listed, baseline = _seconds(lambda lister=lister: lister(polytope))
+            if len(listed) != count.vertices:
+                raise SystemExit(f"n = {n}: {lister.__name__} lists {len(listed)} vertices, the count is "
+                                 f"{count.vertices}")
+            cells += [f"{baseline:.2f}", f"{baseline / seconds:.1f}x"]
+        print(f"{n:>2} {count.vertices:>13,} {count.decided_exactly:>16,} {seconds:>13.2f} {cells[0]:>11} "
+              f"{cells[1]:>6} {cells[2]:>8} {cells[3]:>6}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""ex(R_F) with a uniform z counted by components (polytopes.rf_components, issue 55): the count
+against cddlib's and Normaliz's vertex lists, the table by core read off those lists independently
+(each vertex's positive entries as a bipartite graph), the spanning trees against Scoins' formula,
+and the bad input refused."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+
+import pytest
+
+from polytopes.enumerate import enumerate_vertices
+from polytopes.rf_components import (
+    RF_COMPONENTS_MAX_N,
+    check_rf_count,
+    rf_count_document,
+    rf_vertex_count,
+    spanning_tree_cuts,
+)
+from polytopes.spaces import representation_polytope
+from proofs_checks.cli import main
+from qifkit.errors import CertificateError, NumberSyntaxError, ParameterError, PrivacyParameterError
+from qifkit.files import read_json
+
+
+def _vertex_matrices(n, eps_exp, method="cdd"):
+    polytope = representation_polytope(n, eps_exp=eps_exp, fixed=True)
+    return [vertex.matrix(polytope.shape) for vertex in enumerate_vertices(polytope, method).vertices]
+
+
+def _core_of(matrix):
+    """The dimensions of a vertex's core, read from its positive entries: the components of the
+    bipartite graph scales–columns, each with its number of scales less one (components of one
+    scale left out), largest first; None if the graph has a cycle."""
+    scales, columns = len(matrix), len(matrix[0])
+    edges = [(i, scales + j) for i in range(scales) for j in range(columns) if matrix[i][j] > 0]
+    parent = list(range(scales + columns))
+
+    def root(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        ra, rb = root(a), root(b)
+        if ra == rb:
+            return None
+        parent[ra] = rb
+    used = Counter(root(i) for i in range(scales) if any(v > 0 for v in matrix[i]))
+    return tuple(sorted((size - 1 for size in used.values() if size > 1), reverse=True))
+
+
+@pytest.mark.parametrize("eps_exp", ["2", "3/2", "3", "101/100", "1000000", "10000000000"])
+def test_n3_table_is_read_off_cddlibs_vertices(eps_exp):
+    """Also at e^ε = 10^6 and 10^10, where the scales' entries span 12 and 20 orders of magnitude and
+    true row sums lie within the floats' margin of 0: those must be decided exactly, not dropped."""
+    vertices = _vertex_matrices(3, eps_exp)
+    cores = Counter(_core_of(v) for v in vertices)
+    assert None not in cores  # every vertex's graph is a forest
+    count = rf_vertex_count(3, eps_exp)
+    assert count.vertices == len(vertices)
+    assert {dims: row[2] for dims, row in count.by_core.items() if row[2]} == dict(cores)
+
+
+def test_n4_table_is_read_off_normaliz_vertices():
+    """R_F at n = 4, e^ε = 2: 44,358 vertices (Normaliz, about 15 s; cddlib takes minutes)."""
+    from polytopes.normaliz import normaliz_available
+
+    if not normaliz_available():
+        pytest.skip("PyNormaliz is not installed")
+    vertices = _vertex_matrices(4, "2", "normaliz")
+    cores = Counter(_core_of(v) for v in vertices)
+    count = rf_vertex_count(4, "2")
+    assert count.vertices == len(vertices) == 44358
+    assert {dims: row[2] for dims, row in count.by_core.items() if row[2]} == dict(cores)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("eps_exp", ["3", "3/2"])
+def test_n4_count_is_normaliz_at_other_eps(eps_exp):
+    from polytopes.normaliz import normaliz_available
+
+    if not normaliz_available():
+        pytest.skip("PyNormaliz is not installed")
+    assert rf_vertex_count(4, eps_exp).vertices == len(_vertex_matrices(4, eps_exp, "normaliz"))
+
+
+@pytest.mark.parametrize("rows, columns", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 3), (3, 4)])
+def test_spanning_trees_are_scoins_count(rows, columns):
+    """K(r, c) has r^(c−1)·c^(r−1) spanning trees (Scoins 1962); each edge's cut holds its own row."""
+    trees = spanning_tree_cuts(rows, columns)
+    assert len(trees) == rows ** (columns - 1) * columns ** (rows - 1)
+    assert all(len(tree) == rows + columns - 1 for tree in trees)
+    assert all(rows_ and 0 <= taken <= columns for tree in trees for rows_, taken in tree)
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ParameterError, match="stops at n = 5"):
+        rf_vertex_count(RF_COMPONENTS_MAX_N + 1, 2)
+    with pytest.raises(ParameterError):
+        rf_vertex_count(1, 2)
+    with pytest.raises(PrivacyParameterError):
+        rf_vertex_count(3, 1)
+    with pytest.raises(NumberSyntaxError, match="'nan' is not a number"):
+        rf_vertex_count(3, "nan")
+
+
+def test_the_command_writes_a_count_its_check_accepts(tmp_path, capsys):
+    """`qifkit enumerate RF --method components --json` at n = 3: the summary, and a file that
+    check_rf_count (which counts again) accepts and that names the command."""
+    path = tmp_path / "rf3.json"
+    assert main(["enumerate", "RF", "--n", "3", "--eps-exp", "2", "--method", "components", "--json", str(path)]) == 0
+    assert "78 vertices" in capsys.readouterr().out
+    document = read_json(str(path))
+    assert document["vertices"] == 78 and "--method components" in document["command"]
+    assert check_rf_count(document).vertices == 78
+
+
+def test_a_forged_count_is_refused():
+    """A count file whose table was changed, with its totals made to agree, is refused by the
+    recount; so are a wrong total, another polytope's file and a foreign count given to compare."""
+    document = rf_count_document(rf_vertex_count(3, 2), "test")
+    forged = copy.deepcopy(document)
+    forged["by_core"][-1]["vertices"] += 6
+    forged["vertices"] += 6
+    with pytest.raises(CertificateError, match="differs from the count run again"):
+        check_rf_count(forged)
+    wrong_total = copy.deepcopy(document)
+    wrong_total["structures"] += 1
+    with pytest.raises(CertificateError, match="structures"):
+        check_rf_count(wrong_total)
+    with pytest.raises(CertificateError, match="not a count file"):
+        check_rf_count(document | {"polytope": "RU"})
+    with pytest.raises(CertificateError, match="the count given is of n = 4"):
+        check_rf_count(document, rf_vertex_count(4, 2))
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["U", "--n", "3", "--method", "components"], "U is not RF"),
+    (["RF", "--n", "3", "--method", "components", "--z", "binomial"], "uniform z only"),
+    (["RF", "--n", "6", "--method", "components"], "stops at n = 5"),
+    (["RF", "--n", "3", "--method", "components", "--orbits"], "--orbits is not an option"),
+])
+def test_the_command_refuses(arguments, message, capsys):
+    assert main(["enumerate", *arguments[:1], "--eps-exp", "2", *arguments[1:]]) == 2
+    assert message in capsys.readouterr().err
