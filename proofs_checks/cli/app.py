@@ -119,7 +119,8 @@ def _parser() -> argparse.ArgumentParser:
     enumerate_.add_argument("--json", metavar="FILE", help="write the vertices as JSON (atomically)")
     enumerate_.add_argument("--ine", metavar="FILE", help="write the H-representation (cdd .ine)")
     enumerate_.add_argument("--ext", metavar="FILE", help="write the vertices (cdd .ext)")
-    enumerate_.add_argument("--method", choices=("cdd", "lrs", "normaliz", "orbits", "faces", "rows", "columns"),
+    enumerate_.add_argument("--method", choices=("cdd", "lrs", "normaliz", "orbits", "faces", "rows", "columns",
+                                                   "components"),
                             help="vertex enumerator (default: rows for LDP --orbits from n = 5, lrs for RU and RF when "
                             "installed, else cdd); normaliz: Normaliz's exact algorithms; orbits: one vertex per "
                             "orbit by adjacency decomposition, complete by construction (LDP n = 5 in about 15 s); "
@@ -127,7 +128,9 @@ def _parser() -> argparse.ArgumentParser:
                             "n = 6 in minutes); rows (LDP only): one vertex per orbit from its tight and loose rows "
                             "(n = 6 in a second, n = 7 in minutes; on Dask with --workers); columns (U only, the "
                             "default at n = 6): every vertex from its columns' tight steps, one entry per orbit "
-                            "under the column permutations and the row reversal (n = 6 in minutes)")
+                            "under the column permutations and the row reversal (n = 6 in minutes); components (RF "
+                            "with a uniform z only): the number of vertices from their components, without listing "
+                            "them (n = 5 in minutes)")
     enumerate_.add_argument(
         "--resume",
         metavar="DIR",

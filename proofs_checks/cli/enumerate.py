@@ -45,6 +45,7 @@ from proofs_checks.cli.io import (
 )
 from qifkit.errors import CertificateError, InternalError
 from qifkit.files import json_text, read_json
+from qifkit.numbers import exact_str
 
 _POLYTOPES = {
     "LDP": lambda n, e, z: ldp_polytope(n, eps_exp=e),
@@ -62,8 +63,9 @@ ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked befo
 #: resumable run needs: R_F resumes only as the orbit walk; LDP from n = 5 with any method (the
 #: orbit walk, or the decomposition by supports), None.
 RESUMABLE_ONLY = {
-    ("RF", 5): ("no lister finishes it (Normaliz: no answer in 10 minutes) and a 30-minute orbit walk found "
-                "426,123 vertex orbits, 57 new per visit, far from the end", "orbits"),
+    ("RF", 5): ("no lister finishes it (Normaliz: no answer in 10 minutes; it has hundreds of millions of vertices) "
+                "and a 30-minute orbit walk found 426,123 vertex orbits, 57 new per visit, far from the end; "
+                "--method components counts them (a uniform z) without listing them", "orbits"),
     ("LDP", 6): ("its tangent cones with 154 to 162 of 216 rows tight finished neither listed (Normaliz, 18 minutes) "
                  "nor decomposed (15 minutes), nor in SymPol (25 CPU minutes); --method rows finishes in seconds and "
                  "--method faces in minutes",
@@ -98,6 +100,8 @@ def run(arguments: argparse.Namespace) -> int:
         arguments.method = "columns"  # the one method that finishes U at n = 6
     if arguments.method == "columns":
         return _enumerate_u_by_columns(arguments)
+    if arguments.method == "components":
+        return _count_rf_by_components(arguments, given)
     if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
             and not (arguments.ext or arguments.resume)):
         # the fastest complete method for D's orbits (n = 6: a second, n = 7: minutes), here or on Dask workers
@@ -284,6 +288,47 @@ def _enumerate_u_by_columns(arguments: argparse.Namespace) -> int:
         except CertificateError as error:  # our enumeration or writer broke: nothing is written
             raise InternalError(f"the census about to be written fails its own check: {error}") from None
         write_document(arguments.json, text, "census of U")
+    return EXIT_OK
+
+
+def _count_rf_by_components(arguments: argparse.Namespace, z_given: bool) -> int:
+    """``--method components``: |ex(R_F)| with a uniform z counted by its components
+    (polytopes.rf_components), with the table by core; --json writes the count file of results/
+    (check_rf_count), checked as a reader loads it before it is written."""
+    from polytopes.rf_components import RF_COMPONENTS_MAX_N, check_rf_count, rf_count_document, rf_vertex_count
+
+    if arguments.polytope != "RF":
+        raise UsageError(f"--method components counts the vertices of RF by their components; {arguments.polytope} "
+                         "is not RF: use --method orbits, cdd, lrs or normaliz")
+    if z_given and arguments.z != "uniform":
+        raise UsageError("--method components counts R_F with a uniform z only (its column permutations are what make "
+                         "n = 5 fit); for another z use --method orbits, cdd, lrs or normaliz")
+    if arguments.n > RF_COMPONENTS_MAX_N:
+        raise UsageError(f"--n {arguments.n}: --method components stops at n = {RF_COMPONENTS_MAX_N} (n = 5 decides "
+                         "about 4 million candidates in minutes; n = 6 has 32 scales)")
+    for given, option in ((arguments.resume, "--resume"), (arguments.ext, "--ext"), (arguments.ine, "--ine"),
+                          (arguments.recurse, "--recurse"), (arguments.workers, "--workers"),
+                          (arguments.scheduler, "--scheduler"), (arguments.orbits or None, "--orbits")):
+        if given is not None:
+            raise UsageError(f"{option} is not an option of --method components (one call in this process; it counts "
+                             "the vertices and lists none)")
+    found = rf_vertex_count(arguments.n, arguments.eps_exp)
+    command = f"qifkit enumerate RF --n {arguments.n} --eps-exp {arguments.eps_exp} --method components"
+    document = rf_count_document(found, command)
+    print(f"RF n={arguments.n} e^ε={exact_str(found.eps_exp)}, uniform z: {found.vertices:,} vertices, "
+          f"{found.structures:,} sets of components up to the column permutations ({found.seconds:.1f} s; floats "
+          f"searched, {found.decided_exactly:,} candidates decided exactly)")
+    detail = detail_printer(arguments)
+    for row in document["by_core"]:
+        detail(f"core {tuple(row['core'])}: {row['cores']:,} cores, {row['structures']:,} sets, "
+               f"{row['vertices']:,} vertices")
+    if arguments.json:
+        text = json_text(document, None)
+        try:
+            check_rf_count(read_json(text.encode("utf-8")), found)
+        except CertificateError as error:  # our count or writer broke: nothing is written
+            raise InternalError(f"the count about to be written fails its own check: {error}") from None
+        write_document(arguments.json, text, "count of R_F")
     return EXIT_OK
 
 
