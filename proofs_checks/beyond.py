@@ -405,3 +405,40 @@ def u_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] | None = (25_
                        for r in found.values())
     return Outcome.confirmed_unless(failures, f"{len(found)} census files of U re-verified and recounted: {counts}",
                                     files=found)
+
+
+@claim("beyond.rf-count")
+def rf_count(folder: Path = CENSUS_FOLDER, at_two: int | None = 893_493_240) -> Outcome:
+    """The number of vertices of R_F with a uniform z at n = 4 and 5, counted by their components.
+
+    Source: beyond the papers (Kohli and Laskowski enumerate R_F where cddlib does, n ≤ 4 here; no
+    lister answers n = 5: Normaliz gave none in 10 minutes and the orbit walk found 426,123 orbits
+    in 30 minutes, far from the end).
+    Statement: results/ holds the number of vertices of R_F (uniform z) with its table by core; at
+    n = 5, e^ε = 2, R_F has 893,493,240 vertices (3,469,103 sets of components up to the column
+    permutations).
+    Method: polytopes.rf_components.check_rf_count on each file: its fields and totals, and the
+    count run again (floats search; every candidate they cannot rule out is decided in exact
+    rationals: its row sums solved and its positive spanning trees counted), which must give the
+    file's table row by row (about 5 minutes at n = 5).
+    Assumptions: the files in results/ (qifkit enumerate RF --method components --json); the
+    characterisation by components is proved in docs/enumerate.md and gives cddlib's vertex count
+    and table at n = 3 (four e^ε) and Normaliz's at n = 4 in the tests; the floats drop a candidate
+    only when its least singular value, residual or smallest row sum is far outside (1e-7, 1e-5,
+    −1e-9) what rounding of numbers of order 1 can reach.
+    """
+    from polytopes.rf_components import check_rf_count
+    from qifkit.files import read_json
+
+    found: dict[str, Any] = {}
+    failures = []
+    for path in sorted(folder.glob("rf-n*-e*.json")):
+        document = read_json(str(path))
+        checked = check_rf_count(document)
+        found[path.name] = {"n": checked.n, "eps_exp": document["eps_exp"], "vertices": checked.vertices,
+                            "structures": checked.structures}
+    at_2 = next((r["vertices"] for r in found.values() if r["n"] == 5 and r["eps_exp"] == "2"), None)
+    if at_two is not None and at_2 != at_two:
+        failures.append(f"n = 5, e^ε = 2: {at_2} vertices, expected {at_two:,}")
+    counts = "; ".join(f"n = {r['n']}, e^ε = {r['eps_exp']}: {r['vertices']:,}" for r in found.values())
+    return Outcome.confirmed_unless(failures, f"{len(found)} counts of R_F recounted: {counts}", files=found)

@@ -672,7 +672,7 @@ POLYTOPE_PASS = {
     },
 }
 SLOW_CHECKS = {"beyond.ldp-n5": Status.CONFIRMED, "beyond.ldp-n5-orbits": Status.CONFIRMED,
-               "beyond.u-census": Status.CONFIRMED}
+               "beyond.u-census": Status.CONFIRMED, "beyond.rf-count": Status.CONFIRMED}
 
 
 @pytest.mark.parametrize(
@@ -802,6 +802,28 @@ def test_the_u_census_check_fails_on_a_removed_orbit_and_a_wrong_thm2_count(tmp_
     (tmp_path / "u-n5-e3.json").write_text(json.dumps(damaged))
     with pytest.raises(CertificateError, match="enumerated again, give 311 orbits; the file lists 310"):
         beyond.u_census(folder=tmp_path, at_two=None)
+
+
+def test_the_rf_count_check_recounts_and_fails_on_a_forged_table(tmp_path):
+    """beyond.rf-count on the n = 4 file of R_F (the n = 5 file is the slow run's, about 5 minutes):
+    the true file passes only with the n = 5 golden present, and a file whose table was changed,
+    its totals made to agree, is refused by the recount."""
+    import json
+    import shutil
+
+    from qifkit.errors import CertificateError
+
+    shutil.copy(beyond.CENSUS_FOLDER / "rf-n4-e2.json", tmp_path / "rf-n4-e2.json")
+    outcome = beyond.rf_count(folder=tmp_path)
+    assert outcome.status is Status.FAILED and "n = 5, e^ε = 2: None vertices" in outcome.evidence["failures"][0]
+    outcome = beyond.rf_count(folder=tmp_path, at_two=None)
+    assert outcome.status is Status.CONFIRMED and outcome.evidence["files"]["rf-n4-e2.json"]["vertices"] == 44_358
+    forged = json.loads((tmp_path / "rf-n4-e2.json").read_text())
+    forged["by_core"][2]["vertices"] += 24
+    forged["vertices"] += 24
+    (tmp_path / "rf-n4-e2.json").write_text(json.dumps(forged))
+    with pytest.raises(CertificateError, match="differs from the count run again"):
+        beyond.rf_count(folder=tmp_path, at_two=None)
 
 
 @pytest.mark.slow
