@@ -107,6 +107,8 @@ class RFCount:
         Candidates decided in exact rationals (every structure counted is one of them).
     seconds : float
         How long the count took.
+    face : tuple of int or None
+        The scales kept when only a face was counted (None: R_F itself).
     """
 
     n: int
@@ -116,6 +118,7 @@ class RFCount:
     by_core: dict[tuple[int, ...], list[int]] = field(default_factory=dict)
     decided_exactly: int = 0
     seconds: float = 0.0
+    face: tuple[int, ...] | None = None
 
 
 def _partitions(total: int, largest: int | None = None) -> Iterator[tuple[int, ...]]:
@@ -175,11 +178,15 @@ def _singleton_tuples(k: int, sizes: Sequence[int]) -> np.ndarray:
     return np.array(found, dtype=np.int64).reshape(len(found), len(sizes))
 
 
-def spanning_tree_cuts(rows: int, columns: int) -> list[list[tuple[tuple[int, ...], int]]]:
+def spanning_tree_cuts(rows: int, columns: int) -> list[list[tuple[int, int]]]:
     """Every spanning tree of the complete bipartite graph K(rows, columns), each as the cuts of
-    its edges: for each edge, the rows and the number of columns on its row end's side. The flow
-    of the edge between row margins u and column margins 1/n is Σ_{those rows} u − columns/n
-    (what the row side holds beyond what its columns take).
+    its edges: for each edge, the rows (a bit mask) and the number of columns on its row end's
+    side. The flow of the edge between row margins u and column margins 1/n is
+    Σ_{those rows} u − columns/n (what the row side holds beyond what its columns take).
+
+    The trees are grown edge by edge in a fixed order, an edge joining two components or left out
+    (a branch ends when too few edges remain); each tree is then rooted at row 0 and every edge's
+    cut read from the subtree below it.
 
     Examples
     --------
@@ -188,53 +195,66 @@ def spanning_tree_cuts(rows: int, columns: int) -> list[list[tuple[tuple[int, ..
     >>> [len(tree) for tree in spanning_tree_cuts(2, 2)]
     [3, 3, 3, 3]
     """
-    edges = [(i, j) for i in range(rows) for j in range(columns)]
-    return [[_cut(chosen, edge, rows) for edge in chosen]
-            for chosen in itertools.combinations(edges, rows + columns - 1) if _acyclic(chosen, rows + columns, rows)]
+    nodes = rows + columns
+    edges = [(i, rows + j) for i in range(rows) for j in range(columns)]
+    found: list[tuple[tuple[int, int], ...]] = []
+
+    def grow(k: int, component: tuple[int, ...], chosen: tuple[tuple[int, int], ...]) -> None:
+        needed = nodes - 1 - len(chosen)
+        if needed == 0:
+            found.append(chosen)
+            return
+        if len(edges) - k < needed:
+            return
+        a, b = edges[k]
+        if component[a] != component[b]:
+            joined = tuple(component[a] if c == component[b] else c for c in component)
+            grow(k + 1, joined, chosen + (edges[k],))
+        grow(k + 1, component, chosen)
+
+    grow(0, tuple(range(nodes)), ())
+    return [_cuts(tree, rows, nodes) for tree in found]
 
 
-def _acyclic(edges: Sequence[tuple[int, int]], nodes: int, rows: int) -> bool:
-    """Whether the edges (row, column) make no cycle (union-find; columns are nodes rows..)."""
-    parent = list(range(nodes))
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            x = parent[x]
-        return x
-
-    for i, j in edges:
-        a, b = root(i), root(rows + j)
-        if a == b:
-            return False
-        parent[a] = b
-    return True
-
-
-def _cut(tree: Sequence[tuple[int, int]], edge: tuple[int, int], rows: int) -> tuple[tuple[int, ...], int]:
-    """The rows and the number of columns reached from `edge`'s row without crossing it."""
-    reached, waiting = {edge[0]}, [edge[0]]
-    others = [e for e in tree if e != edge]
-    while waiting:
-        node = waiting.pop()
-        for i, j in others:
-            a, b = i, rows + j
-            for here, there in ((a, b), (b, a)):
-                if here == node and there not in reached:
-                    reached.add(there)
-                    waiting.append(there)
-    return tuple(sorted(x for x in reached if x < rows)), sum(1 for x in reached if x >= rows)
+def _cuts(tree: Sequence[tuple[int, int]], rows: int, nodes: int) -> list[tuple[int, int]]:
+    """Each edge's row side (rows as a bit mask, number of columns), the tree rooted at node 0."""
+    neighbours: list[list[int]] = [[] for _ in range(nodes)]
+    for a, b in tree:
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    parent, order = [-1] * nodes, [0]
+    parent[0] = 0
+    for x in order:
+        for y in neighbours[x]:
+            if parent[y] < 0:
+                parent[y] = x
+                order.append(y)
+    row_mask, column_count = [0] * nodes, [0] * nodes  # of each node's subtree
+    for x in reversed(order):
+        if x < rows:
+            row_mask[x] |= 1 << x
+        else:
+            column_count[x] += 1
+        if x:
+            row_mask[parent[x]] |= row_mask[x]
+            column_count[parent[x]] += column_count[x]
+    every_row, columns = (1 << rows) - 1, nodes - rows
+    return [(row_mask[a], column_count[a]) if parent[a] == b  # the row's side is the row's subtree
+            else (every_row & ~row_mask[b], columns - column_count[b])  # all but the column's subtree
+            for a, b in tree]
 
 
 class _Scales:
-    """Φ of the n scales' weights under the uniform z, exact (fmpq) and in floats."""
+    """Φ_i = Ψ_i / w_i of the scales used (all, or those of a face), under the uniform z, exact
+    (fmpq) and in floats."""
 
-    def __init__(self, n: int, e: Fraction) -> None:
+    def __init__(self, n: int, e: Fraction, used: Sequence[int]) -> None:
         matrix = psi(n, e)
-        self.n, self.k = n, len(matrix[0])
-        weights = [sum((matrix[r][i] for r in range(n)), Fraction(0)) / n for i in range(self.k)]
-        self.exact = [[flint.fmpq((matrix[r][i] / weights[i]).numerator, (matrix[r][i] / weights[i]).denominator)
-                       for r in range(n)] for i in range(self.k)]
-        self.floats = np.array([[float(matrix[r][i] / weights[i]) for r in range(n)] for i in range(self.k)])
+        self.n, self.k = n, len(used)
+        phi = [[matrix[r][i] / (sum((matrix[s][i] for s in range(n)), Fraction(0)) / n) for r in range(n)]
+               for i in used]
+        self.exact = [[flint.fmpq(x.numerator, x.denominator) for x in column] for column in phi]
+        self.floats = np.array([[float(x) for x in column] for column in phi])
         self._trees: dict[tuple[int, int], _Trees] = {}
 
     def trees(self, rows: int, columns: int) -> _Trees:
@@ -253,9 +273,8 @@ class _Trees:
         self.trees = []
         for tree in spanning_tree_cuts(rows, columns):
             bits = 0
-            for members, taken in tree:
-                key = (sum(1 << i for i in members), taken)
-                bits |= 1 << cuts.setdefault(key, len(cuts))
+            for cut in tree:
+                bits |= 1 << cuts.setdefault(cut, len(cuts))
             self.trees.append(bits)
         self.cuts = list(cuts)
         self.rows = rows
@@ -277,7 +296,7 @@ class _Trees:
         return self._counted[carried]
 
 
-def rf_vertex_count(n: int, eps_exp: Any) -> RFCount:
+def rf_vertex_count(n: int, eps_exp: Any, *, scales: Sequence[int] | None = None) -> RFCount:
     """|ex(R_F)| for a uniform z, by components (module docstring), exact.
 
     Parameters
@@ -286,6 +305,9 @@ def rf_vertex_count(n: int, eps_exp: Any) -> RFCount:
         The number of counts, 2 ≤ n ≤ :data:`RF_COMPONENTS_MAX_N`.
     eps_exp : exact number or str
         e^ε > 1.
+    scales : sequence of int, optional
+        Count only the vertices of the face where every other scale's row of B is 0: the scales
+        kept, as indices into :func:`polytopes.scales.scales` (default: all, R_F itself).
 
     Returns
     -------
@@ -301,18 +323,24 @@ def rf_vertex_count(n: int, eps_exp: Any) -> RFCount:
         raise ParameterError(f"n = {size}: R_F by components stops at n = {RF_COMPONENTS_MAX_N} (n = 5 has 2.7 "
                              "million cores and takes minutes; n = 6 has 32 scales)")
     e = eps_exp_above_one(eps_exp, allow_one=False)
+    everything = tuple(range(2 ** (size - 1)))
+    used = everything if scales is None else tuple(sorted(set(scales)))
+    if not used or not set(used) <= set(everything):
+        raise ParameterError(f"scales {list(scales or [])}: not a non-empty set of scale indices 0..{everything[-1]}")
     started = time.perf_counter()
-    scales = _Scales(size, e)
-    result = RFCount(size, e)
+    table = _Scales(size, e, used)
+    result = RFCount(size, e, face=None if used == everything else used)
     for d in range(size):
         for dims in _partitions(d):
-            _count_cores(scales, dims, result)
+            _count_cores(table, dims, result)
     result.seconds = time.perf_counter() - started
     return result
 
 
 def rf_count_document(count: RFCount, command: str) -> dict[str, Any]:
     """The count file of :func:`rf_vertex_count` (JSON data): the totals and the table by core."""
+    if count.face is not None:
+        raise ParameterError(f"a count file holds R_F itself, not the face of scales {list(count.face)}")
     return {
         "format": RF_COUNT_FORMAT,
         "polytope": "RF",

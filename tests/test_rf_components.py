@@ -76,6 +76,44 @@ def test_n4_table_is_read_off_normaliz_vertices():
     assert {dims: row[2] for dims, row in count.by_core.items() if row[2]} == dict(cores)
 
 
+def _face(n, eps_exp, kept):
+    """The face of R_F where the scales not kept have rows of 0 (equations B[i, j] = 0)."""
+    import dataclasses
+    from fractions import Fraction
+
+    polytope = representation_polytope(n, eps_exp=eps_exp, fixed=True)
+    scales, columns = polytope.shape
+    zeros = []
+    for i in set(range(scales)) - set(kept):
+        for j in range(columns):
+            row = [Fraction(0)] * (polytope.dimension_of_space + 1)
+            row[1 + i * columns + j] = Fraction(1)
+            zeros.append(tuple(row))
+    return dataclasses.replace(polytope, equalities=polytope.equalities + tuple(zeros), symmetries=())
+
+
+@pytest.mark.parametrize("kept", [
+    (1, 3, 5, 6, 7, 8, 15),  # 48,600 vertices, Normaliz about 10 s
+    pytest.param((2, 6, 7, 8, 9, 10, 12), marks=pytest.mark.slow),  # 144,480, about 25 s
+    pytest.param((0, 3, 4, 6, 7, 9, 12, 15), marks=pytest.mark.slow),  # 382,320, about 90 s
+])
+def test_n5_faces_against_normaliz(kept):
+    """R_F at n = 5 is beyond every lister, but its faces where only some scales are used are not:
+    there the count by components, with trees of up to 5 columns, must give Normaliz's number."""
+    from polytopes.normaliz import normaliz_available, normaliz_vertices
+
+    if not normaliz_available():
+        pytest.skip("PyNormaliz is not installed")
+    assert rf_vertex_count(5, 2, scales=kept).vertices == len(normaliz_vertices(_face(5, 2, kept)))
+
+
+def test_a_face_count_is_no_count_file():
+    with pytest.raises(ParameterError, match="not the face of scales"):
+        rf_count_document(rf_vertex_count(3, 2, scales=(0, 1, 2)), "test")
+    with pytest.raises(ParameterError, match="scale indices 0..3"):
+        rf_vertex_count(3, 2, scales=(0, 4))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("eps_exp", ["3", "3/2"])
 def test_n4_count_is_normaliz_at_other_eps(eps_exp):
@@ -88,11 +126,24 @@ def test_n4_count_is_normaliz_at_other_eps(eps_exp):
 
 @pytest.mark.parametrize("rows, columns", [(1, 1), (1, 4), (2, 2), (2, 3), (3, 3), (3, 4)])
 def test_spanning_trees_are_scoins_count(rows, columns):
-    """K(r, c) has r^(c−1)·c^(r−1) spanning trees (Scoins 1962); each edge's cut holds its own row."""
+    """K(r, c) has r^(c−1)·c^(r−1) spanning trees (Scoins 1962); each edge's cut is a non-empty set
+    of rows with at most all columns."""
     trees = spanning_tree_cuts(rows, columns)
     assert len(trees) == rows ** (columns - 1) * columns ** (rows - 1)
     assert all(len(tree) == rows + columns - 1 for tree in trees)
-    assert all(rows_ and 0 <= taken <= columns for tree in trees for rows_, taken in tree)
+    assert all(0 < mask < 1 << rows and 0 <= taken <= columns for tree in trees for mask, taken in tree)
+
+
+def test_the_flows_of_a_path_are_its_cuts():
+    """K(2, 2): the path row 0 – column 0 – row 1 – column 1 with row margins (3/10, 7/10) and
+    column margins 1/2 carries 3/10, 1/5, 1/2 (rows cut off: {0}, {0} with column 0, {0, 1} with
+    column 0), by hand; so the cut sums of some tree of K(2, 2) must be those flows."""
+    from fractions import Fraction as F
+
+    u, half = (F(3, 10), F(7, 10)), F(1, 2)
+    flows = [sorted(sum(u[i] for i in range(2) if mask >> i & 1) - taken * half for mask, taken in tree)
+             for tree in spanning_tree_cuts(2, 2)]
+    assert sorted([F(3, 10), F(1, 5), F(1, 2)]) in flows
 
 
 def test_bad_input_is_refused():
