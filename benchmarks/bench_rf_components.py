@@ -10,18 +10,13 @@ lister finishes n = 5: Normaliz gave no answer in 10 minutes; they run only up t
 from __future__ import annotations
 
 import argparse
-import time
+
+from bench_u_columns import timed  # shared with the U benchmark (run from benchmarks/)
 
 from polytopes.lrs import lrs_available, lrs_vertices
 from polytopes.normaliz import normaliz_available, normaliz_vertices
 from polytopes.rf_components import rf_vertex_count
 from polytopes.spaces import representation_polytope
-
-
-def _seconds(work):
-    started = time.perf_counter()
-    result = work()
-    return result, time.perf_counter() - started
 
 
 def main() -> None:
@@ -34,14 +29,14 @@ def main() -> None:
     print(f"{'n':>2} {'vertices':>13} {'decided exactly':>16} {'components s':>13} {'Normaliz s':>11} {'ratio':>6} "
           f"{'lrs s':>8} {'ratio':>6}")
     for n in arguments.sizes:
-        count, seconds = _seconds(lambda n=n: rf_vertex_count(n, arguments.eps_exp))
+        count, seconds = timed(lambda n=n: rf_vertex_count(n, arguments.eps_exp))
         cells = []
         polytope = representation_polytope(n, eps_exp=arguments.eps_exp, fixed=True)
         for available, lister in ((normaliz_available, normaliz_vertices), (lrs_available, lrs_vertices)):
             if n > arguments.list_up_to or not available():
                 cells += ["–", "–"]
                 continue
-            listed, baseline = _seconds(lambda lister=lister: lister(polytope))
+            listed, baseline = timed(lambda lister=lister: lister(polytope))
             if len(listed) != count.vertices:
                 raise SystemExit(f"n = {n}: {lister.__name__} lists {len(listed)} vertices, the count is "
                                  f"{count.vertices}")

@@ -19,7 +19,8 @@ from polytopes.spaces import count_polytope
 from polytopes.u_columns import u_vertices_by_columns
 
 
-def _seconds(work):
+def timed(work):
+    """What `work()` returns and how many seconds it took."""
     started = time.perf_counter()
     result = work()
     return result, time.perf_counter() - started
@@ -36,18 +37,18 @@ def main() -> None:
     print(f"{'n':>2} {'vertices':>12} {'orbits':>7} {'columns s':>10} {'cddlib s':>9} {'ratio':>6} {'walk s':>8} "
           f"{'ratio':>6}")
     for n in arguments.sizes:
-        census, columns = _seconds(lambda n=n: u_vertices_by_columns(n, arguments.eps_exp))
+        census, columns = timed(lambda n=n: u_vertices_by_columns(n, arguments.eps_exp))
         cells = []
         polytope = count_polytope(n, eps_exp=arguments.eps_exp)
         if n <= arguments.cdd_up_to:
-            listed, seconds = _seconds(lambda: enumerate_vertices(polytope))
+            listed, seconds = timed(lambda: enumerate_vertices(polytope))
             if len(listed.vertices) != census.vertex_count:
                 raise SystemExit(f"n = {n}: cddlib lists {len(listed.vertices)}, the columns {census.vertex_count}")
             cells += [f"{seconds:>9.2f}", f"{seconds / columns:>6.1f}"]
         else:
             cells += [f"{'-':>9}", f"{'-':>6}"]
         if n <= arguments.walk_up_to:
-            walked, seconds = _seconds(lambda: enumerate_orbits(polytope))
+            walked, seconds = timed(lambda: enumerate_orbits(polytope))
             if walked.count != census.vertex_count:
                 raise SystemExit(f"n = {n}: the walk finds {walked.count}, the columns {census.vertex_count}")
             cells += [f"{seconds:>8.2f}", f"{seconds / columns:>6.1f}"]

@@ -255,6 +255,13 @@ def _enumerate_ldp_orbits(arguments: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _refuse_options(arguments: argparse.Namespace, names: tuple[str, ...], method: str) -> None:
+    """A usage error naming the first of these options that was given: `method` has no use for it."""
+    for name in names:
+        if getattr(arguments, name) not in (None, False):
+            raise UsageError(f"--{name} is not an option of {method}")
+
+
 def _enumerate_u_by_columns(arguments: argparse.Namespace) -> int:
     """``--method columns``: every vertex of U from its columns' tight steps (polytopes.u_columns), one
     entry per orbit under the column permutations and the row reversal; --json writes the census
@@ -267,11 +274,8 @@ def _enumerate_u_by_columns(arguments: argparse.Namespace) -> int:
     if arguments.n > U_COLUMNS_MAX_N:
         raise UsageError(f"--n {arguments.n}: --method columns stops at n = {U_COLUMNS_MAX_N} (n = 6 visits 5.3 "
                          "million sets of steps in about 2 minutes, 156 times n = 5's; n = 7 would take hours)")
-    for given, option in ((arguments.resume, "--resume"), (arguments.ext, "--ext"), (arguments.recurse, "--recurse"),
-                          (arguments.workers, "--workers"), (arguments.scheduler, "--scheduler")):
-        if given is not None:
-            raise UsageError(f"{option} is not an option of --method columns (one call in this process, one entry "
-                             "per orbit; n = 6 in minutes)")
+    _refuse_options(arguments, ("resume", "ext", "recurse", "workers", "scheduler"),
+                    "--method columns (one call in this process, one entry per orbit; n = 6 in minutes)")
     if arguments.ine:
         write_document(arguments.ine, count_polytope(arguments.n, eps_exp=arguments.eps_exp).to_ine(),
                        "H-representation")
@@ -306,12 +310,8 @@ def _count_rf_by_components(arguments: argparse.Namespace, z_given: bool) -> int
     if arguments.n > RF_COMPONENTS_MAX_N:
         raise UsageError(f"--n {arguments.n}: --method components stops at n = {RF_COMPONENTS_MAX_N} (n = 5 decides "
                          "about 4 million candidates in minutes; n = 6 has 32 scales)")
-    for given, option in ((arguments.resume, "--resume"), (arguments.ext, "--ext"), (arguments.ine, "--ine"),
-                          (arguments.recurse, "--recurse"), (arguments.workers, "--workers"),
-                          (arguments.scheduler, "--scheduler"), (arguments.orbits or None, "--orbits")):
-        if given is not None:
-            raise UsageError(f"{option} is not an option of --method components (one call in this process; it counts "
-                             "the vertices and lists none)")
+    _refuse_options(arguments, ("resume", "ext", "ine", "recurse", "workers", "scheduler", "orbits"),
+                    "--method components (one call in this process; it counts the vertices and lists none)")
     found = rf_vertex_count(arguments.n, arguments.eps_exp)
     command = f"qifkit enumerate RF --n {arguments.n} --eps-exp {arguments.eps_exp} --method components"
     document = rf_count_document(found, command)
