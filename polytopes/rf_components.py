@@ -466,14 +466,19 @@ def _float_candidates(scales: _Scales, cores: np.ndarray, sizes: Sequence[int], 
     target = np.ones((len(cores), n))
     for a, c in enumerate(core_columns):
         target -= (c / n) * phi[cores[:, first[a]]]
-    taken = np.zeros((len(cores), len(picks)), dtype=bool)
-    single_part = np.zeros((len(picks), n))
+    core_bits = np.bitwise_or.reduce(np.left_shift(1, cores), axis=1) if cores.shape[1] else np.zeros(len(cores), int)
+    pick_bits = np.zeros(len(picks), dtype=np.int64)
+    for b in range(len(single_columns)):
+        pick_bits |= np.left_shift(1, picks[:, b])
+    taken = (core_bits[:, None] & pick_bits[None, :]) != 0
+    # x is linear in the residue: the core's part once, each singleton's as a column of pinv·Φᵀ
+    x = np.matmul(pseudo_inverse, target[:, :, None])[:, None, :, 0]
+    through = np.matmul(pseudo_inverse, phi.T)  # cores × d × scales
     for b, c in enumerate(single_columns):
-        taken |= (cores[:, :, None] == picks[None, None, :, b]).any(axis=1)
-        single_part += (c / n) * phi[picks[:, b]]
-    residue = target[:, None, :] - single_part[None, :, :]
-    x = np.matmul(residue, pseudo_inverse.transpose(0, 2, 1))
+        x = x - (c / n) * through[:, :, picks[:, b]].transpose(0, 2, 1)
     if x.shape[2] < n - 1:  # a core of fewer than n − 1 differences reaches only some targets
+        residue = target[:, None, :] - sum(((c / n) * phi[picks[:, b]] for b, c in enumerate(single_columns)),
+                                           np.zeros((len(picks), n)))[None, :, :]
         reached = np.abs(np.matmul(x, matrix.transpose(0, 2, 1)) - residue).max(axis=2) < _RESIDUAL
     else:  # n − 1 independent differences span the hyperplane z·x = 0, where every residue lies
         reached = np.ones(taken.shape, dtype=bool)
