@@ -168,6 +168,14 @@ def test_the_command_writes_a_count_its_check_accepts(tmp_path, capsys):
     assert check_rf_count(document).vertices == 78
 
 
+@pytest.mark.parametrize("z", [["--z", "uniform"], ["--z", "1/3,1/3,1/3"], []])
+def test_a_uniform_z_is_taken_however_written(z, capsys):
+    """The guard reads the parsed fixed point: a uniform z written out in numbers is counted like
+    ``--z uniform`` (it was refused by comparing the text once)."""
+    assert main(["enumerate", "RF", "--n", "3", "--eps-exp", "2", "--method", "components", *z]) == 0
+    assert "78 vertices" in capsys.readouterr().out
+
+
 def test_a_forged_count_is_refused():
     """A count file whose table was changed, with its totals made to agree, is refused by the
     recount; so are a wrong total, another polytope's file and a foreign count given to compare."""
@@ -190,6 +198,7 @@ def test_a_forged_count_is_refused():
 @pytest.mark.parametrize("arguments, message", [
     (["U", "--n", "3", "--method", "components"], "U is not RF"),
     (["RF", "--n", "3", "--method", "components", "--z", "binomial"], "uniform z only"),
+    (["RF", "--n", "3", "--method", "components", "--z", "1/3,1/2,1/6"], "not z = (1/3, 1/2, 1/6)"),
     (["RF", "--n", "6", "--method", "components"], "stops at n = 5"),
     (["RF", "--n", "3", "--method", "components", "--orbits"], "--orbits is not an option"),
 ])

@@ -8,6 +8,7 @@ import argparse
 import re
 import sys
 import time
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +102,7 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.method == "columns":
         return _enumerate_u_by_columns(arguments)
     if arguments.method == "components":
-        return _count_rf_by_components(arguments, given)
+        return _count_rf_by_components(arguments, z)
     if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
             and not (arguments.ext or arguments.resume)):
         # the fastest complete method for D's orbits (n = 6: a second, n = 7: minutes), here or on Dask workers
@@ -295,7 +296,7 @@ def _enumerate_u_by_columns(arguments: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _count_rf_by_components(arguments: argparse.Namespace, z_given: bool) -> int:
+def _count_rf_by_components(arguments: argparse.Namespace, z: list[Fraction] | None) -> int:
     """``--method components``: |ex(R_F)| with a uniform z counted by its components
     (polytopes.rf_components), with the table by core; --json writes the count file of results/
     (check_rf_count), checked as a reader loads it before it is written."""
@@ -304,9 +305,10 @@ def _count_rf_by_components(arguments: argparse.Namespace, z_given: bool) -> int
     if arguments.polytope != "RF":
         raise UsageError(f"--method components counts the vertices of RF by their components; {arguments.polytope} "
                          "is not RF: use --method orbits, cdd, lrs or normaliz")
-    if z_given and arguments.z != "uniform":
-        raise UsageError("--method components counts R_F with a uniform z only (its column permutations are what make "
-                         "n = 5 fit); for another z use --method orbits, cdd, lrs or normaliz")
+    if z is not None and len(set(z)) != 1:  # the parsed z: "1/4,1/4,1/4,1/4" or a file is as uniform as "uniform"
+        raise UsageError(f"--method components counts R_F with a uniform z only (its column permutations are what "
+                         f"make n = 5 fit), not z = ({', '.join(map(exact_str, z))}); for another z use --method "
+                         "orbits, cdd, lrs or normaliz")
     if arguments.n > RF_COMPONENTS_MAX_N:
         raise UsageError(f"--n {arguments.n}: --method components stops at n = {RF_COMPONENTS_MAX_N} (n = 5 decides "
                          "about 4 million candidates in minutes; n = 6 has 32 scales)")
