@@ -206,7 +206,7 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
 
 @pytest.mark.parametrize("command, message", [
     (["design", "--max-count", "100000", "--alpha", "1/2", "--mechanism", "gm"], "10000200001 exact entries"),
-    (["design", "--max-count", "41", "--alpha", "1/2"], "1764 variables"),
+    (["design", "--max-count", "61", "--alpha", "1/2"], "3844 variables"),
     (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
     (["enumerate", "U", "--n", "6", "--eps-exp", "2", "--method", "cdd"], "n = 6 with --method columns"),
     (["enumerate", "U", "--n", "7", "--eps-exp", "2"], "stops at n = 5 (n = 6 with --method columns"),

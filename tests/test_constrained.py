@@ -4,8 +4,17 @@ from fractions import Fraction as F
 
 import pytest
 
-from polytopes.constrained import PROPERTIES, optimal_mechanism, properties_of, property_violation, symmetrised
+from polytopes.constrained import (
+    PROPERTIES,
+    design_program,
+    optimal_mechanism,
+    properties_of,
+    property_violation,
+    symmetrised,
+)
+from polytopes.lp import certified_minimum
 from qifkit import Channel, explicit_fair_mechanism, geometric_mechanism, l0_score, uniform_mechanism
+from qifkit.count_objectives import objective_coefficients
 from qifkit.errors import LabelError, PrivacyParameterError, ShapeError
 
 
@@ -26,6 +35,33 @@ def test_gm_is_the_basicdp_optimum_and_em_the_fair_one():
     assert value == F(20, 21) and mechanism == geometric_mechanism(4, alpha="10/11")
     fair_value, _ = optimal_mechanism(4, alpha="10/11", properties=["F"])
     assert fair_value == l0_score(explicit_fair_mechanism(4, alpha="10/11"))
+
+
+@pytest.mark.parametrize(("n", "alpha", "route"), [
+    # the rounds' dual feasible bases miss 17 bounds (round 5), then 320 and 141: the dual simplex
+    # finishes from the 17 and wandered from the last
+    pytest.param(55, "1/3", "HiGHS basis, then exact dual simplex",
+                 id="n = 55, alpha = 1/3: dual pivots from the basis missing fewest bounds"),
+    # the scaled rounds end on a basis whose point meets every bound; the later rounds do not
+    pytest.param(60, "1/3", "HiGHS basis, then exact primal simplex", marks=pytest.mark.slow,
+                 id="n = 60, alpha = 1/3: primal pivots from an earlier basis"),
+    # the dual simplex stalls (dual degenerate): the costs are shifted and perturbed
+    pytest.param(60, "1/2", "on shifted costs", marks=pytest.mark.slow, id="n = 60, alpha = 1/2: perturbed costs"),
+])
+def test_the_fair_optimum_is_certified_past_n_50(n, alpha, route):
+    """Issue 56: the fair design (RH, CH, F) had no certificate from n = 55 (UndecidableError after
+    55-77 s); certified now by the route named, its value is the L0 score of Cormode et al.'s
+    explicit fair mechanism, computed from EM's formula, not by an LP (Thm. 4: EM is optimal under
+    all seven properties; fairness with RH and CH already has EM's value, as F alone has at n = 4
+    above). The L0 objective of the program is n/(n + 1) times the score (optimal_mechanism's scale)."""
+    program = design_program(n, alpha=alpha, properties=("RH", "CH", "F"))
+    objective = [F(0)] * program.variables
+    for j, row in enumerate(objective_coefficients(n, 0)):
+        for i, c in enumerate(row):
+            objective[j * (n + 1) + i] = c
+    found = certified_minimum(program, objective)
+    assert found.value * F(n + 1, n) == l0_score(explicit_fair_mechanism(n, alpha=alpha))
+    assert route in found.method
 
 
 def test_symmetrised_is_centrosymmetric():

@@ -1093,8 +1093,10 @@ def _entries_only_scaling(program, matrix=None):
     # wrong sign (up to 1.55), none of their bases dual feasible: primal pivots (about 80 s)
     pytest.param("2", "then exact primal simplex", id="e^eps = 2: primal pivots"),
     # HiGHS's dual simplex calls F infeasible (its Farkas ray does not certify); without presolve
-    # it is optimal, and the last basis is neither primal nor dual feasible (about 2 minutes)
-    pytest.param("3/2", "shifted costs", id="e^eps = 3/2: a shifted-cost start"),
+    # it is optimal, and the last basis is neither primal nor dual feasible: the costs were shifted
+    # from it (about 2 minutes) until the primal simplex could start from the latest basis of the
+    # rounds whose point meets every bound (shifted_simplex has its own test above)
+    pytest.param("3/2", "then exact primal simplex", id="e^eps = 3/2: primal pivots from an earlier basis"),
 ])
 def test_kohlis_f_with_a_binomial_z_at_n_50_is_certified_where_floats_fail(patch_lp, eps_exp, route):
     """Issue 56: with HiGHS scaling the entries alone (as before), min E|i − j| over F at n = 50

@@ -19,6 +19,7 @@ from qifkit.lp.refine import (
     SCALED_ROUNDS,
     STALLS,
     dual_feasible,
+    missed_bounds,
     refinement_round,
     residual_program,
     scaled_round,
@@ -57,9 +58,10 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
     n = 50: HiGHS spent minutes on its scaled rounds). The uniform rounds may take
     :data:`ROUND_ITERATIONS` times the first run's iterations.
     With `pivots` > 0, when no refinement round certified, :func:`exact_dual_simplex` visits at
-    most that many bases from the last basis or, if that is not dual feasible, from the latest
-    dual feasible basis whose point missed a bound (for the program's own optimum, not for derived
-    programs). `deadline` is the caller's (:func:`run_highs`)."""
+    most that many bases from the exactly dual feasible basis of the rounds whose point misses the
+    fewest bounds (for the program's own optimum, not for derived programs); then, if it does not
+    finish, the exact primal simplex from the latest basis whose point meets every bound.
+    `deadline` is the caller's (:func:`run_highs`)."""
     highs = highs_model(program)
     status = "unknown"
     refused: set[bytes] = set()
@@ -92,13 +94,13 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
     if status != "optimal":
         return status, None
     first_iterations = max(first_run or 0, MIN_ROUND_ITERATIONS)
-    missed: list[Any] = []  # the bases whose exact points missed a bound, starts for the exact dual simplex
+    seen: list[Any] = []  # the runs whose bases were solved exactly: starts for the exact simplex
     fewest = None  # the fewest bounds missed by the start of a scaled round
     for round_ in range(1, SCALED_ROUNDS + 1 if scaled else 1):
         found = scaled_round(program, highs, memo, first_iterations, deadline)
         if found is None or (fewest is not None and found[1] >= fewest):
             break
-        missed.append(highs)
+        seen.append(highs)
         fewest = found[1]
         solution = try_basis(f"HiGHS basis after {round_} scaled refinement round(s), exact solve", found[0])
         if solution is not None:
@@ -111,10 +113,9 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
         if residual is None:
             break
         _, kind, worst = residual
-        if kind == "primal":
-            missed.append(highs)
-        elif worst > _SEEN_BY_FLOATS and pivots > 0 and (round_ > 1 or fewest is None) \
-                and _dual_feasible_start(program, missed, memo) is not None:
+        seen.append(highs)
+        if kind == "dual" and worst > _SEEN_BY_FLOATS and pivots > 0 and (round_ > 1 or fewest is None) \
+                and any(_dual_feasible(program, run, memo) for run in seen):
             # the round went astray: a multiplier HiGHS itself would call wrong, while an earlier
             # basis was dual feasible and only missed bounds: the exact dual simplex takes over
             # from there (a round with the cost magnified would repeat the stray round's work).
@@ -139,44 +140,64 @@ def by_bases(program: LinearProgram, deadline: float | None, certify: Certifier,
             return status, solution
         highs = refined
     if pivots > 0:
-        # from the last basis if it is dual feasible, else from the latest one that missed a bound
-        # and is: a round can end on a basis whose point is exactly feasible and whose duals are far
-        # off (Kohli's F at n = 80, uniform z: round 4, HiGHS "infeasible", 134 multipliers of the
-        # wrong sign) while the basis before it was exactly dual feasible, 12 bounds missed by
-        # 4e-23. One start only: an earlier one misses more bounds and would need more pivots.
-        flags = _dual_feasible_start(program, missed + [highs], memo)
-        if flags is not None:
-            solution = exact_dual_simplex(program, flags, deadline, pivots)
+        seen.append(highs)
+        # from the dual feasible basis that misses the fewest bounds: a round can end on a basis
+        # whose point is exactly feasible and whose duals are far off (Kohli's F at n = 80, uniform
+        # z: round 4, HiGHS "infeasible", 134 multipliers of the wrong sign) while the basis before
+        # it was exactly dual feasible, 12 bounds missed by 4e-23; and a stray round can miss many
+        # more bounds than an earlier one (Cormode's fair design, n = 55, α = 1/3: 17 bounds
+        # missed in round 5, 320 in round 6, 141 when the rounds end; the dual simplex finishes
+        # from the 17 and wanders for 2,000 pivots from the 141)
+        dual_start = _dual_feasible_start(program, seen, memo)
+        if dual_start is not None:
+            solution = exact_dual_simplex(program, dual_start, deadline, pivots)
             if solution is not None:
                 return status, solution
         # no dual feasible start, or the dual simplex ran out of pivots: the primal simplex from
-        # the last basis whose exact point meets every bound (Kohli's F with a binomial z at
+        # the latest basis whose exact point meets every bound (Kohli's F with a binomial z at
         # n = 50, scaled for its entries alone: the rounds end on one, and no basis of theirs is dual
-        # feasible)
-        flags = _primal_feasible_start(program, highs, memo)
+        # feasible; Cormode's fair design at n = 60, α = 1/3: the scaled rounds end on one, and the
+        # uniform rounds after them on bases that miss 40 to 160 bounds)
+        flags = _primal_feasible_start(program, seen, memo)
         if flags is not None:
             return status, exact_primal_simplex(program, flags, deadline, PRIMAL_PIVOTS)
-        # neither: the costs shifted to make the last basis dual feasible (at e^ε = 3/2 for that F)
-        flags = basis_flags(highs)
+        # neither: the costs shifted and perturbed from the dual feasible start (the dual simplex
+        # stalls on a dual degenerate program: Cormode's fair design at n = 60, α = 1/2, wandered
+        # for 2,000 pivots among bases missing 10 to 100 bounds), else from the last basis
+        flags = dual_start if dual_start is not None else basis_flags(highs)
         if flags is not None:
             return status, shifted_simplex(program, flags, deadline, PRIMAL_PIVOTS)
     return status, None
 
 
-def _primal_feasible_start(program: LinearProgram, run: Any, memo: dict) -> Any:
-    """The basis flags of `run` if its exact point meets every bound, else None."""
-    flags, found = basis_flags(run), basis_of(program, run, need_duals=False, memo=memo)
-    if flags is not None and found is not None and found[0] is not None and primal_defect(program, found[0]) is None:
-        return flags
+def _primal_feasible_start(program: LinearProgram, runs: list[Any], memo: dict) -> Any:
+    """The basis flags of the latest of `runs` whose exact point meets every bound, else None."""
+    for run in reversed(runs):
+        flags, found = basis_flags(run), basis_of(program, run, need_duals=False, memo=memo)
+        if flags is not None and found is not None and found[0] is not None \
+                and primal_defect(program, found[0]) is None:
+            return flags
     return None
+
+
+def _dual_feasible(program: LinearProgram, run: Any, memo: dict) -> bool:
+    """Whether the basis of `run` is exactly dual feasible (solved once, by the rounds' `memo`)."""
+    found = basis_of(program, run, memo=memo)
+    return found is not None and found[0] is not None and found[1] is not None \
+        and dual_feasible(program, found[0], found[1])
 
 
 def _dual_feasible_start(program: LinearProgram, runs: list[Any], memo: dict) -> Any:
-    """The basis flags of the latest of `runs` whose basis is exactly dual feasible (solved once,
-    by the rounds' `memo`), or None."""
+    """The basis flags of the exactly dual feasible basis of `runs` whose point misses the fewest
+    bounds (the latest among equals), or None."""
+    best: tuple[int, Any] | None = None
     for run in reversed(runs):
-        flags, found = basis_flags(run), basis_of(program, run, memo=memo)
-        if flags is not None and found is not None and found[0] is not None and found[1] is not None \
-                and dual_feasible(program, found[0], found[1]):
-            return flags
-    return None
+        flags = basis_flags(run)
+        if flags is None or not _dual_feasible(program, run, memo):
+            continue
+        known = memo.setdefault(basis_key(run), {})
+        if "missed" not in known:
+            known["missed"] = len(missed_bounds(program, known["point"]))
+        if best is None or known["missed"] < best[0]:
+            best = (known["missed"], flags)
+    return None if best is None else best[1]

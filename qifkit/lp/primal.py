@@ -28,6 +28,14 @@ from qifkit.numbers import binary_log
 __all__ = ["exact_primal_simplex", "shifted_simplex"]
 
 
+_ZERO, _ONE = flint.fmpq(0), flint.fmpq(1)
+
+
+#: The cost perturbation of :func:`shifted_simplex`, relative to the largest cost: each non-basic
+#: reduced cost is pushed this far (times 1 to 2) to its side, so that no dual ratio is 0.
+_PERTURBATION = flint.fmpq(1, 2**20)
+
+
 def exact_primal_simplex(program: LinearProgram, start: Flags, deadline: float | None, pivots: int = 200,
                          method: str = "HiGHS basis, then exact primal simplex pivots") -> LPSolution | None:
     """Exact primal simplex pivots from a basis (flags as :func:`basis_flags` reads them) whose
@@ -100,12 +108,20 @@ def shifted_simplex(program: LinearProgram, start: Flags, deadline: float | None
         return None
     n = program.variables
     cost = list(program.cost)
-    for _, q, _ in state.wrong_signs():
+    size = max((abs(c) for c in cost if c), default=_ONE) * _PERTURBATION
+    for q, d in state.reduced.items():
+        side = state.side(q)
+        if side == 0:  # free (its reduced cost must be 0) or fixed (any will do)
+            if state.low[q] is not None or not d:
+                continue
+            shift = -d
+        else:  # d' = side·(max(side·d, 0) + δ_q), δ_q in [1, 2)·size, a fixed function of q
+            shift = side * (max(side * d, _ZERO) + size * flint.fmpq(1024 + q * 2654435761 % 1024, 1024)) - d
         if q < n:
-            cost[q] -= state.reduced[q]
+            cost[q] += shift
         else:
             for k, a in program.rows[q - n]:
-                cost[k] -= state.reduced[q] * a
+                cost[k] += shift * a
     feasible = dual_pivots(program.with_cost(cost), start, deadline, pivots)
     if feasible is None:
         return None

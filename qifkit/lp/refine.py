@@ -19,7 +19,7 @@ from qifkit.lp.program import Bound, LinearProgram
 from qifkit.numbers import binary_log, exact_dot
 
 __all__ = ["REFINEMENTS", "SCALED_ROUNDS", "STALLS", "ROUND_ITERATIONS", "MIN_ROUND_ITERATIONS", "residual_program",
-           "refinement_round", "scaled_round", "dual_feasible"]
+           "refinement_round", "scaled_round", "dual_feasible", "missed_bounds"]
 
 
 #: Rounds of iterative refinement after the attempts (Gleixner, Steffy and Wolter [1]_), at most;
@@ -126,9 +126,7 @@ def _shifted(program: LinearProgram, x: Sequence[flint.fmpq], activities: Sequen
     program. Bounds farther than :data:`_FAR` are clamped to it. Returns the residual program and
     the largest violation, or None when x violates nothing (then :func:`_magnified_cost` refines the
     duals)."""
-    gaps = [gap for values, lows, highs in ((x, program.lower, program.upper),
-                                            (activities, program.row_lower, program.row_upper))
-            for v, low, high in zip(values, lows, highs, strict=True) if (gap := _miss(v, low, high)) is not None]
+    gaps = missed_bounds(program, x, activities)
     if not gaps:
         return None
     worst = max(gaps)
@@ -137,6 +135,17 @@ def _shifted(program: LinearProgram, x: Sequence[flint.fmpq], activities: Sequen
                          _shifted_bounds(program.row_upper, activities, scale), program.cost,
                          _shifted_bounds(program.lower, x, scale), _shifted_bounds(program.upper, x, scale),
                          f"{program.name} (refined)", program.blocks), worst
+
+
+def missed_bounds(program: LinearProgram, x: Sequence[flint.fmpq], activities: Sequence[flint.fmpq] | None = None
+                  ) -> list[flint.fmpq]:
+    """How far the point x and its row activities A·x (computed when not given) lie outside each
+    bound they miss, variables first: empty when x is feasible."""
+    if activities is None:
+        activities = [row_activity(row, x) for row in program.rows]
+    return [gap for values, lows, highs in ((x, program.lower, program.upper),
+                                            (activities, program.row_lower, program.row_upper))
+            for v, low, high in zip(values, lows, highs, strict=True) if (gap := _miss(v, low, high)) is not None]
 
 
 def _miss(value: flint.fmpq, low: Bound, high: Bound) -> flint.fmpq | None:

@@ -555,14 +555,20 @@ class SimplexState:
                 continue
             if low is None and high is None:
                 move = -1 if d > 0 else 1
+            elif self.side(q) * d < 0:
+                move = self.side(q)
             else:
-                at_upper = low is None or (self.upper[q] and high is not None)
-                if at_upper == (d > 0):
-                    move = -1 if at_upper else 1
-                else:
-                    continue
+                continue
             wrong.append((abs(d), q, move))
         return wrong
+
+    def side(self, q: int) -> int:
+        """The sign non-basic variable q's reduced cost must have: +1 at its lower bound, −1 at its
+        upper (or at its only finite bound, the upper), 0 when it is free or fixed (any sign, or 0)."""
+        low, high = self.low[q], self.high[q]
+        if (low is None and high is None) or (low is not None and low == high):
+            return 0
+        return -1 if low is None or (self.upper[q] and high is not None) else 1
 
     def dual_feasible(self) -> bool:
         """Whether every non-basic reduced cost has the sign of the bound its variable sits at
