@@ -4,7 +4,8 @@ asks, certified by the exact LP engine, beside HiGHS alone on the same program i
 (``proofs_checks.cli.design.DESIGN_MAX_N``) is set from this table: every row at that size certifies
 in about a minute.
 
-Run: ``.venv/bin/python benchmarks/bench_design.py [--sizes 40 60 100]``
+Run: ``.venv/bin/python benchmarks/bench_design.py [--sizes 40 60 100] [--objectives 0 1 2]`` (the limit of
+60 rests on ``--sizes 60 --objectives 0 1 2``: 108 programs)
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from fractions import Fraction
 from polytopes import design_program, float_minimum, optimal_mechanism
 from qifkit.count_objectives import objective_coefficients
 
-ALPHAS = ("1/3", "1/2", "9/10", "99/100")
-PROPERTY_SETS = ((), ("WH",), ("RH", "CH", "F"), ("RM", "CM", "S"), ("RH", "RM", "CH", "CM", "F", "WH", "S"))
+ALPHAS = ("1/3", "1/2", "5/9", "2/3", "9/10", "99/100")
+PROPERTY_SETS = ((), ("WH",), ("RH", "CH", "F"), ("RM", "CM", "S"), ("RH", "CH"),
+                 ("RH", "RM", "CH", "CM", "F", "WH", "S"))
 
 
 def _float_seconds(n: int, alpha: str, properties: tuple[str, ...], p: int) -> float:
