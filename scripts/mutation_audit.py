@@ -80,7 +80,7 @@ MUTATIONS = (
              "cost[k] += shift * a", "cost[k] -= shift * a",
              ("tests/test_lp.py",), "a tight row's wrong-signed dual is shifted the wrong way"),
     Mutation("lp-dual-start-latest", "qifkit/lp/attempts.py",
-             'if best is None or known["missed"] < best[0]:', "if best is None:",
+             "sorted(ranked, key=lambda item: item[:2])", "sorted(ranked, key=lambda item: item[1])",
              ("tests/test_constrained.py::test_the_fair_optimum_is_certified_past_n_50",),
              "the exact dual simplex starts from the latest dual feasible basis, not the one missing fewest bounds"),
     Mutation("lp-perturbation-none", "qifkit/lp/primal.py",

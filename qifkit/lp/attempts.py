@@ -189,15 +189,18 @@ def _dual_feasible(program: LinearProgram, run: Any, memo: dict) -> bool:
 
 def _dual_feasible_start(program: LinearProgram, runs: list[Any], memo: dict) -> Any:
     """The basis flags of the exactly dual feasible basis of `runs` whose point misses the fewest
-    bounds (the latest among equals), or None."""
-    best: tuple[int, Any] | None = None
-    for run in reversed(runs):
-        flags = basis_flags(run)
-        if flags is None or not _dual_feasible(program, run, memo):
+    bounds (the latest among equals), or None. The runs are ranked by their points (solved by the
+    rounds already) before any of their duals is solved: most are never needed."""
+    ranked = []
+    for index, run in enumerate(runs):
+        found = basis_of(program, run, need_duals=False, memo=memo)
+        if found is None or found[0] is None or basis_flags(run) is None:
             continue
-        known = memo.setdefault(basis_key(run), {})
+        known = memo[basis_key(run)]
         if "missed" not in known:
-            known["missed"] = len(missed_bounds(program, known["point"]))
-        if best is None or known["missed"] < best[0]:
-            best = (known["missed"], flags)
-    return None if best is None else best[1]
+            known["missed"] = len(missed_bounds(program, found[0]))
+        ranked.append((known["missed"], -index, run))
+    for _, _, run in sorted(ranked, key=lambda item: item[:2]):
+        if _dual_feasible(program, run, memo):
+            return basis_flags(run)
+    return None
