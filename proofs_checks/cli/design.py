@@ -61,9 +61,9 @@ def run(arguments: argparse.Namespace) -> int:
                 else f"an exact LP with {(top + 1) ** 2} variables")
         measured = ("" if arguments.mechanism else ", where every α, property set and objective measured certified "
                     "within about 15 s; the fair optimum at 0..80 took about two minutes at α = 1/3")
-        raise UsageError(f"{_size_option(arguments)} asks for {what}; this command stops at counts 0..{limit}{measured} "
-                         "(checked before any work). Larger n: call polytopes.constrained from Python, where nothing "
-                         "is printed")
+        raise UsageError(f"{_size_option(arguments)} asks for {what}; this command stops at counts "
+                         f"0..{limit}{measured} (checked before any work). Larger n: call polytopes.constrained from "
+                         "Python, where nothing is printed")
     if arguments.eps_exp is not None:
         alpha = 1 / parse_eps_exp(arguments.eps_exp)
         if not alpha < 1:
