@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 from proofs_checks.cli import main
+from qifkit import geometric_mechanism, l0_score
+from qifkit.numbers import exact_str
 
 
 def test_construct_alg1_exact_reports_a_valid_vertex(tmp_path):
@@ -64,6 +66,17 @@ def test_design_fig7_values(tmp_path):
         assert main(["design", "--max-count", "4", "--alpha", "10/11", *arguments, "--json", str(path)]) == 0
         document = json.loads(path.read_text())
         assert document["p_true"] == expected and len(document["matrix"]) == 5
+
+
+def test_design_certifies_the_unconstrained_optimum_at_counts_0_to_100(tmp_path):
+    """Issue 56's goal row: the L0 optimum at counts 0..100, α = 1/2, certified by the command
+    (refused beyond 40 before). GM is the optimum without properties (Cormode et al. Thm. 3): the
+    value is GM's L0 score, computed from its formula."""
+    path = tmp_path / "d.json"
+    assert main(["design", "--max-count", "100", "--alpha", "1/2", "--json", str(path)]) == 0
+    document = json.loads(path.read_text())
+    assert document["objective"] == exact_str(l0_score(geometric_mechanism(100, alpha="1/2")))
+    assert len(document["matrix"]) == 101
 
 
 def test_design_takes_eps_exp_like_the_other_commands_and_writes_the_mechanism(tmp_path):
@@ -206,7 +219,12 @@ def test_outputs_are_checked_before_any_work(tmp_path, capsys):
 
 @pytest.mark.parametrize("command, message", [
     (["design", "--max-count", "100000", "--alpha", "1/2", "--mechanism", "gm"], "10000200001 exact entries"),
-    (["design", "--max-count", "61", "--alpha", "1/2"], "3844 variables"),
+    (["design", "--max-count", "61", "--alpha", "1/2", "--props", "RH,CH,F"], "3844 variables"),
+    (["design", "--max-count", "61", "--alpha", "1/2", "--props", "WH,S"], "stops at counts 0..60"),
+    (["design", "--max-count", "61", "--alpha", "1/2", "--aggregate", "max"], "stops at counts 0..60"),
+    (["design", "--max-count", "61", "--alpha", "1/2", "--min-distance", "2"], "stops at counts 0..60"),
+    (["design", "--max-count", "101", "--alpha", "1/2", "--props", "WH"], "10404 variables; this command stops at "
+     "counts 0..100"),
     (["enumerate", "LDP", "--n", "100", "--eps-exp", "2"], "10000 coordinates"),
     (["enumerate", "U", "--n", "6", "--eps-exp", "2", "--method", "cdd"], "n = 6 with --method columns"),
     (["enumerate", "U", "--n", "7", "--eps-exp", "2"], "stops at n = 5 (n = 6 with --method columns"),
