@@ -94,15 +94,17 @@ def exact_primal_simplex(program: LinearProgram, start: Flags, deadline: float |
 
 def shifted_simplex(program: LinearProgram, start: Flags, deadline: float | None, pivots: int = 200
                     ) -> LPSolution | None:
-    """Exact pivots from a basis that is neither primal nor dual feasible: the costs shifted so that
-    every reduced cost of the wrong sign becomes 0 (a column's cost by −d_q; a tight row's by
-    adding −y_i times the row to the costs, which leaves every other reduced cost as it was), the
+    """Exact pivots from a basis that need not be primal or dual feasible: the costs shifted so that
+    every non-basic reduced cost has its sign and is at least δ_q ∈ [1, 2)·:data:`_PERTURBATION`
+    times the largest cost away from 0 (a free one becomes 0; a column's cost moves by the shift, a
+    tight row's through the shift times the row, which leaves every other reduced cost as it was), the
     exact dual simplex (:func:`dual_pivots`) on the shifted program until the point meets every
-    bound, then :func:`exact_primal_simplex` on the program's own costs from there (cost shifting,
-    as SoPlex and HiGHS start their dual simplex). Kohli's F with a binomial z at n = 50, e^ε = 3/2
-    (scaled for its entries alone),
-    ends its refinement rounds on such a basis. None as either stage gives None, each within
-    `pivots` bases."""
+    bound, then :func:`exact_primal_simplex` on the program's own costs from there (cost shifting
+    and perturbation, as SoPlex and HiGHS start their dual simplex: no dual ratio is 0, so a dual
+    degenerate program cannot stall it). Kohli's F with a binomial z at n = 50, e^ε = 3/2 (scaled
+    for its entries alone) ended its refinement rounds on a basis neither primal nor dual feasible;
+    Cormode's fair design at n = 60, α = 1/2 is dual degenerate. None as either stage gives None,
+    each within `pivots` bases."""
     state = SimplexState.from_basis(program, start, start_factor(program, start))
     if state is None:
         return None
