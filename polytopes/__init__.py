@@ -37,8 +37,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "polytopes.fixed_point.algorithm2": ("count_error", "count_error_weights", "unfixed_optimum"),
     "polytopes.fixed_point.construction": ("Construction",),
     "polytopes.fixed_point.verification": ("verify_mechanism",),
-    "polytopes.hrep": ("Polytope", "read_ine"),
-    "polytopes.lp": ("SparseProgram", "certified_minimum", "exact_minimum", "float_minimum",),
+    "polytopes.hrep": ("Polytope", "SparsePolytope", "read_ine"),
+    "polytopes.lp": ("certified_minimum", "exact_minimum", "float_minimum",),
     "polytopes.lrs": ("lrs_vertices",),
     "polytopes.normaliz": ("normaliz_vertices",),
     "polytopes.orbitwise": ("enumerate_orbits",),
@@ -62,8 +62,8 @@ if TYPE_CHECKING:  # the same names, eagerly, for type checkers and editors
     from polytopes.fixed_point.algorithm2 import count_error, count_error_weights, unfixed_optimum
     from polytopes.fixed_point.construction import Construction
     from polytopes.fixed_point.verification import verify_mechanism
-    from polytopes.hrep import Polytope, read_ine
-    from polytopes.lp import SparseProgram, certified_minimum, exact_minimum, float_minimum
+    from polytopes.hrep import Polytope, SparsePolytope, read_ine
+    from polytopes.lp import certified_minimum, exact_minimum, float_minimum
     from polytopes.lrs import lrs_vertices
     from polytopes.normaliz import normaliz_vertices
     from polytopes.orbitwise import enumerate_orbits

@@ -22,7 +22,8 @@ from collections.abc import Collection, Sequence
 from fractions import Fraction
 from typing import Any
 
-from polytopes.lp import SparseProgram, certified_minimum, exact_minimum
+from polytopes.hrep import SparsePolytope
+from polytopes.lp import certified_minimum, exact_minimum
 from qifkit.channel import Channel
 from qifkit.count_objectives import objective_coefficients
 from qifkit.errors import InternalError, LabelError
@@ -162,7 +163,7 @@ def properties_of(mechanism: Channel | Sequence[Sequence[Any]]) -> dict[str, str
     return {name: property_violation(mechanism, name) for name in PROPERTIES}
 
 
-def design_program(n: int, *, alpha: Any, properties: Collection[str] = (), extra_variables: int = 0) -> SparseProgram:
+def design_program(n: int, *, alpha: Any, properties: Collection[str] = (), extra_variables: int = 0) -> SparsePolytope:
     """BasicDP (eqs. (4)-(6)) plus the properties as a sparse LP over M row-major (variable
     j·(n+1) + i is M[j][i] = Pr[i | j]); `extra_variables` free variables follow (for a max objective).
 
@@ -179,7 +180,7 @@ def design_program(n: int, *, alpha: Any, properties: Collection[str] = (), extr
 
     Returns
     -------
-    SparseProgram
+    SparsePolytope
 
     Examples
     --------
@@ -206,7 +207,7 @@ def design_program(n: int, *, alpha: Any, properties: Collection[str] = (), extr
             more, fixed = _property_rows(n, name)
             inequalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in more]
             equalities += [({cell(*k): v for k, v in terms.items()}, constant) for terms, constant, _ in fixed]
-    return SparseProgram((n + 1) ** 2 + extra_variables, tuple(equalities), tuple(inequalities), "design")
+    return SparsePolytope((n + 1) ** 2 + extra_variables, tuple(equalities), tuple(inequalities), "design")
 
 
 def optimal_mechanism(n: int, *, alpha: Any, properties: Collection[str] = (), p: int = 0,
@@ -278,14 +279,14 @@ def optimal_mechanism(n: int, *, alpha: Any, properties: Collection[str] = (), p
         bounds = tuple(
             ({size: Fraction(1), **{k: -v for k, v in terms.items()}}, Fraction(0)) for terms in cost.values()
         )
-        program = SparseProgram(program.variables, program.equalities, program.inequalities + bounds, "design")
+        program = SparsePolytope(program.variables, program.equalities, program.inequalities + bounds, "design")
     result = (exact_minimum if method == "cdd" else certified_minimum)(program, objective)
     scale = (
         Fraction(n + 1, n) if p == 0 and weights is None and aggregate == "sum" and min_distance <= 1 else Fraction(1)
     )
-    solution = result.point
+    value, solution = result.optimum()
     mechanism = Channel.from_rows([list(solution[j * (n + 1):(j + 1) * (n + 1)]) for j in range(n + 1)])
-    return result.value * scale, mechanism
+    return value * scale, mechanism
 
 
 def weakly_honest_mechanism(n: int, *, alpha: Any) -> Channel:

@@ -282,7 +282,7 @@ class _Level:
         state = self.checkpoint.recall() if self.checkpoint else None
         if state is None:
             start = exact_minimum(self.polytope, [Fraction(1, 2**k) for k in range(self.polytope.dimension_of_space)])
-            first = self.symmetry.canonical(tuple(start.point))
+            first = self.symmetry.canonical(start.optimum()[1])
             found, queue = {first: None}, [first]
         else:
             found, queue = dict.fromkeys(self._verified(state[0])), self._verified(state[1])

@@ -181,7 +181,7 @@ def _first_vertex(polytope: Polytope) -> Point:
     """A vertex: the exact minimiser of a generic linear objective (1, 2, 4, ... scaled)."""
     d = polytope.dimension_of_space
     objective = [Fraction(1, 2**k) for k in range(d)]
-    return tuple(exact_minimum(polytope, objective).point)
+    return exact_minimum(polytope, objective).optimum()[1]
 
 
 Neighbourhood = tuple[Key, int, frozenset[Key]]  # a representative, its neighbours' number and canonical forms

@@ -19,9 +19,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from polytopes.hrep import Polytope
-from polytopes.lp import Row as SparseRow
-from polytopes.lp import SparseProgram
+from polytopes.hrep import Polytope, SparsePolytope, SparseRow
 from polytopes.scales import psi, scales
 from qifkit.errors import DistributionError
 from qifkit.numbers import exact
@@ -166,7 +164,7 @@ def count_polytope(n: int, *, eps_exp: Any, z: Sequence[Any] | None = None, fixe
                     tuple(_row(d, b, terms) for terms, b in inequalities), symmetries, point if fixed else None)
 
 
-def count_program(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> SparseProgram:
+def count_program(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: bool = False) -> SparsePolytope:
     """U_ε or F_ε[z] as sparse rows, in the order of :func:`count_polytope`'s rows, for LPs at n
     in the hundreds: the dense polytope at n = 100 holds 3·10⁸ entries (8 s to build and 10 s
     more to make sparse again).
@@ -178,7 +176,7 @@ def count_program(n: int, eps_exp: Any, z: Sequence[Any] | None = None, fixed: b
     (9, 6, 21)
     """
     size, _, _, equalities, inequalities = _count_rows(n, eps_exp, z, fixed)
-    return SparseProgram(size * size, tuple(equalities), tuple(inequalities), "F" if fixed else "U")
+    return SparsePolytope(size * size, tuple(equalities), tuple(inequalities), "F" if fixed else "U")
 
 
 def _count_rows(n: int, eps_exp: Any, z: Sequence[Any] | None, fixed: bool

@@ -13,6 +13,18 @@ Arabic-Indic or full-width digits are refused, not read as numbers. A privacy pa
 either as a number string (the value of e^ε itself) or as ``"ln(number)"`` (the value of ε, so
 ``"ln(2)"`` means e^ε = 2).
 
+**The scalar rule.** Two exact rational types meet in the toolkit, and ``Fraction(1, 3) ==
+flint.fmpq(1, 3)`` is False, so they are kept apart by one rule:
+
+* *Fractions at public borders*: what a user reads (channel entries, priors, verdicts and their
+  certificates, mechanisms, LP optima from :mod:`polytopes.lp`, vertices) is in Fractions;
+* *flint rationals inside*: exact matrices (:mod:`qifkit.matrices`), sparse exact solves
+  (:mod:`qifkit.sparse_exact`) and the LP engine (:mod:`qifkit.lp`: its programs and answers) work
+  in ``flint.fmpq``, for speed;
+* *one type per object*: an answer is converted whole where it crosses the border
+  (:func:`reduced_fractions` out, :func:`to_fmpq` in; :meth:`qifkit.lp.LPSolution.as_fractions`
+  for an LP answer), never left with a mix.
+
 Examples
 --------
 >>> parse_number("0.25")

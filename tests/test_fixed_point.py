@@ -14,7 +14,8 @@ from polytopes.fixed_point.algorithm2 import check_weights, count_error, count_e
 from polytopes.fixed_point.named import random_fixed_point
 from polytopes.fixed_point.runs import SELECTORS
 from polytopes.fixed_point.verification import verify_log_mechanism, verify_mechanism
-from polytopes.lp import SparseProgram, certified_minimum, check_optimality, exact_minimum, float_minimum
+from polytopes.hrep import SparsePolytope
+from polytopes.lp import certified_minimum, check_optimality, exact_minimum, float_minimum
 from polytopes.spaces import count_polytope, count_program
 from polytopes.two_stage import (
     budget_split,
@@ -82,8 +83,8 @@ def test_lp_routes_agree_and_the_certificate_is_checkable():
     certified = certified_minimum(polytope, objective)
     assert certified.method.startswith("HiGHS basis") and certified.value == exact_result.value
     assert abs(float_minimum(polytope, objective).value - float(exact_result.value)) < 1e-9
-    assert check_optimality(polytope, objective, certified.point, certified.multipliers)
-    broken = list(certified.multipliers)
+    assert check_optimality(polytope, objective, certified.point, certified.duals)
+    broken = list(certified.duals)
     k = next(i for i, y in enumerate(broken) if y and i >= len(polytope.equalities))
     broken[k] += Fraction(1, 7)
     assert not check_optimality(polytope, objective, certified.point, broken)
@@ -91,8 +92,8 @@ def test_lp_routes_agree_and_the_certificate_is_checkable():
     assert count_error(heuristic_constructor(z, eps_exp="2"), weights) >= exact_result.value
 
 
-def test_sparse_program_membership():
-    program = SparseProgram(2, (({0: Fraction(1), 1: Fraction(1)}, Fraction(-1)),), (({0: Fraction(1)}, Fraction(0)),))
+def test_sparse_polytope_membership():
+    program = SparsePolytope(2, (({0: Fraction(1), 1: Fraction(1)}, Fraction(-1)),), (({0: Fraction(1)}, Fraction(0)),))
     assert program.contains([Fraction(1, 3), Fraction(2, 3)])
     assert not program.contains([Fraction(-1), Fraction(2)])
 

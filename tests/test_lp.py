@@ -950,28 +950,6 @@ def test_kohlis_f_at_n_100_certifies_by_the_same_route_on_a_busy_machine():
     assert certificate_defect(program, answer) is None
 
 
-def test_programs_and_answers_hold_one_scalar_type():
-    """Issue 34: programs and solutions in one type (flint rationals) on every route, whatever the
-    solution was built from; a Fraction never equals a flint rational, so a field left in Fractions
-    would make ``answer.value == program.cost[0]``-style checks silently false. Floats are refused."""
-    routes = {
-        "HiGHS basis": solve(LinearProgram.build(2, [{0: 1, 1: 1}], row_lower=[1], cost=[2, 3])),
-        "cddlib": solve_by_cdd(LinearProgram.build(2, [{0: 1, 1: 1}], row_lower=[1], cost=[2, 3])),
-        "Farkas": solve(LinearProgram.build(1, [{0: 1}, {0: -1}], row_lower=[2, -1])),
-        "cddlib's Farkas": solve_by_cdd(LinearProgram.build(1, [{0: 1}, {0: -1}], row_lower=[2, -1])),
-        "unbounded": solve(LinearProgram.build(1, [{0: 1}], row_lower=[0], cost=[-1])),
-        "built from Fractions": LPSolution("optimal", F(1, 2), (F(1, 2), 0, "1/3"), (F(-1, 5),)),
-    }
-    for route, answer in routes.items():
-        assert answer is not None, route
-        fields = [answer.value, *(answer.point or ()), *(answer.duals or ()), *(answer.ray or ())]
-        assert fields and all(type(v) is flint.fmpq for v in fields if v is not None), (route, fields)
-    assert routes["built from Fractions"].point == (Q(1, 2), Q(0), Q(1, 3))
-    assert routes["Farkas"].status == routes["cddlib's Farkas"].status == "infeasible"
-    with pytest.raises(NotExactError):
-        LPSolution("optimal", 0.5)
-
-
 def _feasible_slack_program(rng: random.Random) -> LinearProgram:
     """A random program whose all-slack basis (:func:`_slack_start`) is exactly primal feasible
     (rows A·x ≤ b with b ≥ 0, columns at their lower bound 0) and, with some negative costs, far

@@ -20,8 +20,8 @@ __all__ = ["certificate_defect", "dual_defect", "checked_optimum", "exact_dot", 
 def certificate_defect(program: LinearProgram, solution: LPSolution) -> str | None:
     """Why `solution` is not a valid certificate for `program`, or None when it is.
 
-    Exact arithmetic only (flint rationals); no LP is solved. See the module docstring for what
-    each kind of certificate must satisfy.
+    Exact arithmetic only (flint rationals; a solution in Fractions is converted first); no LP is
+    solved. See the module docstring for what each kind of certificate must satisfy.
 
     Examples
     --------
@@ -33,6 +33,7 @@ def certificate_defect(program: LinearProgram, solution: LPSolution) -> str | No
     """
     if solution.status not in ("optimal", "infeasible", "unbounded"):
         return f"unknown status {solution.status!r}"
+    solution = solution.as_fmpq()  # the program's scalar type: a Fraction and a flint rational never meet
     n = program.variables
     if solution.status in ("optimal", "unbounded"):
         if solution.point is None or len(solution.point) != n:
@@ -89,7 +90,7 @@ def dual_defect(program: LinearProgram, status: str, duals: Sequence[Any] | None
 
 
 def checked_optimum(program: LinearProgram, x: list[flint.fmpq], y: list[flint.fmpq], method: str, *,
-                     feasible: bool) -> LPSolution | None:
+                     feasible: bool) -> LPSolution[flint.fmpq] | None:
     """The optimal solution (x, y) with its value, if it passes the checks of
     :func:`certificate_defect` (all but x's feasibility when the caller has checked that already:
     `feasible`)."""

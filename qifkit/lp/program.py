@@ -7,7 +7,8 @@ import contextlib
 import gc
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from fractions import Fraction
+from typing import Any, Generic, TypeVar
 
 import flint
 import numpy as np
@@ -17,10 +18,10 @@ from qifkit.errors import (
     PolytopeError,
     ShapeError,
 )
-from qifkit.numbers import to_fmpq
+from qifkit.numbers import reduced_fraction, reduced_fractions, to_fmpq
 from qifkit.validation import whole_number
 
-__all__ = ["CDD_LIMIT", "Bound", "Flags", "LinearProgram", "LPSolution", "collector_paused"]
+__all__ = ["CDD_LIMIT", "Bound", "Flags", "LinearProgram", "LPSolution", "Scalar", "collector_paused"]
 
 
 #: Largest number of rows × variables that :func:`solve` hands to cddlib's exact simplex as a last
@@ -161,58 +162,111 @@ def _rationals(values: Sequence[Any] | None) -> tuple[flint.fmpq, ...] | None:
     return None if values is None else tuple(to_fmpq(v) for v in values)
 
 
+Scalar = TypeVar("Scalar", flint.fmpq, Fraction)
+
+
 @dataclass(frozen=True)
-class LPSolution:
-    """An exact answer with its certificate (see the module docstring), in the scalar type of
-    :class:`LinearProgram`: flint rationals (``flint.fmpq``), whatever exact numbers it was built
-    from (Fractions, integers and decimal strings are converted; floats refused). Use
-    :func:`qifkit.numbers.reduced_fractions` where Fractions are needed: a Fraction never compares equal to a flint
-    rational.
+class LPSolution(Generic[Scalar]):
+    """An exact answer with its certificate (see the module docstring), in **one** scalar type.
+
+    The toolkit's scalar rule (:mod:`qifkit.numbers`): flint rationals (``flint.fmpq``) inside the
+    engine, Fractions where a user reads the answer. A solution built from Fractions alone stays in
+    Fractions; built from anything else (integers, decimal strings, flint rationals, a mix) it holds
+    flint rationals, the engine's type; floats are refused. :meth:`as_fractions` and
+    :meth:`as_fmpq` convert the whole answer at once, since ``Fraction(1, 3) == flint.fmpq(1, 3)``
+    is False and the two must not meet in one comparison.
 
     Attributes
     ----------
     status : str
         ``"optimal"``, ``"infeasible"`` or ``"unbounded"``.
-    value : flint.fmpq or None
+    value : Scalar or None
         min c·x when optimal.
-    point : tuple of flint.fmpq or None
+    point : tuple of Scalar or None
         An optimal (optimal) or feasible (unbounded) x.
-    duals : tuple of flint.fmpq or None
-        Row multipliers y: optimal duals (optimal) or Farkas multipliers (infeasible).
-    ray : tuple of flint.fmpq or None
+    duals : tuple of Scalar or None
+        Row multipliers y: optimal duals (optimal) or Farkas multipliers (infeasible); with
+        reduced costs d = c − Aᵀy they certify the answer (:func:`~qifkit.lp.certificate_defect`).
+    ray : tuple of Scalar or None
         An improving feasible direction (unbounded).
     method : str
-        Which route produced it, e.g. ``"highs basis, exact solve"``.
+        Which route produced it, e.g. ``"HiGHS basis (dual simplex), exact solve"``.
 
     Examples
     --------
     >>> from fractions import Fraction
-    >>> LPSolution("optimal", Fraction(1, 2), (0, "1/2"), (Fraction(1),)).point
+    >>> LPSolution("optimal", Fraction(1, 2), (0, "1/2"), (Fraction(1),)).point  # a mix: flint rationals
     (0, 1/2)
+    >>> LPSolution("optimal", Fraction(1, 2), (Fraction(1, 2),)).as_fmpq().as_fractions().value
+    Fraction(1, 2)
     """
 
     status: str
-    value: flint.fmpq | None = None
-    point: tuple[flint.fmpq, ...] | None = None
-    duals: tuple[flint.fmpq, ...] | None = None
-    ray: tuple[flint.fmpq, ...] | None = None
+    value: Scalar | None = None
+    point: tuple[Scalar, ...] | None = None
+    duals: tuple[Scalar, ...] | None = None
+    ray: tuple[Scalar, ...] | None = None
     method: str = ""
 
     def __post_init__(self) -> None:
+        vectors = [getattr(self, field) for field in _VECTORS]
+        scalars = [v for v in (self.value,) if v is not None] + [v for vector in vectors if vector for v in vector]
+        if scalars and all(type(v) is Fraction for v in scalars):
+            for field, vector in zip(_VECTORS, vectors, strict=True):
+                object.__setattr__(self, field, None if vector is None else tuple(vector))
+            return
         object.__setattr__(self, "value", None if self.value is None else to_fmpq(self.value))
-        for field in ("point", "duals", "ray"):
-            object.__setattr__(self, field, _rationals(getattr(self, field)))
+        for field, vector in zip(_VECTORS, vectors, strict=True):
+            object.__setattr__(self, field, _rationals(vector))
+
+    def as_fractions(self) -> LPSolution[Fraction]:
+        """The same answer in Fractions (reduced, without a second gcd: :func:`qifkit.numbers.reduced_fraction`)."""
+        def fractions(vector: tuple[Any, ...] | None) -> tuple[Fraction, ...] | None:
+            return None if vector is None else reduced_fractions(vector)
+        value = None if self.value is None else reduced_fraction(self.value)
+        return LPSolution(self.status, value, fractions(self.point), fractions(self.duals), fractions(self.ray),
+                          self.method)
+
+    def as_fmpq(self) -> LPSolution[flint.fmpq]:
+        """The same answer in flint rationals, the engine's type (itself when it is already)."""
+        if not self.holds_fractions:
+            return self  # type: ignore[return-value]
+        value = None if self.value is None else to_fmpq(self.value)
+        return LPSolution(self.status, value, _rationals(self.point), _rationals(self.duals), _rationals(self.ray),
+                          self.method)
+
+    def optimum(self) -> tuple[Scalar, tuple[Scalar, ...]]:
+        """(value, point) of an optimal answer.
+
+        Raises
+        ------
+        CertificateError
+            If the answer is not an optimum (infeasible, unbounded) or lacks its value or point.
+        """
+        if self.status != "optimal" or self.value is None or self.point is None:
+            raise CertificateError(f"this answer is {self.status}, not an optimum with a value and a point")
+        return self.value, self.point
+
+    @property
+    def holds_fractions(self) -> bool:
+        """Whether the answer's scalars are Fractions (else flint rationals; one type throughout)."""
+        if self.value is not None:
+            return type(self.value) is Fraction
+        return any(type(vector[0]) is Fraction for vector in (self.point, self.duals, self.ray) if vector)
 
     def reduced_costs(self, program: LinearProgram) -> tuple[flint.fmpq, ...]:
-        """d = c − Aᵀy (for an infeasibility certificate, c = 0)."""
+        """d = c − Aᵀy (for an infeasibility certificate, c = 0), in flint rationals."""
         if self.duals is None:
             raise CertificateError("this solution has no dual multipliers")
         d = list(program.cost) if self.status == "optimal" else [flint.fmpq(0)] * program.variables
-        for row, y in zip(program.rows, self.duals, strict=True):
+        for row, y in zip(program.rows, self.as_fmpq().duals or (), strict=True):
             if y:
                 for k, a in row:
                     d[k] -= a * y
         return tuple(d)
+
+
+_VECTORS = ("point", "duals", "ray")
 
 
 @contextlib.contextmanager
