@@ -65,8 +65,9 @@ from qifkit.errors import CertificateError, ParameterError
 from qifkit.numbers import exact_str, parse_eps_exp
 from qifkit.validation import eps_exp_above_one, whole_number
 
-__all__ = ["U_COLUMNS_MAX_N", "U_CENSUS_FORMAT", "UColumnCensus", "UCensusCheck", "u_vertices_by_columns",
-           "reversed_steps", "u_census_document", "check_u_census"]
+__all__ = ["U_COLUMNS_MAX_N", "U_CENSUS_FORMAT", "UColumnCensus", "ColumnCensusCheck", "u_vertices_by_columns",
+           "reversed_steps", "segment_vectors", "orbit_key", "steps_of", "matrix_from_steps", "in_count_polytope",
+           "u_census_document", "check_u_census"]
 
 #: Largest n taken: n = 6 tries 5.3·10^6 sets of steps (minutes); the sets tried grew 52 times from n = 4 to
 #: 5 and 156 times from 5 to 6, so n = 7 would take hours.
@@ -78,7 +79,7 @@ U_CENSUS_FORMAT = "qifkit census of U by column steps, version 1"
 _STEPS = "dul"
 
 
-def _segment_vectors(steps: str, e: Fraction) -> list[tuple[int, ...]]:
+def segment_vectors(steps: str, e: Fraction) -> list[tuple[int, ...]]:
     """The primitive integer vectors of a column's segments: the tight shape on each segment, 0 elsewhere."""
     n = len(steps) + 1
     vectors, start = [], 0
@@ -100,7 +101,7 @@ def _segment_vectors(steps: str, e: Fraction) -> list[tuple[int, ...]]:
 def _column_of(steps: str, coefficients: Sequence[Fraction], e: Fraction) -> list[Fraction]:
     """The column Σ_S c_S·g_S of a step string and one coefficient per segment."""
     column = [Fraction(0)] * (len(steps) + 1)
-    for c, vector in zip(coefficients, _segment_vectors(steps, e), strict=True):
+    for c, vector in zip(coefficients, segment_vectors(steps, e), strict=True):
         for i, v in enumerate(vector):
             if v:
                 column[i] = c * v
@@ -149,7 +150,7 @@ class UColumnCensus:
     @property
     def orbit_count(self) -> int:
         """The orbits of ex(U) under the column permutations and the reversal of the rows."""
-        return len({_orbit_key(steps) for steps in self.step_sets})
+        return len({orbit_key(steps) for steps in self.step_sets})
 
     def matrix(self, k: int) -> list[list[Fraction]]:
         """The vertex of step set k, its non-zero columns first (in the set's order), then zeros."""
@@ -244,7 +245,7 @@ class _Columns:
     @classmethod
     def of(cls, n: int, e: Fraction) -> _Columns:
         steps = tuple("".join(s) for s in itertools.product(_STEPS, repeat=n - 1))
-        vectors = tuple(tuple(_segment_vectors(s, e)) for s in steps)
+        vectors = tuple(tuple(segment_vectors(s, e)) for s in steps)
         supports = tuple(tuple(_support(v) for v in segments) for segments in vectors)
         loose = tuple(tuple(_loose_pairs(s, segments)) for s, segments in zip(steps, vectors, strict=True))
         return cls(steps, vectors, supports, loose, e)
@@ -404,7 +405,7 @@ def _all_loose_strict(picked: Sequence[int], loose_pairs: Sequence[Sequence[tupl
     return True
 
 
-def _orbit_key(steps: Sequence[str]) -> tuple[str, ...]:
+def orbit_key(steps: Sequence[str]) -> tuple[str, ...]:
     """The orbit's name under the column permutations and the row reversal: the lesser of the sorted
     steps and the sorted reversed steps."""
     return min(tuple(sorted(steps)), tuple(sorted(map(reversed_steps, steps))))
@@ -415,7 +416,7 @@ def u_census_document(census: UColumnCensus, command: str) -> dict[str, Any]:
     column permutations and the row reversal, its steps and its number of vertices."""
     sizes: dict[tuple[str, ...], int] = {}
     for steps in census.step_sets:
-        key = _orbit_key(steps)
+        key = orbit_key(steps)
         sizes[key] = sizes.get(key, 0) + census.size(steps)
     return {
         "format": U_CENSUS_FORMAT,
@@ -433,21 +434,24 @@ def u_census_document(census: UColumnCensus, command: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class UCensusCheck:
-    """What :func:`check_u_census` verified: the vertex count, the orbits, whether the enumeration
-    was run again and compared orbit by orbit."""
+class ColumnCensusCheck:
+    """What :func:`check_u_census` (or :func:`polytopes.f_columns.check_f_census`) verified: the
+    vertex count, the orbits, whether the enumeration was run again and compared orbit by orbit."""
 
     count: int
     orbits: int
     recounted: bool
 
 
-def _vertex_from_steps(steps: Sequence[str], n: int, e: Fraction) -> list[list[Fraction]] | None:
+def matrix_from_steps(steps: Sequence[str], n: int, e: Fraction, fixed: bool = False) -> list[list[Fraction]] | None:
     """The one matrix with these non-zero columns' tight steps, zero columns after them and rows
-    summing to 1, solved from U's defining constraints taken as equations (not from segment
-    vectors), or None if they do not fix a single matrix."""
+    summing to 1 (and, for F with its uniform z, ``fixed``, columns summing to 1), solved from the
+    polytope's defining constraints taken as equations (not from segment vectors), or None if they
+    do not fix a single matrix."""
     p, q, size = e.numerator, e.denominator, n * n
     rows = [[1 if k // n == i else 0 for k in range(size)] + [1] for i in range(n)]
+    if fixed:
+        rows += [[1 if k % n == j else 0 for k in range(size)] + [1] for j in range(n)]
     for j in range(n):
         if j >= len(steps):
             rows += [[1 if k == i * n + j else 0 for k in range(size)] + [0] for i in range(n)]
@@ -465,20 +469,23 @@ def _vertex_from_steps(steps: Sequence[str], n: int, e: Fraction) -> list[list[F
     return [values[i * n:(i + 1) * n] for i in range(n)]
 
 
-def _in_u(matrix: Sequence[Sequence[Fraction]], e: Fraction) -> bool:
-    """Def. 3 exactly: non-negative, rows summing to 1, neighbouring rows within e^ε in every column."""
+def in_count_polytope(matrix: Sequence[Sequence[Fraction]], e: Fraction, fixed: bool = False) -> bool:
+    """U's Def. 3 exactly: non-negative, rows summing to 1, neighbouring rows within e^ε in every
+    column; with ``fixed``, F's with a uniform z too: z·Q = z, i.e. every column sums to 1."""
     rows = zip(matrix, matrix[1:], strict=False)
     pairs = [(a, b) for upper, lower in rows for a, b in zip(upper, lower, strict=True)]
     return (all(v >= 0 for row in matrix for v in row) and all(sum(row) == 1 for row in matrix)
-            and all(a <= e * b and b <= e * a for a, b in pairs))
+            and all(a <= e * b and b <= e * a for a, b in pairs)
+            and (not fixed or all(sum(column) == 1 for column in zip(*matrix, strict=True))))
 
 
-def _steps_of(column: Sequence[Fraction], e: Fraction) -> str:
+def steps_of(column: Sequence[Fraction], e: Fraction) -> str:
+    """The steps (``d``, ``u``, ``l``) a column of exact entries has at e^ε."""
     pairs = zip(column, column[1:], strict=False)
     return "".join("d" if a == e * b else "u" if b == e * a else "l" for a, b in pairs)
 
 
-def check_u_census(document: Mapping[str, Any], recount: bool = False) -> UCensusCheck:
+def check_u_census(document: Mapping[str, Any], recount: bool = False) -> ColumnCensusCheck:
     """Re-verify a census file of U, exactly; raise if anything is wrong.
 
     Every orbit's steps are read as a matrix solved from U's defining constraints alone (the row
@@ -514,15 +521,15 @@ def check_u_census(document: Mapping[str, Any], recount: bool = False) -> UCensu
             raise CertificateError(f"{where}: its steps {text!r} are not 1..{n} words of {n - 1} letters d, u, l "
                                    "separated by single spaces")
         key = tuple(steps)
-        if key != _orbit_key(steps):
+        if key != orbit_key(steps):
             raise CertificateError(f"{where}: {text!r} is not its orbit's name (sorted, and not above its reversal)")
         if key in seen:
             raise CertificateError(f"{where} is orbit {seen[key] + 1} again")
         seen[key] = k
-        matrix = _vertex_from_steps(steps, n, e)
-        if matrix is None or not _in_u(matrix, e):
+        matrix = matrix_from_steps(steps, n, e)
+        if matrix is None or not in_count_polytope(matrix, e):
             raise CertificateError(f"{where}: the steps {text!r} give no vertex of U (n = {n}, e^ε = {exact_str(e)})")
-        if [_steps_of([row[j] for row in matrix], e) for j in range(len(steps))] != list(steps):
+        if [steps_of([row[j] for row in matrix], e) for j in range(len(steps))] != list(steps):
             raise CertificateError(f"{where}: a column's loose step is tight; the vertex is listed under other steps")
         single = math.factorial(n) // math.factorial(n - len(steps))
         size = single * (1 if tuple(sorted(map(reversed_steps, steps))) == key else 2)
@@ -539,4 +546,4 @@ def check_u_census(document: Mapping[str, Any], recount: bool = False) -> UCensu
             missing = sorted(set(found) - set(listed))
             raise CertificateError(f"the column steps, enumerated again, give {len(found)} orbits; the file lists "
                                    f"{len(listed)}" + (f" (missing: {missing[0]!r})" if missing else ""))
-    return UCensusCheck(total, len(orbits), recount)
+    return ColumnCensusCheck(total, len(orbits), recount)

@@ -407,6 +407,54 @@ def u_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] | None = (25_
                                     files=found)
 
 
+#: |ex(F)| with the uniform z at n = 5 and its orbits (column permutations × reversal), by e^ε: the
+#: vertex counts are Normaliz's (its exact vertex list of F, 2026-11-29, 4 minutes each), the orbits
+#: the census's.
+F_N5_COUNTS = {"5/4": (857_190, 3_715), "3/2": (1_058_040, 4_546), "2": (1_169_850, 5_008),
+               "3": (1_191_390, 5_121), "5": (1_210_650, 5_208)}
+
+
+@claim("beyond.f-census")
+def f_census(folder: Path = CENSUS_FOLDER, expected: dict[str, tuple[int, int]] | None = None,
+             full: bool = False) -> Outcome:
+    """The census of F's vertices with the uniform z at n = 5: the result files re-verified.
+
+    Source: beyond the papers (Kohli and Laskowski enumerate F only where cddlib does, n ≤ 4 here;
+    cddlib does not finish n = 5).
+    Statement: results/ holds the vertices of F_ε with the uniform z at n = 5, one entry per orbit
+    under the column permutations and the row reversal (a group of order 240), for e^ε ∈ {5/4,
+    3/2, 2, 3, 5}; at e^ε = 2 F has 1,169,850 vertices in 5,008 orbits. Each file is a true census
+    and a complete one.
+    Method: polytopes.f_columns.check_f_census on each file: every entry's steps solved from F's
+    constraints as equations (rank n²) into a matrix of F with exactly those steps, orbit names
+    distinct and canonical, sizes and count recomputed; the file at e^ε = 2 (all five with --full)
+    enumerated again by the columns' steps (under a minute each) and compared orbit by orbit; every
+    file's vertex count must be Normaliz's (its exact vertex list, computed once: the set at e^ε = 2
+    is the census's vertex for vertex in the tests' slow run), so a file with an orbit left out is
+    refused without the recount too.
+    Assumptions: the files in results/ (scripts/census.py --polytope F); the characterisation is
+    proved in docs/enumerate.md and agrees with cddlib at n ≤ 4 (four e^ε) in the tests.
+    """
+    from polytopes.f_columns import check_f_census
+    from qifkit.files import read_json
+
+    expected = F_N5_COUNTS if expected is None else expected
+    found: dict[str, Any] = {}
+    failures = []
+    for path in sorted(folder.glob("f-n*-e*.json")):
+        document = read_json(str(path))
+        recount = full or document.get("eps_exp") == "2"
+        checked = check_f_census(document, recount=recount)
+        found[path.name] = {"n": document["n"], "eps_exp": document["eps_exp"], "count": checked.count,
+                            "orbits": checked.orbits, "recounted": checked.recounted}
+    at_five = {r["eps_exp"]: (r["count"], r["orbits"]) for r in found.values() if r["n"] == 5}
+    if at_five != expected:
+        failures.append(f"n = 5: (count, orbits) by e^ε {at_five}, expected {expected}")
+    counts = "; ".join(f"e^ε = {r['eps_exp']}: {r['count']:,} in {r['orbits']} orbits" for r in found.values())
+    return Outcome.confirmed_unless(failures, f"{len(found)} census files of F (uniform z, n = 5) re-verified: "
+                                    f"{counts}", files=found)
+
+
 @claim("beyond.rf-count")
 def rf_count(folder: Path = CENSUS_FOLDER, at_two: int | None = 893_493_240) -> Outcome:
     """The number of vertices of R_F with a uniform z at n = 4 and 5, counted by their components.

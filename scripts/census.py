@@ -16,7 +16,9 @@ the rows run again.
 ``--polytope U`` writes the census of Kohli and Laskowski's U instead, from its columns' steps
 (polytopes.u_columns; results/u-n{n}-e{e^ε}.json, one entry per orbit under the column permutations
 and the row reversal), every entry re-verified against U's H-representation before it is written:
-``.venv/bin/python scripts/census.py --polytope U --n 6 --eps-exp 2`` (a few minutes).
+``.venv/bin/python scripts/census.py --polytope U --n 6 --eps-exp 2`` (a few minutes). ``--polytope F``
+does the same for F with the uniform z (polytopes.f_columns; results/f-n{n}-e{e^ε}.json):
+``.venv/bin/python scripts/census.py --polytope F --n 5 --eps-exp 5/4 3/2 2 3 5`` (under a minute each).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 
 from polytopes.census import census_document, check_census
 from polytopes.decomposition import Recursion
+from polytopes.f_columns import check_f_census, f_census_document, f_vertices_by_columns
 from polytopes.ldp_faces import ldp_orbits_by_faces
 from polytopes.ldp_rows import ldp_orbits_by_rows
 from polytopes.normaliz import normaliz_available
@@ -46,24 +49,33 @@ COMPRESSED_FROM_N = 7
 
 
 def census_path(n: int, eps_exp: str, polytope: str = "LDP") -> Path:
-    """results/ldp-n{n}-e{e^ε with / as _}.json (u-n… for U), .json.gz from COMPRESSED_FROM_N"""
+    """results/ldp-n{n}-e{e^ε with / as _}.json (u-n… for U, f-n… for F), .json.gz from COMPRESSED_FROM_N"""
     suffix = ".json.gz" if n >= COMPRESSED_FROM_N else ".json"
     return RESULTS / f"{polytope.lower()}-n{n}-e{exact_str(parse_eps_exp(eps_exp)).replace('/', '_')}{suffix}"
 
 
-def write_u_census(n: int, eps_exp: str) -> None:
-    """The census of U by its columns' steps, every entry re-verified from the file's text."""
+#: U and F (uniform z) by their columns' steps: enumeration, census document, checker.
+COLUMN_CENSUSES = {
+    "U": (u_vertices_by_columns, u_census_document, check_u_census),
+    "F": (f_vertices_by_columns, f_census_document, check_f_census),
+}
+
+
+def write_column_census(polytope: str, n: int, eps_exp: str) -> None:
+    """The census of U or F (uniform z) by its columns' steps, every entry re-verified from the file's text."""
+    enumerate_by_columns, document_of, check = COLUMN_CENSUSES[polytope]
     started = time.perf_counter()
-    found = u_vertices_by_columns(n, eps_exp)
-    document = u_census_document(found, f"python scripts/census.py --polytope U --n {n} --eps-exp {eps_exp}")
+    found = enumerate_by_columns(n, eps_exp)
+    document = document_of(found, f"python scripts/census.py --polytope {polytope} --n {n} --eps-exp {eps_exp}")
     text = json_text(document, 2)
-    checked = check_u_census(read_json(text.encode("utf-8")))
-    path = census_path(n, eps_exp, "U")
+    checked = check(read_json(text.encode("utf-8")))
+    path = census_path(n, eps_exp, polytope)
     atomic_write_text(path, text)
     if path.read_text(encoding="utf-8") != text:
         raise SystemExit(f"{path}: the file written is not the census checked")
-    print(f"U, n = {n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits ({found.seconds:.1f} s; "
-          f"re-checked in {time.perf_counter() - started - found.seconds:.1f} s) -> {path}", flush=True)
+    print(f"{polytope}, n = {n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
+          f"({found.seconds:.1f} s; re-checked in {time.perf_counter() - started - found.seconds:.1f} s) -> {path}",
+          flush=True)
 
 
 def main() -> None:
@@ -71,11 +83,11 @@ def main() -> None:
     parser.add_argument("--n", type=int, required=True)
     parser.add_argument("--eps-exp", nargs="+", required=True)
     parser.add_argument("--method", choices=("walk", "faces", "rows"), default="walk")
-    parser.add_argument("--polytope", choices=("LDP", "U"), default="LDP")
+    parser.add_argument("--polytope", choices=("LDP", "U", "F"), default="LDP")
     arguments = parser.parse_args()
-    if arguments.polytope == "U":
+    if arguments.polytope in COLUMN_CENSUSES:
         for eps_exp in arguments.eps_exp:
-            write_u_census(arguments.n, eps_exp)
+            write_column_census(arguments.polytope, arguments.n, eps_exp)
         return
     cones = "normaliz" if normaliz_available() else "cdd"
     for eps_exp in arguments.eps_exp:

@@ -345,8 +345,28 @@ def test_u_by_columns_writes_a_census_its_checker_accepts(tmp_path, capsys):
     assert check_u_census(json.loads(target.read_text()), recount=True).count == cdd
 
 
+def test_f_by_columns_writes_a_census_its_checker_accepts(tmp_path, capsys):
+    """Issue 55: ``enumerate F --method columns`` (the uniform z, given or not) counts cddlib's
+    vertices of F (n = 4) and writes the census file of results/, which check_f_census accepts with
+    its recount."""
+    from polytopes.enumerate import enumerate_vertices
+    from polytopes.f_columns import check_f_census
+    from polytopes.spaces import count_polytope
+
+    target = tmp_path / "f.json"
+    argv = ["enumerate", "F", "--n", "4", "--eps-exp", "3/2", "--method", "columns", "--json", str(target)]
+    assert main(argv) == 0
+    cdd = len(enumerate_vertices(count_polytope(4, eps_exp="3/2", fixed=True)).vertices)
+    assert f"{cdd} vertices in 41 orbits under a group of order 48" in capsys.readouterr().out
+    assert check_f_census(json.loads(target.read_text()), recount=True).count == cdd
+    assert main([*argv[:-2], "--z", "1/4,1/4,1/4,1/4"]) == 0
+    assert f"{cdd} vertices" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("argv, says", [
-    (["enumerate", "F", "--n", "4", "--eps-exp", "2", "--method", "columns"], "F is not U"),
+    (["enumerate", "RU", "--n", "4", "--eps-exp", "2", "--method", "columns"], "RU is neither"),
+    (["enumerate", "F", "--n", "4", "--eps-exp", "2", "--method", "columns", "--z", "binomial"], "not z = (1/8,"),
+    (["enumerate", "F", "--n", "6", "--eps-exp", "2", "--method", "columns"], "stops at n = 5 for F"),
     (["enumerate", "U", "--n", "7", "--eps-exp", "2"], "n = 6 with --method columns"),
     (["enumerate", "U", "--n", "7", "--eps-exp", "2", "--method", "columns"], "stops at n = 6"),
     (["enumerate", "U", "--n", "6", "--eps-exp", "2", "--method", "cdd"], "n = 6 with --method columns"),
@@ -354,7 +374,7 @@ def test_u_by_columns_writes_a_census_its_checker_accepts(tmp_path, capsys):
     (["enumerate", "U", "--n", "4", "--eps-exp", "2", "--method", "columns", "--resume", "x"], "--resume is not"),
     (["enumerate", "U", "--n", "4", "--eps-exp", "1", "--method", "columns"], "e"),
 ])
-def test_u_by_columns_refuses_what_it_cannot_do(argv, says, capsys, tmp_path, monkeypatch):
+def test_by_columns_refuses_what_it_cannot_do(argv, says, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
     assert says in capsys.readouterr().err

@@ -126,9 +126,10 @@ def _parser() -> argparse.ArgumentParser:
                             "orbit by adjacency decomposition, complete by construction (LDP n = 5 in about 15 s); "
                             "faces (LDP only): one vertex per orbit from the faces of the column cone (n = 5 in 1 s, "
                             "n = 6 in minutes); rows (LDP only): one vertex per orbit from its tight and loose rows "
-                            "(n = 6 in a second, n = 7 in minutes; on Dask with --workers); columns (U only, the "
-                            "default at n = 6): every vertex from its columns' tight steps, one entry per orbit "
-                            "under the column permutations and the row reversal (n = 6 in minutes); components (RF "
+                            "(n = 6 in a second, n = 7 in minutes; on Dask with --workers); columns (U, and F with a "
+                            "uniform z; the default for U at n = 6 and F at n = 5): every vertex from its columns' "
+                            "tight steps, one entry per orbit under the column permutations and the row reversal "
+                            "(U n = 6 in minutes, F n = 5 in under a minute); components (RF "
                             "with a uniform z only): the number of vertices from their components, without listing "
                             "them (n = 5 in minutes)")
     enumerate_.add_argument(

@@ -22,6 +22,7 @@ from polytopes.enumerate import (
     to_ext,
     vertices_document,
 )
+from polytopes.f_columns import F_COLUMNS_MAX_N
 from polytopes.ldp_rows import ROWS_MAX_N
 from polytopes.ldp_support import ldp_vertices_by_support
 from polytopes.lrs import lrs_available
@@ -97,10 +98,11 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(f"--resume {arguments.resume}: exists and is not a folder")
     if arguments.resume:
         check_writable_folder(arguments.resume, "--resume")
-    if arguments.polytope == "U" and arguments.method is None and arguments.n == U_COLUMNS_MAX_N:
-        arguments.method = "columns"  # the one method that finishes U at n = 6
+    by_columns = (arguments.polytope, arguments.n) in (("U", U_COLUMNS_MAX_N), ("F", F_COLUMNS_MAX_N))
+    if arguments.method is None and by_columns and (z is None or len(set(z)) == 1):
+        arguments.method = "columns"  # the one method that finishes U at n = 6; F (uniform z) at n = 5 in a minute
     if arguments.method == "columns":
-        return _enumerate_u_by_columns(arguments)
+        return _enumerate_by_columns(arguments, z)
     if arguments.method == "components":
         return _count_rf_by_components(arguments, z)
     if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
@@ -263,36 +265,49 @@ def _refuse_options(arguments: argparse.Namespace, names: tuple[str, ...], metho
             raise UsageError(f"--{name} is not an option of {method}")
 
 
-def _enumerate_u_by_columns(arguments: argparse.Namespace) -> int:
-    """``--method columns``: every vertex of U from its columns' tight steps (polytopes.u_columns), one
-    entry per orbit under the column permutations and the row reversal; --json writes the census
-    file of results/ (check_u_census), checked as a reader loads it before it is written."""
+def _enumerate_by_columns(arguments: argparse.Namespace, z: list[Fraction] | None) -> int:
+    """``--method columns``: every vertex of U, or of F with the uniform z, from its columns' tight
+    steps (polytopes.u_columns, polytopes.f_columns), one entry per orbit under the column
+    permutations and the row reversal; --json writes the census file of results/ (check_u_census,
+    check_f_census), checked as a reader loads it before it is written."""
+    from polytopes.f_columns import check_f_census, f_census_document, f_vertices_by_columns
     from polytopes.u_columns import check_u_census, u_census_document, u_vertices_by_columns
 
-    if arguments.polytope != "U":
-        raise UsageError(f"--method columns enumerates U from the tight steps of its columns; {arguments.polytope} "
-                         "is not U: use --method orbits, cdd, lrs or normaliz")
-    if arguments.n > U_COLUMNS_MAX_N:
-        raise UsageError(f"--n {arguments.n}: --method columns stops at n = {U_COLUMNS_MAX_N} (n = 6 visits 5.3 "
-                         "million sets of steps in about 2 minutes, 156 times n = 5's; n = 7 would take hours)")
+    polytope = arguments.polytope
+    if polytope not in ("U", "F"):
+        raise UsageError(f"--method columns enumerates U and F from the tight steps of their columns; {polytope} "
+                         "is neither: use --method orbits, cdd, lrs or normaliz")
+    if polytope == "F" and z is not None and len(set(z)) != 1:
+        raise UsageError(f"--method columns enumerates F with the uniform z (its columns are then interchangeable), "
+                         f"not z = ({', '.join(map(exact_str, z))}): use --method orbits, cdd, lrs or normaliz")
+    limit, work = ((U_COLUMNS_MAX_N, "n = 6 visits 5.3 million sets of steps in about 2 minutes, 156 times n = 5's")
+                   if polytope == "U" else
+                   (F_COLUMNS_MAX_N, "n = 5 visits 3 million multisets of steps in under a minute, 450 times n = 4's"))
+    if arguments.n > limit:
+        raise UsageError(f"--n {arguments.n}: --method columns stops at n = {limit} for {polytope} ({work}; "
+                         f"n = {limit + 1} would take hours)")
     _refuse_options(arguments, ("resume", "ext", "recurse", "workers", "scheduler"),
-                    "--method columns (one call in this process, one entry per orbit; n = 6 in minutes)")
+                    "--method columns (one call in this process, one entry per orbit)")
     if arguments.ine:
-        write_document(arguments.ine, count_polytope(arguments.n, eps_exp=arguments.eps_exp).to_ine(),
-                       "H-representation")
-    found = u_vertices_by_columns(arguments.n, arguments.eps_exp)
-    command = f"qifkit enumerate U --n {arguments.n} --eps-exp {arguments.eps_exp} --method columns"
-    document = u_census_document(found, command)
-    print(f"U n={arguments.n} e^ε={found.eps_exp}: {found.vertex_count} vertices in {len(document['orbits'])} orbits "
-          f"under a group of order {document['group_order']} ({found.seconds:.2f} s, exact, columns' tight steps: "
-          f"complete by the independence criterion, {found.visited} step sets tried)")
+        write_document(arguments.ine, count_polytope(arguments.n, eps_exp=arguments.eps_exp,
+                                                     fixed=polytope == "F").to_ine(), "H-representation")
+    enumerate_by_columns, document_of, check = ((u_vertices_by_columns, u_census_document, check_u_census)
+                                                if polytope == "U" else
+                                                (f_vertices_by_columns, f_census_document, check_f_census))
+    found = enumerate_by_columns(arguments.n, arguments.eps_exp)
+    command = f"qifkit enumerate {polytope} --n {arguments.n} --eps-exp {arguments.eps_exp} --method columns"
+    document = document_of(found, command)
+    print(f"{polytope}{' (uniform z)' if polytope == 'F' else ''} n={arguments.n} e^ε={found.eps_exp}: "
+          f"{found.vertex_count} vertices in {len(document['orbits'])} orbits under a group of order "
+          f"{document['group_order']} ({found.seconds:.2f} s, exact, columns' tight steps: complete by the "
+          f"independence criterion, {found.visited} step sets tried)")
     if arguments.json:
         text = json_text(document, None)
         try:
-            check_u_census(read_json(text.encode("utf-8")))
+            check(read_json(text.encode("utf-8")))
         except CertificateError as error:  # our enumeration or writer broke: nothing is written
             raise InternalError(f"the census about to be written fails its own check: {error}") from None
-        write_document(arguments.json, text, "census of U")
+        write_document(arguments.json, text, f"census of {polytope}")
     return EXIT_OK
 
 
