@@ -151,11 +151,35 @@ MUTATIONS = (
              "            if pivot < 0:\n                pivot = 0",
              ("tests/test_u_columns.py",), "a dependent segment vector joins the span"),
     Mutation("u-census-steps-unchecked", "polytopes/u_columns.py",
-             "        if [_steps_of(", "        if False and [_steps_of(",
+             "        if [steps_of(", "        if False and [steps_of(",
              ("tests/test_u_columns.py",), "a census entry whose loose step is tight is accepted"),
     Mutation("u-census-recount-skipped", "polytopes/u_columns.py",
              "    if recount:\n", "    if False:\n",
              ("tests/test_u_columns.py",), "a census of U with an orbit removed passes"),
+    Mutation("f-loose-on-the-boundary", "polytopes/f_columns.py",
+             "not (entries[i] < e * entries[i + 1] and entries[i + 1] < e * entries[i])",
+             "not (entries[i] <= e * entries[i + 1] and entries[i + 1] <= e * entries[i])",
+             ("tests/test_f_columns.py",), "a loose step of F on its bound counts: one vertex under two multisets"),
+    Mutation("f-prune-too-strict", "polytopes/f_columns.py",
+             "    return all(v > 0 for v in rest) and all(a <= ratio * b",
+             "    return all(v > 0 for v in rest) and all(a < ratio * b",
+             ("tests/test_f_columns.py",), "the rest of the row sums on its ratio bound is pruned: vertices lost"),
+    Mutation("f-census-steps-unchecked", "polytopes/f_columns.py",
+             "        if [steps_of(", "        if False and [steps_of(",
+             ("tests/test_f_columns.py",), "a census entry of F whose loose step is tight is accepted"),
+    Mutation("f-census-recount-skipped", "polytopes/f_columns.py",
+             "    if recount:\n", "    if False:\n",
+             ("tests/test_f_columns.py",), "a census of F with an orbit removed passes the recount"),
+    Mutation("f-claim-counts-unbound", "proofs_checks/beyond.py",
+             "    if at_five != expected:", "    if False:",
+             ("tests/test_f_columns.py",), "beyond.f-census confirms a file at e^ε = 3 with an orbit removed"),
+    Mutation("scalar-lp-minimum-in-fmpq", "polytopes/lp.py",
+             "    return solution.as_fractions()", "    return solution",
+             ("tests/test_scalar_rule.py",), "an LP minimum over a polytope reaches the user in flint rationals"),
+    Mutation("scalar-mixed-answer-kept", "qifkit/lp/program.py",
+             "if scalars and all(type(v) is Fraction for v in scalars):",
+             "if scalars and any(type(v) is Fraction for v in scalars):",
+             ("tests/test_scalar_rule.py",), "an LP answer built from a mix of types keeps the mix"),
     Mutation("rf-zero-row-sum-kept", "polytopes/rf_components.py",
              "        if min(u) <= 0:\n            return", "        if min(u) < 0:\n            return",
              ("tests/test_rf_components.py",), "a set of trees with a zero row sum counts: one vertex under two sets"),
@@ -545,6 +569,11 @@ MUTATIONS = (
 
 #: Mutations judged undetectable by any input, with the reason (issue 53: none without one).
 EQUIVALENT = (
+    ("f-first-segment-zero", "polytopes/f_columns.py",
+     "a column of F kept with its first segment's coefficient 0 (< 0 for <= 0): a column with loose steps has one "
+     "between its first and second segments, and a strictly loose step needs both entries positive (a < e·b and "
+     "b < e·a give a·(e² − 1) > 0), so the strictness check refuses it; the positivity tests only end the work "
+     "earlier"),
     ("array-exact-fixed-point-signed", "polytopes/fixed_point/verification.py",
      "the exact fixed-point error max((z·T)_j / z_j − 1) without its absolute value: it is raised in one "
      "test with the row-sum error, and when every row sums to 1 exactly, Σ_j (z·T)_j = Σ_j z_j, so a coordinate "
