@@ -51,9 +51,7 @@ Examples
 from __future__ import annotations
 
 import itertools
-import math
 import time
-from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -63,15 +61,14 @@ import flint
 
 from polytopes.u_columns import (
     ColumnCensusCheck,
-    in_count_polytope,
-    matrix_from_steps,
+    check_column_census,
+    column_census_document,
     orbit_key,
-    reversed_steps,
+    orderings,
     segment_vectors,
-    steps_of,
 )
 from qifkit.errors import CertificateError, ParameterError
-from qifkit.numbers import exact_str, parse_eps_exp, reduced_fractions
+from qifkit.numbers import reduced_fractions
 from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = ["F_COLUMNS_MAX_N", "F_CENSUS_FORMAT", "FColumnCensus", "f_vertices_by_columns", "f_census_document",
@@ -114,12 +111,12 @@ class FColumnCensus:
 
     def size(self, steps: Sequence[str]) -> int:
         """The vertices a step set stands for: its distinct orderings among the n columns."""
-        return _orderings(steps)
+        return orderings(steps, self.n)
 
     @property
     def vertex_count(self) -> int:
         """|ex(F)|."""
-        return sum(map(_orderings, self.step_sets))
+        return sum(orderings(steps, self.n) for steps in self.step_sets)
 
     @property
     def orbit_count(self) -> int:
@@ -135,11 +132,6 @@ class FColumnCensus:
         for columns in self.columns:
             for order in set(itertools.permutations(columns)):
                 yield tuple(zip(*order, strict=True))
-
-
-def _orderings(steps: Sequence[str]) -> int:
-    """n!/(m_1!·m_2!·...) for a multiset of n steps with multiplicities m_1, m_2, ..."""
-    return math.factorial(len(steps)) // math.prod(math.factorial(m) for m in Counter(steps).values())
 
 
 @dataclass(frozen=True)
@@ -272,24 +264,7 @@ def _solved(shapes: Sequence[_Shape], rest: Sequence[flint.fmpq], ratio: flint.f
 def f_census_document(census: FColumnCensus, command: str) -> dict[str, Any]:
     """The census file of :func:`f_vertices_by_columns` (JSON data): one entry per orbit under the
     column permutations and the row reversal, its steps and its number of vertices."""
-    sizes: dict[tuple[str, ...], int] = {}
-    for steps in census.step_sets:
-        key = orbit_key(steps)
-        sizes[key] = sizes.get(key, 0) + census.size(steps)
-    return {
-        "format": F_CENSUS_FORMAT,
-        "polytope": "F",
-        "z": "uniform",
-        "n": census.n,
-        "eps_exp": exact_str(census.eps_exp),
-        "count": census.vertex_count,
-        "step_sets": len(census.step_sets),
-        "group_order": 2 * math.factorial(census.n),
-        "orbits": [{"steps": " ".join(key), "size": size} for key, size in sorted(sizes.items())],
-        "visited": census.visited,
-        "seconds": round(census.seconds, 2),
-        "command": command,
-    }
+    return column_census_document(census, command, {"format": F_CENSUS_FORMAT, "polytope": "F", "z": "uniform"})
 
 
 def check_f_census(document: Mapping[str, Any], recount: bool = False) -> ColumnCensusCheck:
@@ -308,47 +283,8 @@ def check_f_census(document: Mapping[str, Any], recount: bool = False) -> Column
     ------
     CertificateError
     """
-    if document.get("format") != F_CENSUS_FORMAT or document.get("polytope") != "F" or document.get("z") != "uniform":
-        raise CertificateError(f"not a census file of F with the uniform z (format must be {F_CENSUS_FORMAT!r})")
-    n = whole_number(document.get("n"), 2, "the census's n", maximum=F_COLUMNS_MAX_N, error=CertificateError)
-    e = parse_eps_exp(str(document.get("eps_exp")))
-    if e <= 1:
-        raise CertificateError(f"the census's e^ε = {exact_str(e)} is not above 1")
-    orbits = document.get("orbits")
-    if not isinstance(orbits, list) or not orbits:
-        raise CertificateError("a census of F lists its orbits")
-    seen: dict[tuple[str, ...], int] = {}
-    total = 0
-    for k, entry in enumerate(orbits):
-        where = f"orbit {k + 1}"
-        text = entry.get("steps") if isinstance(entry, Mapping) else None
-        steps = text.split(" ") if isinstance(text, str) else []
-        if len(steps) != n or any(len(s) != n - 1 or set(s) - set("dul") for s in steps):
-            raise CertificateError(f"{where}: its steps {text!r} are not {n} words of {n - 1} letters d, u, l "
-                                   "separated by single spaces")
-        key = tuple(steps)
-        if key != orbit_key(steps):
-            raise CertificateError(f"{where}: {text!r} is not its orbit's name (sorted, and not above its reversal)")
-        if key in seen:
-            raise CertificateError(f"{where} is orbit {seen[key] + 1} again")
-        seen[key] = k
-        matrix = matrix_from_steps(steps, n, e, fixed=True)
-        if matrix is None or not in_count_polytope(matrix, e, fixed=True):
-            raise CertificateError(f"{where}: the steps {text!r} give no vertex of F (n = {n}, e^ε = {exact_str(e)})")
-        if [steps_of([row[j] for row in matrix], e) for j in range(n)] != steps:
-            raise CertificateError(f"{where}: a column's loose step is tight; the vertex is listed under other steps")
-        size = _orderings(steps) * (1 if tuple(sorted(map(reversed_steps, steps))) == key else 2)
-        if entry.get("size") != size:
-            raise CertificateError(f"{where}: size {entry.get('size')} is not the orbit's {size} vertices")
-        total += size
-    if document.get("count") != total:
-        raise CertificateError(f"the count {document.get('count')} is not the orbits' sum {total}")
-    if recount:
-        again = f_census_document(f_vertices_by_columns(n, e), "")
-        listed = {o["steps"]: o["size"] for o in orbits}
-        found = {o["steps"]: o["size"] for o in again["orbits"]}
-        if listed != found:
-            missing = sorted(set(found) - set(listed))
-            raise CertificateError(f"the column steps, enumerated again, give {len(found)} orbits; the file lists "
-                                   f"{len(listed)}" + (f" (missing: {missing[0]!r})" if missing else ""))
-    return ColumnCensusCheck(total, len(orbits), recount)
+    if document.get("z") != "uniform":
+        raise CertificateError(f"not a census file of F with the uniform z (its z is {document.get('z')!r})")
+    return check_column_census(document, polytope="F", census_format=F_CENSUS_FORMAT, max_n=F_COLUMNS_MAX_N,
+                               fixed=True, again=lambda n, e: f_census_document(f_vertices_by_columns(n, e), "")
+                               if recount else None)

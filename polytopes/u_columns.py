@@ -53,11 +53,12 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from operator import mul
-from typing import Any
+from typing import Any, Protocol
 
 import flint
 
@@ -66,8 +67,9 @@ from qifkit.numbers import exact_str, parse_eps_exp
 from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = ["U_COLUMNS_MAX_N", "U_CENSUS_FORMAT", "UColumnCensus", "ColumnCensusCheck", "u_vertices_by_columns",
-           "reversed_steps", "segment_vectors", "orbit_key", "steps_of", "matrix_from_steps", "in_count_polytope",
-           "u_census_document", "check_u_census"]
+           "reversed_steps", "segment_vectors", "orbit_key", "orderings", "steps_of", "matrix_from_steps",
+           "in_count_polytope", "u_census_document", "check_u_census", "ColumnCensus", "column_census_document",
+           "check_column_census"]
 
 #: Largest n taken: n = 6 tries 5.3·10^6 sets of steps (minutes); the sets tried grew 52 times from n = 4 to
 #: 5 and 156 times from 5 to 6, so n = 7 would take hours.
@@ -108,6 +110,14 @@ def _column_of(steps: str, coefficients: Sequence[Fraction], e: Fraction) -> lis
     return column
 
 
+def orderings(steps: Sequence[str], n: int) -> int:
+    """The vertices one list of non-zero columns' steps stands for: its distinct orderings among the
+    n columns, the other n − m columns 0: n!/((n − m)!·m_1!·m_2!·...) for steps repeated m_1, m_2, ...
+    times (U's steps never repeat; F's columns are never 0)."""
+    repeats = math.prod(math.factorial(m) for m in Counter(steps).values())
+    return math.factorial(n) // (math.factorial(n - len(steps)) * repeats)
+
+
 def reversed_steps(steps: str) -> str:
     """The steps of a column read from the other end: the reversal of the rows turns down into up."""
     return "".join({"d": "u", "u": "d", "l": "l"}[s] for s in reversed(steps))
@@ -140,7 +150,7 @@ class UColumnCensus:
 
     def size(self, steps: Sequence[str]) -> int:
         """The vertices a step set stands for: its orderings among the n columns."""
-        return math.factorial(self.n) // math.factorial(self.n - len(steps))
+        return orderings(steps, self.n)
 
     @property
     def vertex_count(self) -> int:
@@ -414,13 +424,44 @@ def orbit_key(steps: Sequence[str]) -> tuple[str, ...]:
 def u_census_document(census: UColumnCensus, command: str) -> dict[str, Any]:
     """The census file of :func:`u_vertices_by_columns` (JSON data): one entry per orbit under the
     column permutations and the row reversal, its steps and its number of vertices."""
+    return column_census_document(census, command, {"format": U_CENSUS_FORMAT, "polytope": "U"})
+
+
+class ColumnCensus(Protocol):
+    """What a census by columns' steps holds (:class:`UColumnCensus`,
+    :class:`polytopes.f_columns.FColumnCensus`)."""
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def eps_exp(self) -> Fraction: ...
+
+    @property
+    def step_sets(self) -> tuple[tuple[str, ...], ...]: ...
+
+    @property
+    def visited(self) -> int: ...
+
+    @property
+    def seconds(self) -> float: ...
+
+    def size(self, steps: Sequence[str]) -> int: ...
+
+    @property
+    def vertex_count(self) -> int: ...
+
+
+def column_census_document(census: ColumnCensus, command: str, header: dict[str, Any]) -> dict[str, Any]:
+    """A census file (JSON data) of U or F by columns' steps: `header` (format, polytope, ...), then
+    one entry per orbit under the column permutations and the row reversal, its steps and its
+    number of vertices, and the work done."""
     sizes: dict[tuple[str, ...], int] = {}
     for steps in census.step_sets:
         key = orbit_key(steps)
         sizes[key] = sizes.get(key, 0) + census.size(steps)
     return {
-        "format": U_CENSUS_FORMAT,
-        "polytope": "U",
+        **header,
         "n": census.n,
         "eps_exp": exact_str(census.eps_exp),
         "count": census.vertex_count,
@@ -502,48 +543,60 @@ def check_u_census(document: Mapping[str, Any], recount: bool = False) -> Column
     ------
     CertificateError
     """
-    if document.get("format") != U_CENSUS_FORMAT or document.get("polytope") != "U":
-        raise CertificateError(f"not a census file of U (format must be {U_CENSUS_FORMAT!r})")
-    n = whole_number(document.get("n"), 2, "the census's n", maximum=U_COLUMNS_MAX_N, error=CertificateError)
+    return check_column_census(document, polytope="U", census_format=U_CENSUS_FORMAT, max_n=U_COLUMNS_MAX_N,
+                               fixed=False, again=lambda n, e: u_census_document(u_vertices_by_columns(n, e), "")
+                               if recount else None)
+
+
+def check_column_census(document: Mapping[str, Any], *, polytope: str, census_format: str, max_n: int, fixed: bool,
+                        again: Callable[[int, Fraction], Mapping[str, Any] | None]) -> ColumnCensusCheck:
+    """The checks of :func:`check_u_census`, for U (``fixed=False``: 1..n non-zero columns, the rest
+    0) or F with the uniform z (``fixed``: n columns, each summing to 1;
+    :func:`polytopes.f_columns.check_f_census`); `again(n, e)` is the census enumerated again, or
+    None for no recount."""
+    if document.get("format") != census_format or document.get("polytope") != polytope:
+        raise CertificateError(f"not a census file of {polytope} (format must be {census_format!r})")
+    n = whole_number(document.get("n"), 2, "the census's n", maximum=max_n, error=CertificateError)
     e = parse_eps_exp(str(document.get("eps_exp")))
     if e <= 1:
         raise CertificateError(f"the census's e^ε = {exact_str(e)} is not above 1")
     orbits = document.get("orbits")
     if not isinstance(orbits, list) or not orbits:
-        raise CertificateError("a census of U lists its orbits")
+        raise CertificateError(f"a census of {polytope} lists its orbits")
     seen: dict[tuple[str, ...], int] = {}
     total = 0
+    fewest = n if fixed else 1
     for k, entry in enumerate(orbits):
         where = f"orbit {k + 1}"
         text = entry.get("steps") if isinstance(entry, Mapping) else None
         steps = text.split(" ") if isinstance(text, str) else []
-        if not 1 <= len(steps) <= n or any(len(s) != n - 1 or set(s) - set(_STEPS) for s in steps):
-            raise CertificateError(f"{where}: its steps {text!r} are not 1..{n} words of {n - 1} letters d, u, l "
-                                   "separated by single spaces")
+        if not fewest <= len(steps) <= n or any(len(s) != n - 1 or set(s) - set(_STEPS) for s in steps):
+            raise CertificateError(f"{where}: its steps {text!r} are not {'' if fixed else '1..'}{n} words of {n - 1} "
+                                   "letters d, u, l separated by single spaces")
         key = tuple(steps)
         if key != orbit_key(steps):
             raise CertificateError(f"{where}: {text!r} is not its orbit's name (sorted, and not above its reversal)")
         if key in seen:
             raise CertificateError(f"{where} is orbit {seen[key] + 1} again")
         seen[key] = k
-        matrix = matrix_from_steps(steps, n, e)
-        if matrix is None or not in_count_polytope(matrix, e):
-            raise CertificateError(f"{where}: the steps {text!r} give no vertex of U (n = {n}, e^ε = {exact_str(e)})")
-        if [steps_of([row[j] for row in matrix], e) for j in range(len(steps))] != list(steps):
+        matrix = matrix_from_steps(steps, n, e, fixed)
+        if matrix is None or not in_count_polytope(matrix, e, fixed):
+            raise CertificateError(f"{where}: the steps {text!r} give no vertex of {polytope} (n = {n}, "
+                                   f"e^ε = {exact_str(e)})")
+        if [steps_of([row[j] for row in matrix], e) for j in range(len(steps))] != steps:
             raise CertificateError(f"{where}: a column's loose step is tight; the vertex is listed under other steps")
-        single = math.factorial(n) // math.factorial(n - len(steps))
-        size = single * (1 if tuple(sorted(map(reversed_steps, steps))) == key else 2)
+        size = orderings(steps, n) * (1 if tuple(sorted(map(reversed_steps, steps))) == key else 2)
         if entry.get("size") != size:
             raise CertificateError(f"{where}: size {entry.get('size')} is not the orbit's {size} vertices")
         total += size
     if document.get("count") != total:
         raise CertificateError(f"the count {document.get('count')} is not the orbits' sum {total}")
-    if recount:
-        again = u_census_document(u_vertices_by_columns(n, e), "")
+    recounted = again(n, e)
+    if recounted is not None:
         listed = {o["steps"]: o["size"] for o in orbits}
-        found = {o["steps"]: o["size"] for o in again["orbits"]}
+        found = {o["steps"]: o["size"] for o in recounted["orbits"]}
         if listed != found:
             missing = sorted(set(found) - set(listed))
             raise CertificateError(f"the column steps, enumerated again, give {len(found)} orbits; the file lists "
                                    f"{len(listed)}" + (f" (missing: {missing[0]!r})" if missing else ""))
-    return ColumnCensusCheck(total, len(orbits), recount)
+    return ColumnCensusCheck(total, len(orbits), recounted is not None)
