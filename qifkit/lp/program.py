@@ -162,6 +162,10 @@ def _rationals(values: Sequence[Any] | None) -> tuple[flint.fmpq, ...] | None:
     return None if values is None else tuple(to_fmpq(v) for v in values)
 
 
+def _fractions(values: Sequence[Any] | None) -> tuple[Fraction, ...] | None:
+    return None if values is None else reduced_fractions(values)
+
+
 Scalar = TypeVar("Scalar", flint.fmpq, Fraction)
 
 
@@ -221,10 +225,8 @@ class LPSolution(Generic[Scalar]):
 
     def as_fractions(self) -> LPSolution[Fraction]:
         """The same answer in Fractions (reduced, without a second gcd: :func:`qifkit.numbers.reduced_fraction`)."""
-        def fractions(vector: tuple[Any, ...] | None) -> tuple[Fraction, ...] | None:
-            return None if vector is None else reduced_fractions(vector)
         value = None if self.value is None else reduced_fraction(self.value)
-        return LPSolution(self.status, value, fractions(self.point), fractions(self.duals), fractions(self.ray),
+        return LPSolution(self.status, value, _fractions(self.point), _fractions(self.duals), _fractions(self.ray),
                           self.method)
 
     def as_fmpq(self) -> LPSolution[flint.fmpq]:
