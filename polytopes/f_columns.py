@@ -28,13 +28,13 @@ positive (c_t > 0, and 1/|g_1| − Σ_t c_t·|g_t| > 0 for g_1) and every loose 
 (else the column has other steps, and the vertex is listed under those). A multiset whose steps
 occur m_1, m_2, ... times stands for n!/(m_1!·m_2!·...) vertices.
 
-**The enumeration.** Depth first over multisets of steps in a fixed order: the n − 1 ... 0 loose
-steps of the multiset go last, so the columns without a loose step, which are fixed (f), come first
-and are pruned at once: the rest of the columns must sum to r = 1 − Σ f, so r must be positive and
-within e^ε between neighbouring rows (a sum of columns with the ratio property has it). A full
-multiset is solved exactly (FLINT's rational row reduction) and checked as above. No float is used
-and nothing is rounded. n = 5 takes about 40 s at e^ε = 2 (3·10⁶ multisets tried); from n = 4 to 5
-the multisets tried grew 450 times, so n = 6 would take hours of this process (docs/enumerate.md).
+**The enumeration.** Depth first over multisets of steps, the steps ordered by their number of
+loose steps, so the columns without one, which are fixed (f), come first and are pruned at once:
+the columns still to come must sum to r = 1 − Σ f, so r must be positive and within e^ε between
+neighbouring rows (a sum of columns with the ratio property has it). A full multiset is solved
+exactly (FLINT's rational row reduction) and checked as above. No float is used and nothing is
+rounded. n = 5 takes about 40 s at e^ε = 2 (3·10⁶ multisets tried); from n = 4 to 5 the multisets
+tried grew 450 times, so n = 6 would take hours of this process (docs/enumerate.md).
 
 :func:`check_f_census` verifies each listed vertex without segment vectors, from F's own
 constraints as equations (:func:`polytopes.u_columns.matrix_from_steps`); with ``recount`` it
