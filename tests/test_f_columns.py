@@ -123,9 +123,8 @@ def test_a_tight_step_called_loose_is_refused():
 
 
 def test_the_claim_binds_every_file_to_normaliz_count(tmp_path):
-    """beyond.f-census without --full recounts only the e^ε = 2 file; a file at another e^ε with
-    an orbit removed and its count made consistent passes the entry checks, and is refused by the
-    golden count (Normaliz's), so no forgery passes without a recount either."""
+    """beyond.f-census without --full recounts no file: a file with an orbit removed and its count
+    made consistent passes the entry checks, and is refused by the golden count (Normaliz's)."""
     shutil.copy(beyond.CENSUS_FOLDER / "f-n5-e3.json", tmp_path / "f-n5-e3.json")
     outcome = beyond.f_census(folder=tmp_path, expected={"3": beyond.F_N5_COUNTS["3"]})
     assert outcome.status is Status.CONFIRMED and not outcome.evidence["files"]["f-n5-e3.json"]["recounted"]
@@ -136,6 +135,18 @@ def test_the_claim_binds_every_file_to_normaliz_count(tmp_path):
     (tmp_path / "f-n5-e3.json").write_text(json.dumps(forged))
     outcome = beyond.f_census(folder=tmp_path, expected={"3": beyond.F_N5_COUNTS["3"]})
     assert outcome.status is Status.FAILED and "expected" in outcome.evidence["failures"][0]
+
+
+@pytest.mark.slow
+def test_the_claim_recounts_with_full(tmp_path):
+    """With --full, beyond.f-census enumerates every file again (under a minute each): the same
+    forgery is refused by the recount itself."""
+    forged = json.loads((beyond.CENSUS_FOLDER / "f-n5-e3.json").read_text())
+    gone = forged["orbits"].pop(100)
+    forged["count"] -= gone["size"]
+    (tmp_path / "f-n5-e3.json").write_text(json.dumps(forged))
+    with pytest.raises(CertificateError, match="enumerated again, give 5121 orbits; the file lists 5120"):
+        beyond.f_census(folder=tmp_path, expected={"3": beyond.F_N5_COUNTS["3"]}, full=True)
 
 
 @pytest.mark.parametrize("n, eps_exp, error", [
