@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -214,8 +215,9 @@ class LPSolution(Generic[Scalar]):
 
     def __post_init__(self) -> None:
         vectors = [getattr(self, field) for field in _VECTORS]
-        scalars = [v for v in (self.value,) if v is not None] + [v for vector in vectors if vector for v in vector]
-        if scalars and all(type(v) is Fraction for v in scalars):
+        scalars = (v for v in itertools.chain((self.value,), *(vector or () for vector in vectors)) if v is not None)
+        first = next(scalars, None)  # the engine's answers stop here: their first scalar is a flint rational
+        if type(first) is Fraction and all(type(v) is Fraction for v in scalars):
             for field, vector in zip(_VECTORS, vectors, strict=True):
                 object.__setattr__(self, field, None if vector is None else tuple(vector))
             return
