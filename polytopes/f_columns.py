@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -62,17 +62,20 @@ import flint
 from polytopes.u_columns import (
     ColumnCensusCheck,
     check_column_census,
+    check_u_census,
     column_census_document,
     orbit_key,
     orderings,
     segment_vectors,
+    u_census_document,
+    u_vertices_by_columns,
 )
 from qifkit.errors import CertificateError, ParameterError
 from qifkit.numbers import reduced_fractions
 from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = ["F_COLUMNS_MAX_N", "F_CENSUS_FORMAT", "FColumnCensus", "f_vertices_by_columns", "f_census_document",
-           "check_f_census"]
+           "check_f_census", "COLUMN_CENSUSES"]
 
 #: Largest n taken: n = 5 tries 3·10⁶ multisets of steps (under a minute); they grew 450 times from
 #: n = 4 to 5, so n = 6 would take hours.
@@ -288,3 +291,11 @@ def check_f_census(document: Mapping[str, Any], recount: bool = False) -> Column
     return check_column_census(document, polytope="F", census_format=F_CENSUS_FORMAT, max_n=F_COLUMNS_MAX_N,
                                fixed=True, again=lambda n, e: f_census_document(f_vertices_by_columns(n, e), "")
                                if recount else None)
+
+
+#: U and F (uniform z) by their columns' steps: the enumeration, its census file and the file's checker.
+COLUMN_CENSUSES: dict[str, tuple[Callable[[int, Any], Any], Callable[[Any, str], dict[str, Any]],
+                                 Callable[[Mapping[str, Any]], ColumnCensusCheck]]] = {
+    "U": (u_vertices_by_columns, u_census_document, check_u_census),
+    "F": (f_vertices_by_columns, f_census_document, check_f_census),
+}

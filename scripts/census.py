@@ -30,13 +30,12 @@ from pathlib import Path
 
 from polytopes.census import census_document, check_census
 from polytopes.decomposition import Recursion
-from polytopes.f_columns import check_f_census, f_census_document, f_vertices_by_columns
+from polytopes.f_columns import COLUMN_CENSUSES
 from polytopes.ldp_faces import ldp_orbits_by_faces
 from polytopes.ldp_rows import ldp_orbits_by_rows
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
-from polytopes.u_columns import check_u_census, u_census_document, u_vertices_by_columns
 from qifkit.files import atomic_write_bytes, atomic_write_text, gzip_bytes, json_text, read_json
 from qifkit.numbers import exact_str, parse_eps_exp
 
@@ -52,13 +51,6 @@ def census_path(n: int, eps_exp: str, polytope: str = "LDP") -> Path:
     """results/ldp-n{n}-e{e^ε with / as _}.json (u-n… for U, f-n… for F), .json.gz from COMPRESSED_FROM_N"""
     suffix = ".json.gz" if n >= COMPRESSED_FROM_N else ".json"
     return RESULTS / f"{polytope.lower()}-n{n}-e{exact_str(parse_eps_exp(eps_exp)).replace('/', '_')}{suffix}"
-
-
-#: U and F (uniform z) by their columns' steps: enumeration, census document, checker.
-COLUMN_CENSUSES = {
-    "U": (u_vertices_by_columns, u_census_document, check_u_census),
-    "F": (f_vertices_by_columns, f_census_document, check_f_census),
-}
 
 
 def write_column_census(polytope: str, n: int, eps_exp: str) -> None:

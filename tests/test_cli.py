@@ -383,10 +383,10 @@ def test_by_columns_refuses_what_it_cannot_do(argv, says, capsys, tmp_path, monk
 def test_u_at_n6_takes_the_columns_by_default(monkeypatch, capsys):
     """Without --method, U at n = 6 goes to the column steps (the one method that finishes it); the
     enumeration itself is replaced here by n = 3's (the n = 6 census is a slow test)."""
-    import polytopes.u_columns as u_columns
+    from polytopes.f_columns import COLUMN_CENSUSES
 
-    real = u_columns.u_vertices_by_columns
+    real, document, check = COLUMN_CENSUSES["U"]
     asked = []
-    monkeypatch.setattr(u_columns, "u_vertices_by_columns", lambda n, e: asked.append(n) or real(3, e))
+    monkeypatch.setitem(COLUMN_CENSUSES, "U", (lambda n, e: asked.append(n) or real(3, e), document, check))
     assert main(["enumerate", "U", "--n", "6", "--eps-exp", "2"]) == 0
     assert asked == [6] and "27 vertices" in capsys.readouterr().out

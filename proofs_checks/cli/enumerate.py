@@ -270,8 +270,7 @@ def _enumerate_by_columns(arguments: argparse.Namespace, z: list[Fraction] | Non
     steps (polytopes.u_columns, polytopes.f_columns), one entry per orbit under the column
     permutations and the row reversal; --json writes the census file of results/ (check_u_census,
     check_f_census), checked as a reader loads it before it is written."""
-    from polytopes.f_columns import check_f_census, f_census_document, f_vertices_by_columns
-    from polytopes.u_columns import check_u_census, u_census_document, u_vertices_by_columns
+    from polytopes.f_columns import COLUMN_CENSUSES
 
     polytope = arguments.polytope
     if polytope not in ("U", "F"):
@@ -291,9 +290,7 @@ def _enumerate_by_columns(arguments: argparse.Namespace, z: list[Fraction] | Non
     if arguments.ine:
         write_document(arguments.ine, count_polytope(arguments.n, eps_exp=arguments.eps_exp,
                                                      fixed=polytope == "F").to_ine(), "H-representation")
-    enumerate_by_columns, document_of, check = ((u_vertices_by_columns, u_census_document, check_u_census)
-                                                if polytope == "U" else
-                                                (f_vertices_by_columns, f_census_document, check_f_census))
+    enumerate_by_columns, document_of, check = COLUMN_CENSUSES[polytope]
     found = enumerate_by_columns(arguments.n, arguments.eps_exp)
     command = f"qifkit enumerate {polytope} --n {arguments.n} --eps-exp {arguments.eps_exp} --method columns"
     document = document_of(found, command)
