@@ -1,4 +1,4 @@
-"""ex(R_F) with a uniform z, counted by its components (Kohli and Laskowski, Def. 7; issue 55).
+"""ex(R_F), counted by its components (Kohli and Laskowski, Def. 7; issue 55).
 
 R_F = {B ≥ 0 (scales × columns) : Ψ·B·1 = 1, z·Ψ·B = z}. With w_i = z·Ψ_i (the weight of scale i
 under z), Φ_i = Ψ_i / w_i and C = diag(w)·B (a positive rescaling, so the vertices correspond):
@@ -25,12 +25,14 @@ margins u (scales) and z (columns), which must be positive on every edge. So
 
 Every z·Φ_i is 1, so the differences lie in the hyperplane z·x = 0: their number Σ_a (|S_a| − 1)
 is at most n − 1. A component of one scale adds no difference (a *singleton*: its tree is a star,
-always positive). With a uniform z only the number of columns c_a of each component matters: a
-set of components with those numbers stands for n!/Π_a c_a! vertices (the components are told
-apart by their scales).
+always positive). Columns of equal weight z_j are interchangeable: what matters of a component's
+columns is how many it takes of each weight, v_a (its *column vector*). A set of components with
+those vectors stands for Π_w m_w! / Π_a Π_w v_a(w)! vertices, m_w the number of columns of
+weight w (the components are told apart by their scales): n!/Π_a c_a! for the uniform z, where
+only the numbers of columns c_a matter, which is what makes n = 5 fit.
 
 **The count.** :func:`rf_vertex_count` takes every *core* (disjoint sets of scales of two or more,
-independent differences, total dimension d ≤ n − 1), every number of columns for each of its
+independent differences, total dimension d ≤ n − 1), every column vector for each of its
 components and every set of singletons, and solves for u. Floats search: the differences' least
 singular value (independence), the residual (whether 1 is reached when d < n − 1) and the signs
 of u. A candidate is dropped by floats only when it is clearly out: a least singular value below
@@ -40,7 +42,8 @@ has every candidate decided exactly (at n = 5, e^ε = 2: 843 of 2.7 million core
 whose smallest u is above −1e-9 is decided in exact rationals (python-flint): its u solved
 exactly, its positivity and its positive spanning trees counted exactly. The count is the sum of
 those exact decisions. ``tests/test_rf_components.py`` compares it with cddlib's and Normaliz's
-vertex counts at n = 3 (e^ε up to 10^10, where Φ's entries span 20 orders of magnitude) and 4.
+vertex counts at n = 3 (e^ε up to 10^10, where Φ's entries span 20 orders of magnitude) and 4,
+for the uniform and the binomial z and z with no two weights equal, and at n = 5 on faces.
 
 Examples
 --------
@@ -50,6 +53,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -62,12 +66,13 @@ import flint
 import numpy as np
 
 from polytopes.scales import psi
-from qifkit.errors import CertificateError, ParameterError
-from qifkit.numbers import exact_str, parse_eps_exp
+from polytopes.spaces import check_distribution
+from qifkit.errors import CertificateError, DistributionError, ParameterError
+from qifkit.numbers import exact_str, parse_eps_exp, parse_number
 from qifkit.validation import eps_exp_above_one, whole_number
 
-__all__ = ["RF_COMPONENTS_MAX_N", "RF_COUNT_FORMAT", "RFCount", "rf_vertex_count", "spanning_tree_cuts",
-           "rf_count_document", "check_rf_count"]
+__all__ = ["RF_COMPONENTS_MAX_N", "RF_COUNT_FORMAT", "RFCount", "RFCountCheck", "rf_vertex_count",
+           "spanning_tree_cuts", "rf_count_document", "check_rf_count"]
 
 
 #: The largest n counted: n = 5 takes about five minutes (its 16 scales give 2.7 million cores);
@@ -75,7 +80,7 @@ __all__ = ["RF_COMPONENTS_MAX_N", "RF_COUNT_FORMAT", "RFCount", "rf_vertex_count
 RF_COMPONENTS_MAX_N = 5
 
 #: The format of a count file (:func:`rf_count_document`).
-RF_COUNT_FORMAT = "qifkit count of R_F by components, version 1"
+RF_COUNT_FORMAT = "qifkit count of R_F by components, version 2"
 
 #: Floats drop a candidate only beyond these, and only for cores whose differences have a
 #: condition number of at most _CONDITION (see the module docstring).
@@ -90,16 +95,18 @@ _CHUNK = 20_000
 
 @dataclass
 class RFCount:
-    """The vertices of R_F (uniform z) by their components.
+    """The vertices of R_F by their components.
 
     Attributes
     ----------
     n, eps_exp : int, Fraction
+    z : tuple of Fraction
+        The fixed point.
     vertices : int
         |ex(R_F)|, exact.
     structures : int
         Sets of components with positive u and at least one positive tree for each: the vertices
-        up to the column permutations and the choice of trees.
+        up to permutations of columns of equal weight and the choice of trees.
     by_core : dict
         For each core's dimensions (a partition of d ≤ n − 1, () for singletons only):
         [cores with independent differences, structures, vertices].
@@ -113,12 +120,36 @@ class RFCount:
 
     n: int
     eps_exp: Fraction
+    z: tuple[Fraction, ...]
     vertices: int = 0
     structures: int = 0
     by_core: dict[tuple[int, ...], list[int]] = field(default_factory=dict)
     decided_exactly: int = 0
     seconds: float = 0.0
     face: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class RFCountCheck:
+    """What :func:`check_rf_count` confirmed of a count file.
+
+    Attributes
+    ----------
+    n, eps_exp, z : int, Fraction, tuple of Fraction
+        The file's polytope.
+    vertices, structures : int
+        Its totals (equal to its table's).
+    recounted : bool
+        Whether its table was also counted again (without that, only its fields and totals were
+        checked).
+    """
+
+    n: int
+    eps_exp: Fraction
+    z: tuple[Fraction, ...]
+    vertices: int
+    structures: int
+    recounted: bool
 
 
 def _partitions(total: int, largest: int | None = None) -> Iterator[tuple[int, ...]]:
@@ -131,15 +162,24 @@ def _partitions(total: int, largest: int | None = None) -> Iterator[tuple[int, .
             yield (part,) + rest
 
 
-def _compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
-    """The tuples of `parts` positive integers summing to `total`."""
+def _weak_compositions(total: int, parts: int) -> Iterator[tuple[int, ...]]:
+    """The tuples of `parts` non-negative integers summing to `total`."""
     if parts == 0:
         if total == 0:
             yield ()
         return
-    for first in range(1, total - parts + 2):
-        for rest in _compositions(total - first, parts - 1):
+    for first in range(total + 1):
+        for rest in _weak_compositions(total - first, parts - 1):
             yield (first,) + rest
+
+
+def _column_vectors(sizes: Sequence[int], parts: int) -> Iterator[tuple[tuple[int, ...], ...]]:
+    """Every way to share the columns, `sizes[w]` of weight class w, among `parts` components, each
+    taking at least one: a column vector (how many of each class) per component."""
+    for shares in itertools.product(*(_weak_compositions(m, parts) for m in sizes)):
+        vectors = tuple(zip(*shares, strict=True)) if shares else ((),) * parts
+        if all(any(v) for v in vectors):
+            yield vectors
 
 
 def _disjoint_sets(k: int, sizes: Sequence[int]) -> np.ndarray:
@@ -160,8 +200,8 @@ def _disjoint_sets(k: int, sizes: Sequence[int]) -> np.ndarray:
     return np.array(found, dtype=np.int64).reshape(len(found), sum(sizes))
 
 
-def _singleton_tuples(k: int, sizes: Sequence[int]) -> np.ndarray:
-    """Distinct scales for singletons of the given numbers of columns (descending; equal numbers by
+def _singleton_tuples(k: int, sizes: Sequence[tuple[int, ...]]) -> np.ndarray:
+    """Distinct scales for singletons of the given column vectors (descending; equal vectors by
     increasing scale, so each set once)."""
     found: list[tuple[int, ...]] = []
 
@@ -180,9 +220,9 @@ def _singleton_tuples(k: int, sizes: Sequence[int]) -> np.ndarray:
 
 def spanning_tree_cuts(rows: int, columns: int) -> list[list[tuple[int, int]]]:
     """Every spanning tree of the complete bipartite graph K(rows, columns), each as the cuts of
-    its edges: for each edge, the rows (a bit mask) and the number of columns on its row end's
-    side. The flow of the edge between row margins u and column margins 1/n is
-    Σ_{those rows} u − columns/n (what the row side holds beyond what its columns take).
+    its edges: for each edge, the rows and the columns on its row end's side (two bit masks). The
+    flow of the edge between row margins u and column margins z is Σ_{those rows} u −
+    Σ_{those columns} z (what the row side holds beyond what its columns take).
 
     The trees are grown edge by edge in a fixed order, an edge joining two components or left out
     (a branch ends when too few edges remain); each tree is then rooted at row 0 and every edge's
@@ -217,7 +257,7 @@ def spanning_tree_cuts(rows: int, columns: int) -> list[list[tuple[int, int]]]:
 
 
 def _cuts(tree: Sequence[tuple[int, int]], rows: int, nodes: int) -> list[tuple[int, int]]:
-    """Each edge's row side (rows as a bit mask, number of columns), the tree rooted at node 0."""
+    """Each edge's row side (its rows and its columns as bit masks), the tree rooted at node 0."""
     neighbours: list[list[int]] = [[] for _ in range(nodes)]
     for a, b in tree:
         neighbours[a].append(b)
@@ -229,66 +269,88 @@ def _cuts(tree: Sequence[tuple[int, int]], rows: int, nodes: int) -> list[tuple[
             if parent[y] < 0:
                 parent[y] = x
                 order.append(y)
-    row_mask, column_count = [0] * nodes, [0] * nodes  # of each node's subtree
+    row_mask, column_mask = [0] * nodes, [0] * nodes  # of each node's subtree
     for x in reversed(order):
         if x < rows:
             row_mask[x] |= 1 << x
         else:
-            column_count[x] += 1
+            column_mask[x] |= 1 << (x - rows)
         if x:
             row_mask[parent[x]] |= row_mask[x]
-            column_count[parent[x]] += column_count[x]
-    every_row, columns = (1 << rows) - 1, nodes - rows
-    return [(row_mask[a], column_count[a]) if parent[a] == b  # the row's side is the row's subtree
-            else (every_row & ~row_mask[b], columns - column_count[b])  # all but the column's subtree
+            column_mask[parent[x]] |= column_mask[x]
+    every_row, every_column = (1 << rows) - 1, (1 << (nodes - rows)) - 1
+    return [(row_mask[a], column_mask[a]) if parent[a] == b  # the row's side is the row's subtree
+            else (every_row & ~row_mask[b], every_column & ~column_mask[b])  # all but the column's subtree
             for a, b in tree]
 
 
 class _Scales:
-    """Φ_i = Ψ_i / w_i of the scales used (all, or those of a face), under the uniform z, exact
-    (fmpq) and in floats."""
+    """Φ_i = Ψ_i / w_i of the scales used (all, or those of a face), w_i = z·Ψ_i, exact (fmpq) and
+    in floats; and z's columns grouped by weight."""
 
-    def __init__(self, n: int, e: Fraction, used: Sequence[int]) -> None:
+    def __init__(self, n: int, e: Fraction, z: Sequence[Fraction], used: Sequence[int]) -> None:
         matrix = psi(n, e)
         self.n, self.k = n, len(used)
-        phi = [[matrix[r][i] / (sum((matrix[s][i] for s in range(n)), Fraction(0)) / n) for r in range(n)]
+        phi = [[matrix[r][i] / sum((z[s] * matrix[s][i] for s in range(n)), Fraction(0)) for r in range(n)]
                for i in used]
         self.exact = [[flint.fmpq(x.numerator, x.denominator) for x in column] for column in phi]
         self.floats = np.array([[float(x) for x in column] for column in phi])
-        self._trees: dict[tuple[int, int], _Trees] = {}
+        self.weights = tuple(sorted(set(z), reverse=True))  # the weight classes, heaviest first
+        self.class_sizes = tuple(list(z).count(w) for w in self.weights)
+        self._weights = [flint.fmpq(w.numerator, w.denominator) for w in self.weights]
+        self._trees: dict[tuple[int, tuple[int, ...]], _Trees] = {}
+        self._shares: dict[tuple[int, ...], flint.fmpq] = {}
 
-    def trees(self, rows: int, columns: int) -> _Trees:
-        if (rows, columns) not in self._trees:
-            self._trees[rows, columns] = _Trees(rows, columns, self.n)
-        return self._trees[rows, columns]
+    def share(self, vector: tuple[int, ...]) -> flint.fmpq:
+        """z(J) of a component whose columns have this column vector, exact."""
+        if vector not in self._shares:
+            self._shares[vector] = sum((c * w for c, w in zip(vector, self._weights, strict=True)), flint.fmpq(0))
+        return self._shares[vector]
+
+    def share_float(self, vector: Sequence[int]) -> float:
+        return float(sum((c * w for c, w in zip(vector, self.weights, strict=True)), Fraction(0)))
+
+    def ways(self, vectors: Sequence[Sequence[int]]) -> int:
+        """How many vertices a set of components with these column vectors stands for: the ways to
+        deal each weight class's columns to the components."""
+        ways = math.prod(math.factorial(m) for m in self.class_sizes)
+        for vector in vectors:
+            ways //= math.prod(math.factorial(c) for c in vector)
+        return ways
+
+    def trees(self, rows: int, vector: tuple[int, ...]) -> _Trees:
+        if (rows, vector) not in self._trees:
+            columns = [w for c, w in zip(vector, self._weights, strict=True) for _ in range(c)]
+            self._trees[rows, vector] = _Trees(rows, columns)
+        return self._trees[rows, vector]
 
 
 class _Trees:
-    """The spanning trees of K(rows, columns) as sets of distinct cuts (a row set as a bit mask, a
-    number of columns), so that a component's positive trees are counted from which cuts carry a
-    positive flow: a tree is positive when all its cuts are."""
+    """The spanning trees of K(rows, columns) as sets of distinct cuts (a row set as a bit mask and
+    the weight of the columns on its side), so that a component's positive trees are counted from
+    which cuts carry a positive flow: a tree is positive when all its cuts are."""
 
-    def __init__(self, rows: int, columns: int, n: int) -> None:
-        cuts: dict[tuple[int, int], int] = {}
+    def __init__(self, rows: int, columns: Sequence[flint.fmpq]) -> None:
+        cuts: dict[tuple[int, flint.fmpq], int] = {}
         self.trees = []
-        for tree in spanning_tree_cuts(rows, columns):
+        for tree in spanning_tree_cuts(rows, len(columns)):
             bits = 0
-            for cut in tree:
-                bits |= 1 << cuts.setdefault(cut, len(cuts))
+            for mask, taken in tree:
+                weight = sum((w for j, w in enumerate(columns) if taken >> j & 1), flint.fmpq(0))
+                bits |= 1 << cuts.setdefault((mask, weight), len(cuts))
             self.trees.append(bits)
         self.cuts = list(cuts)
         self.rows = rows
-        self.columns_taken = [flint.fmpq(taken, n) for _, taken in self.cuts]
         self._counted: dict[int, int] = {}
 
     def positive(self, u: Sequence[flint.fmpq]) -> int:
-        """How many trees carry a positive flow between the row margins u and column margins 1/n."""
+        """How many trees carry a positive flow between the row margins u and the columns' weights."""
         sums = [flint.fmpq(0)] * (1 << self.rows)
         for mask in range(1, 1 << self.rows):
             low = mask & -mask
             sums[mask] = sums[mask ^ low] + u[low.bit_length() - 1]
         carried = 0
-        for bit, ((mask, _), taken) in enumerate(zip(self.cuts, self.columns_taken, strict=True)):
+        for bit, (mask, taken) in enumerate(self.cuts):
             if sums[mask] > taken:
                 carried |= 1 << bit
         if carried not in self._counted:
@@ -296,8 +358,9 @@ class _Trees:
         return self._counted[carried]
 
 
-def rf_vertex_count(n: int, eps_exp: Any, *, scales: Sequence[int] | None = None) -> RFCount:
-    """|ex(R_F)| for a uniform z, by components (module docstring), exact.
+def rf_vertex_count(n: int, eps_exp: Any, *, z: Sequence[Any] | None = None,
+                    scales: Sequence[int] | None = None) -> RFCount:
+    """|ex(R_F)|, by components (module docstring), exact.
 
     Parameters
     ----------
@@ -305,6 +368,9 @@ def rf_vertex_count(n: int, eps_exp: Any, *, scales: Sequence[int] | None = None
         The number of counts, 2 ≤ n ≤ :data:`RF_COMPONENTS_MAX_N`.
     eps_exp : exact number or str
         e^ε > 1.
+    z : sequence of exact numbers, optional
+        The fixed point, every entry positive (default: uniform). The fewer distinct weights, the
+        faster: the binomial z at n = 5 has three.
     scales : sequence of int, optional
         Count only the vertices of the face where every other scale's row of B is 0: the scales
         kept, as indices into :func:`polytopes.scales.scales` (default: all, R_F itself).
@@ -317,19 +383,25 @@ def rf_vertex_count(n: int, eps_exp: Any, *, scales: Sequence[int] | None = None
     ------
     ParameterError
         n outside 2..RF_COMPONENTS_MAX_N, or e^ε not a number > 1.
+    DistributionError
+        z not a distribution on n values, or with an entry 0.
     """
     size = whole_number(n, 2, "n", error=ParameterError)
     if size > RF_COMPONENTS_MAX_N:
         raise ParameterError(f"n = {size}: R_F by components stops at n = {RF_COMPONENTS_MAX_N} (n = 5 has 2.7 "
                              "million cores and takes minutes; n = 6 has 32 scales)")
     e = eps_exp_above_one(eps_exp, allow_one=False)
+    point = check_distribution(z, size)
+    if min(point) == 0:
+        raise DistributionError(f"z[{point.index(0)}] = 0: counting by components needs every column's weight "
+                                "positive (a column of weight 0 is a column of zeros in every vertex: leave it out)")
     everything = tuple(range(2 ** (size - 1)))
     used = everything if scales is None else tuple(sorted(set(scales)))
     if not used or not set(used) <= set(everything):
         raise ParameterError(f"scales {list(scales or [])}: not a non-empty set of scale indices 0..{everything[-1]}")
     started = time.perf_counter()
-    table = _Scales(size, e, used)
-    result = RFCount(size, e, face=None if used == everything else used)
+    table = _Scales(size, e, point, used)
+    result = RFCount(size, e, point, face=None if used == everything else used)
     for d in range(size):
         for dims in _partitions(d):
             _count_cores(table, dims, result)
@@ -344,8 +416,8 @@ def rf_count_document(count: RFCount, command: str) -> dict[str, Any]:
     return {
         "format": RF_COUNT_FORMAT,
         "polytope": "RF",
-        "z": "uniform",
         "n": count.n,
+        "z": [exact_str(w) for w in count.z],
         "eps_exp": exact_str(count.eps_exp),
         "vertices": count.vertices,
         "structures": count.structures,
@@ -357,10 +429,12 @@ def rf_count_document(count: RFCount, command: str) -> dict[str, Any]:
     }
 
 
-def check_rf_count(document: Mapping[str, Any], count: RFCount | None = None) -> RFCount:
+def check_rf_count(document: Mapping[str, Any], count: RFCount | None = None, *,
+                   recount: bool = True) -> RFCountCheck:
     """Re-verify a count file of R_F: its fields, its totals against its table, and the table
-    against the count run again (or against `count`, one just made for the same n and e^ε). A
-    count has no vertex list to check entry by entry, so nothing short of recounting confirms it.
+    against the count run again (or against `count`, one just made for the same n, e^ε and z). A
+    count has no vertex list to check entry by entry, so nothing short of recounting confirms it:
+    with ``recount=False`` only the fields and totals are checked, and the answer says so.
 
     Raises
     ------
@@ -368,12 +442,21 @@ def check_rf_count(document: Mapping[str, Any], count: RFCount | None = None) ->
         Anything wrong, named.
     """
     if not isinstance(document, Mapping) or document.get("format") != RF_COUNT_FORMAT \
-            or document.get("polytope") != "RF" or document.get("z") != "uniform":
-        raise CertificateError(f"not a count file of R_F with a uniform z (format must be {RF_COUNT_FORMAT!r})")
+            or document.get("polytope") != "RF":
+        raise CertificateError(f"not a count file of R_F (format must be {RF_COUNT_FORMAT!r})")
     n = whole_number(document.get("n"), 2, "the count's n", maximum=RF_COMPONENTS_MAX_N, error=CertificateError)
     e = parse_eps_exp(str(document.get("eps_exp")))
     if e <= 1:
         raise CertificateError(f"the count's e^ε = {exact_str(e)} is not above 1")
+    written = document.get("z")
+    if not isinstance(written, list) or not all(isinstance(w, str) for w in written):
+        raise CertificateError(f"the count's z = {written!r} is not a list of exact numbers written as strings")
+    try:
+        z = check_distribution([parse_number(w) for w in written], n)
+    except DistributionError as error:
+        raise CertificateError(f"the count's z: {error}") from None
+    if min(z) <= 0:
+        raise CertificateError(f"the count's z has an entry {exact_str(min(z))}: every weight must be positive")
     table = document.get("by_core")
     if not isinstance(table, list):
         raise CertificateError("a count of R_F lists its table by core (by_core)")
@@ -384,11 +467,15 @@ def check_rf_count(document: Mapping[str, Any], count: RFCount | None = None) ->
             raise CertificateError(f"by_core: every row's {total} must be a whole number")
         if document.get(total) != sum(whole):
             raise CertificateError(f"{total} = {document.get(total)!r} is not the sum of the table's, {sum(whole):,}")
+    written_totals = RFCountCheck(n, e, z, document["vertices"], document["structures"], recounted=False)
+    if count is None and not recount:
+        return written_totals
     if count is None:
-        count = rf_vertex_count(n, e)
-    elif (count.n, count.eps_exp) != (n, e):
-        raise CertificateError(f"the count given is of n = {count.n}, e^ε = {exact_str(count.eps_exp)}, the file's of "
-                               f"n = {n}, e^ε = {exact_str(e)}")
+        count = rf_vertex_count(n, e, z=z)
+    elif (count.n, count.eps_exp, count.z) != (n, e, z):
+        raise CertificateError(f"the count given is of n = {count.n}, e^ε = {exact_str(count.eps_exp)}, "
+                               f"z = ({', '.join(map(exact_str, count.z))}); the file's of n = {n}, "
+                               f"e^ε = {exact_str(e)}, z = ({', '.join(map(exact_str, z))})")
     expected = rf_count_document(count, "")["by_core"]
     if table != expected:
         rows = {str(row.get("core")): row for row in table}
@@ -397,7 +484,7 @@ def check_rf_count(document: Mapping[str, Any], count: RFCount | None = None) ->
             raise CertificateError(f"the table by core lists {len(table)} rows, the count run again {len(expected)}")
         raise CertificateError(f"the table by core differs from the count run again, first at core {first['core']}: "
                                f"the file says {rows.get(str(first['core']))}, the count {first}")
-    return count
+    return dataclasses.replace(written_totals, recounted=True)
 
 
 def _count_cores(scales: _Scales, dims: tuple[int, ...], result: RFCount) -> None:
@@ -424,22 +511,26 @@ def _count_cores(scales: _Scales, dims: tuple[int, ...], result: RFCount) -> Non
     tally = result.by_core.setdefault(dims, [0, 0, 0])
     tally[0] += len(cores)
     pseudo_inverse = np.linalg.pinv(matrix) if differences else np.zeros((len(cores), 0, n))
+    shares: list[tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...], np.ndarray]] = []
+    picked: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
     for singles in range(0, n - len(sizes) + 1):
-        for columns in _compositions(n, len(sizes) + singles):
+        for columns in _column_vectors(scales.class_sizes, len(sizes) + singles):
             core_columns, single_columns = columns[: len(sizes)], columns[len(sizes):]
-            if list(single_columns) != sorted(single_columns, reverse=True):
-                continue
-            picks = _singleton_tuples(scales.k, single_columns)
-            for start in range(0, len(cores), _CHUNK):
-                chunk = slice(start, start + _CHUNK)
-                found = _float_candidates(scales, cores[chunk], sizes, matrix[chunk], pseudo_inverse[chunk],
-                                          core_columns, single_columns, picks, exact_only[chunk])
-                solver = None
-                for c, m in found:
-                    core = cores[start + c]
-                    if solver is None or solver.key != core.tobytes():
-                        solver = _CoreSolver(scales, core, sizes)
-                    _decide(scales, solver, core, sizes, core_columns, picks[m], single_columns, result, tally)
+            if list(single_columns) == sorted(single_columns, reverse=True):
+                if single_columns not in picked:
+                    picked[single_columns] = _singleton_tuples(scales.k, single_columns)
+                shares.append((core_columns, single_columns, picked[single_columns]))
+    for start in range(0, len(cores), _CHUNK):
+        chunk = _Chunk(scales, cores[start: start + _CHUNK], sizes, matrix[start: start + _CHUNK],
+                       pseudo_inverse[start: start + _CHUNK], exact_only[start: start + _CHUNK])
+        found = sorted((c, j, m) for j, (core_columns, single_columns, picks) in enumerate(shares)
+                       for c, m in chunk.candidates(core_columns, single_columns, picks))
+        solver = None
+        for c, j, m in found:  # by core, so that each core's solver is made once
+            core_columns, single_columns, picks = shares[j]
+            if solver is None or solver.key != chunk.cores[c].tobytes():
+                solver = _CoreSolver(scales, chunk.cores[c], sizes)
+            _decide(scales, solver, chunk.cores[c], sizes, core_columns, picks[m], single_columns, result, tally)
 
 
 def _independent(scales: _Scales, core: np.ndarray, sizes: Sequence[int]) -> bool:
@@ -457,87 +548,139 @@ def _exact_differences(scales: _Scales, core: np.ndarray, sizes: Sequence[int]) 
     return vectors
 
 
-def _float_candidates(scales: _Scales, cores: np.ndarray, sizes: Sequence[int], matrix: np.ndarray,
-                      pseudo_inverse: np.ndarray, core_columns: Sequence[int], single_columns: Sequence[int],
-                      picks: np.ndarray, exact_only: np.ndarray) -> list[tuple[int, int]]:
-    """(core, singleton tuple) pairs that floats cannot rule out (every pair of an `exact_only` core)."""
-    n, phi = scales.n, scales.floats
-    first = np.cumsum((0,) + tuple(sizes))[:-1]
-    target = np.ones((len(cores), n))
-    for a, c in enumerate(core_columns):
-        target -= (c / n) * phi[cores[:, first[a]]]
-    core_bits = np.bitwise_or.reduce(np.left_shift(1, cores), axis=1) if cores.shape[1] else np.zeros(len(cores), int)
-    pick_bits = np.zeros(len(picks), dtype=np.int64)
-    for b in range(len(single_columns)):
-        pick_bits |= np.left_shift(1, picks[:, b])
-    taken = (core_bits[:, None] & pick_bits[None, :]) != 0
-    # x is linear in the residue: the core's part once, each singleton's as a column of pinv·Φᵀ
-    x = np.matmul(pseudo_inverse, target[:, :, None])[:, None, :, 0]
-    through = np.matmul(pseudo_inverse, phi.T)  # cores × d × scales
-    for b, c in enumerate(single_columns):
-        x = x - (c / n) * through[:, :, picks[:, b]].transpose(0, 2, 1)
-    if x.shape[2] < n - 1:  # a core of fewer than n − 1 differences reaches only some targets
-        residue = target[:, None, :] - sum(((c / n) * phi[picks[:, b]] for b, c in enumerate(single_columns)),
-                                           np.zeros((len(picks), n)))[None, :, :]
-        reached = np.abs(np.matmul(x, matrix.transpose(0, 2, 1)) - residue).max(axis=2) < _RESIDUAL
-    else:  # n − 1 independent differences span the hyperplane z·x = 0, where every residue lies
-        reached = np.ones(taken.shape, dtype=bool)
-    smallest = np.full(taken.shape, np.inf)
-    at = 0
-    for a, size in enumerate(sizes):
-        part = x[:, :, at: at + size - 1]
-        at += size - 1
-        smallest = np.minimum(smallest, core_columns[a] / n - part.sum(axis=2))
-        if size > 1:
-            smallest = np.minimum(smallest, part.min(axis=2))
-    alive = ~taken & ((reached & (smallest > _NEGATIVE)) | exact_only[:, None])
-    return list(zip(*(axis.tolist() for axis in np.nonzero(alive)), strict=True))
+class _Chunk:
+    """Cores processed together in floats, with what every column vector reuses: D⁺·Φᵀ (how each
+    scale's share moves x) and, below n − 1 differences, N·Φᵀ with N = I − D·D⁺ (how it moves the
+    part of the residue that no x reaches), each as 2-D arrays (cores × scales) per coordinate, so
+    that the candidates are tested coordinate by coordinate on cores × singleton tuples."""
+
+    def __init__(self, scales: _Scales, cores: np.ndarray, sizes: Sequence[int], matrix: np.ndarray,
+                 pseudo_inverse: np.ndarray, exact_only: np.ndarray) -> None:
+        self.scales, self.cores, self.sizes, self.exact_only = scales, cores, tuple(sizes), exact_only
+        self.pseudo_inverse = pseudo_inverse
+        phi, n = scales.floats, scales.n
+        self.first = np.cumsum((0,) + self.sizes)[:-1]
+        self.d = sum(self.sizes) - len(self.sizes)
+        through = np.matmul(pseudo_inverse, phi.T)  # cores × d × scales
+        self.through = [np.ascontiguousarray(through[:, q, :]) for q in range(self.d)]
+        self.spanning = self.d == n - 1  # n − 1 independent differences span z·x = 0, where every residue lies
+        if not self.spanning:
+            unreached = phi.T[None, :, :] - np.matmul(matrix, through)  # cores × n × scales
+            self.unreached = [np.ascontiguousarray(unreached[:, r, :]) for r in range(n)]
+            self.projector = np.eye(n)[None, :, :] - np.matmul(matrix, pseudo_inverse)
+        bits = np.left_shift(1, cores)
+        self.core_bits = np.bitwise_or.reduce(bits, axis=1) if cores.shape[1] else np.zeros(len(cores), np.int64)
+
+    def candidates(self, core_columns: Sequence[tuple[int, ...]], single_columns: Sequence[tuple[int, ...]],
+                   picks: np.ndarray) -> list[tuple[int, int]]:
+        """(core, singleton tuple) pairs that floats cannot rule out (every pair of an `exact_only` core)."""
+        scales, n, phi, cores = self.scales, self.scales.n, self.scales.floats, self.cores
+        core_shares = [scales.share_float(v) for v in core_columns]
+        single_shares = [scales.share_float(v) for v in single_columns]
+        target = np.ones((len(cores), n))
+        for a, c in enumerate(core_shares):
+            target -= c * phi[cores[:, self.first[a]]]
+        pick_bits = np.zeros(len(picks), dtype=np.int64)
+        for b in range(len(single_columns)):
+            pick_bits |= np.left_shift(1, picks[:, b])
+        free = (self.core_bits[:, None] & pick_bits[None, :]) == 0
+        x_core = np.matmul(self.pseudo_inverse, target[:, :, None])[:, :, 0]  # cores × d
+        if self.spanning:
+            tested = free
+            x = [self._moved(x_core[:, q], self.through[q], single_shares, picks) for q in range(self.d)]
+        else:  # a core of fewer than n − 1 differences reaches only some residues: those first
+            left = np.matmul(self.projector, target[:, :, None])[:, :, 0]  # cores × n
+            worst = np.zeros(free.shape)
+            for r in range(n):
+                worst = np.maximum(worst, np.abs(self._moved(left[:, r], self.unreached[r], single_shares, picks)))
+            tested = free & (worst < _RESIDUAL)
+            at_core, at_pick = np.nonzero(tested)
+            x = [x_core[at_core, q] - sum((s * self.through[q][at_core, picks[at_pick, b]]
+                                           for b, s in enumerate(single_shares)), np.zeros(len(at_core)))
+                 for q in range(self.d)]
+        smallest = np.full(tested.shape if self.spanning else at_core.shape, np.inf)
+        at = 0
+        for a, size in enumerate(self.sizes):
+            part = x[at: at + size - 1]
+            at += size - 1
+            smallest = np.minimum(smallest, core_shares[a] - sum(part, np.zeros(smallest.shape)))
+            for value in part:
+                smallest = np.minimum(smallest, value)
+        if self.spanning:
+            alive = tested & (smallest > _NEGATIVE)
+        else:
+            alive = np.zeros(free.shape, dtype=bool)
+            alive[at_core[smallest > _NEGATIVE], at_pick[smallest > _NEGATIVE]] = True
+        alive |= free & self.exact_only[:, None]
+        return list(zip(*(axis.tolist() for axis in np.nonzero(alive)), strict=True))
+
+    @staticmethod
+    def _moved(start: np.ndarray, per_scale: np.ndarray, single_shares: Sequence[float],
+               picks: np.ndarray) -> np.ndarray:
+        """start − Σ_b share_b · per_scale[:, pick_b], cores × singleton tuples."""
+        moved = np.repeat(start[:, None], len(picks), axis=1)
+        for b, s in enumerate(single_shares):
+            moved -= s * per_scale[:, picks[:, b]]
+        return moved
 
 
 class _CoreSolver:
-    """One core's exact differences D (n × d, independent) and the inverse of d of its rows, so
-    that each candidate is one product and one check: x = D_rows⁻¹·r_rows, then D·x = r."""
+    """One core's exact answers to each piece of a residue r = 1 − Σ_t s_t·Φ_{i_t}: with D (n × d,
+    independent) and d of its rows R where D_R is invertible, y_1 = D_R⁻¹·1_R and y_i = D_R⁻¹·Φ_i,R
+    (scale i; made when first asked for), so that x = y_1 − Σ_t s_t·y_{i_t}. Below n − 1 differences
+    r may lie outside D's span: then also the misses m_1 = D·y_1 − 1 and m_i = D·y_i − Φ_i, and r is
+    reached exactly when m_1 − Σ_t s_t·m_{i_t} = 0. (With n − 1 differences D spans z·x = 0, where
+    every residue lies: z·1 = Σ_j z_j = 1 = z·Φ_i and Σ_t s_t = 1.)"""
 
     def __init__(self, scales: _Scales, core: np.ndarray, sizes: Sequence[int]) -> None:
         self.key = core.tobytes()
+        self.phi = scales.exact
         self.vectors = _exact_differences(scales, core, sizes)
         d, n = len(self.vectors), scales.n
+        self.spanning = d == n - 1
         self.rows: list[int] = []
         self.inverse = flint.fmpq_mat(0, 0)
         if d:
             reduced, rank = flint.fmpq_mat(self.vectors).rref()  # d × n, rank d: a pivot per difference
             self.rows = [next(c for c in range(n) if reduced[r, c] != 0) for r in range(rank)]
             self.inverse = flint.fmpq_mat(d, d, [self.vectors[q][r] for r in self.rows for q in range(d)]).inv()
+        self._pieces: dict[int, tuple[list[flint.fmpq], list[flint.fmpq]]] = {}
+        self.one = self._piece([flint.fmpq(1)] * n)
 
-    def solve(self, residue: list[flint.fmpq]) -> list[flint.fmpq] | None:
-        """x with Σ_q x_q·D_q = residue, or None when there is none."""
+    def _piece(self, column: list[flint.fmpq]) -> tuple[list[flint.fmpq], list[flint.fmpq]]:
+        """(D_R⁻¹·column_R, D·that − column): the answer to one piece and what it misses."""
         d = len(self.vectors)
-        if not d:
-            return [] if all(r == 0 for r in residue) else None
-        x = self.inverse * flint.fmpq_mat(d, 1, [residue[r] for r in self.rows])
-        solution = [x[q, 0] for q in range(d)]
-        for r, target in enumerate(residue):
-            if sum((solution[q] * self.vectors[q][r] for q in range(d)), flint.fmpq(0)) != target:
-                return None  # 1 is not reached
-        return solution
+        y = list((self.inverse * flint.fmpq_mat(d, 1, [column[r] for r in self.rows])).entries()) if d else []
+        if self.spanning:
+            return y, []
+        return y, [sum((y[q] * self.vectors[q][r] for q in range(d)), flint.fmpq(0)) - column[r]
+                   for r in range(len(column))]
+
+    def piece(self, scale: int) -> tuple[list[flint.fmpq], list[flint.fmpq]]:
+        if scale not in self._pieces:
+            self._pieces[scale] = self._piece(self.phi[scale])
+        return self._pieces[scale]
+
+    def solve(self, terms: Sequence[tuple[flint.fmpq, int]]) -> list[flint.fmpq] | None:
+        """x with Σ_q x_q·D_q = 1 − Σ_t s_t·Φ_{i_t} for terms (s_t, i_t), or None when there is none."""
+        x, miss = list(self.one[0]), list(self.one[1])
+        for share, scale in terms:
+            y, m = self.piece(scale)
+            x = [a - share * b for a, b in zip(x, y, strict=True)]
+            miss = [a - share * b for a, b in zip(miss, m, strict=True)]
+        return None if any(miss) else x
 
 
 def _decide(scales: _Scales, solver: _CoreSolver, core: np.ndarray, sizes: Sequence[int],
-            core_columns: Sequence[int], singles: np.ndarray, single_columns: Sequence[int], result: RFCount,
-            tally: list[int]) -> None:
+            core_columns: Sequence[tuple[int, ...]], singles: np.ndarray, single_columns: Sequence[tuple[int, ...]],
+            result: RFCount, tally: list[int]) -> None:
     """Exactly: solve the row sums u of this set of components; if all are positive, count its
     positive spanning trees and add its vertices."""
     result.decided_exactly += 1
-    n, phi = scales.n, scales.exact
-    share = [flint.fmpq(c, n) for c in core_columns]
-    residue = [flint.fmpq(1)] * n
-    at = 0
-    for a, size in enumerate(sizes):
-        residue = [r - share[a] * x for r, x in zip(residue, phi[core[at]], strict=True)]
-        at += size
-    for i, c in zip(singles.tolist(), single_columns, strict=True):
-        residue = [r - flint.fmpq(c, n) * x for r, x in zip(residue, phi[i], strict=True)]
-    x = solver.solve(residue)
+    share = [scales.share(v) for v in core_columns]
+    terms = [(share[a], int(core[sum(sizes[:a])])) for a in range(len(sizes))]
+    terms += [(scales.share(v), i) for i, v in zip(singles.tolist(), single_columns, strict=True)]
+    x = solver.solve(terms)
     if x is None:
         return
     product, at = 1, 0
@@ -547,13 +690,11 @@ def _decide(scales: _Scales, solver: _CoreSolver, core: np.ndarray, sizes: Seque
         u = [share[a] - sum(part, flint.fmpq(0))] + part
         if min(u) <= 0:
             return
-        if core_columns[a] > 1:
+        if sum(core_columns[a]) > 1:
             product *= scales.trees(size, core_columns[a]).positive(u)
             if product == 0:
                 return
-    ways = math.factorial(n)
-    for c in tuple(core_columns) + tuple(single_columns):
-        ways //= math.factorial(c)
+    ways = scales.ways(tuple(core_columns) + tuple(single_columns))
     result.structures += 1
     result.vertices += ways * product
     tally[1] += 1

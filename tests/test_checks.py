@@ -806,25 +806,32 @@ def test_the_u_census_check_fails_on_a_removed_orbit_and_a_wrong_thm2_count(tmp_
 
 
 def test_the_rf_count_check_recounts_and_fails_on_a_forged_table(tmp_path):
-    """beyond.rf-count on the n = 4 file of R_F (the n = 5 file is the slow run's, about 5 minutes):
-    the true file passes only with the n = 5 golden present, and a file whose table was changed,
-    its totals made to agree, is refused by the recount."""
+    """beyond.rf-count on the n = 4 files of R_F (the n = 5 files are the slow run's, minutes each):
+    the true files pass only with the n = 5 goldens present, each named by its z, and a file whose
+    table was changed, its totals made to agree, is refused by the recount."""
     import json
     import shutil
 
     from qifkit.errors import CertificateError
 
-    shutil.copy(beyond.CENSUS_FOLDER / "rf-n4-e2.json", tmp_path / "rf-n4-e2.json")
+    for name in ("rf-n4-e2.json", "rf-n4-e2-binomial.json"):
+        shutil.copy(beyond.CENSUS_FOLDER / name, tmp_path / name)
     outcome = beyond.rf_count(folder=tmp_path)
-    assert outcome.status is Status.FAILED and "n = 5, e^ε = 2: None vertices" in outcome.evidence["failures"][0]
-    outcome = beyond.rf_count(folder=tmp_path, at_two=None)
-    assert outcome.status is Status.CONFIRMED and outcome.evidence["files"]["rf-n4-e2.json"]["vertices"] == 44_358
+    assert outcome.status is Status.FAILED
+    assert outcome.evidence["failures"] == [
+        "n = 5, e^ε = 2, uniform z: no count file, expected 893,493,240",
+        f"n = 5, e^ε = 2, binomial z: no count file, expected {beyond.RF_N5_COUNTS['binomial']:,}"]
+    outcome = beyond.rf_count(folder=tmp_path, expected={})
+    assert outcome.status is Status.CONFIRMED
+    files = outcome.evidence["files"]
+    assert (files["rf-n4-e2.json"]["z"], files["rf-n4-e2.json"]["vertices"]) == ("uniform", 44_358)
+    assert (files["rf-n4-e2-binomial.json"]["z"], files["rf-n4-e2-binomial.json"]["vertices"]) == ("binomial", 42_092)
     forged = json.loads((tmp_path / "rf-n4-e2.json").read_text())
     forged["by_core"][2]["vertices"] += 24
     forged["vertices"] += 24
     (tmp_path / "rf-n4-e2.json").write_text(json.dumps(forged))
     with pytest.raises(CertificateError, match="differs from the count run again"):
-        beyond.rf_count(folder=tmp_path, at_two=None)
+        beyond.rf_count(folder=tmp_path, expected={})
 
 
 @pytest.mark.slow

@@ -130,8 +130,8 @@ def _parser() -> argparse.ArgumentParser:
                             "uniform z; the default for U at n = 6 and F at n = 5): every vertex from its columns' "
                             "tight steps, one entry per orbit under the column permutations and the row reversal "
                             "(U n = 6 in minutes, F n = 5 in under a minute); components (RF "
-                            "with a uniform z only): the number of vertices from their components, without listing "
-                            "them (n = 5 in minutes)")
+                            "only): the number of vertices from their components, without listing them (n = 5 in "
+                            "minutes)")
     enumerate_.add_argument(
         "--resume",
         metavar="DIR",

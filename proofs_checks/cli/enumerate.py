@@ -67,7 +67,7 @@ ENUMERATION_MAX_N = {"LDP": 6, "U": 5, "F": 5, "RU": 5, "RF": 5}  # checked befo
 RESUMABLE_ONLY = {
     ("RF", 5): ("no lister finishes it (Normaliz: no answer in 10 minutes; it has hundreds of millions of vertices) "
                 "and a 30-minute orbit walk found 426,123 vertex orbits, 57 new per visit, far from the end; "
-                "--method components counts them (a uniform z) without listing them", "orbits"),
+                "--method components counts them without listing them", "orbits"),
     ("LDP", 6): ("its tangent cones with 154 to 162 of 216 rows tight finished neither listed (Normaliz, 18 minutes) "
                  "nor decomposed (15 minutes), nor in SymPol (25 CPU minutes); --method rows finishes in seconds and "
                  "--method faces in minutes",
@@ -309,29 +309,30 @@ def _enumerate_by_columns(arguments: argparse.Namespace, z: list[Fraction] | Non
 
 
 def _count_rf_by_components(arguments: argparse.Namespace, z: list[Fraction] | None) -> int:
-    """``--method components``: |ex(R_F)| with a uniform z counted by its components
-    (polytopes.rf_components), with the table by core; --json writes the count file of results/
-    (check_rf_count), checked as a reader loads it before it is written."""
+    """``--method components``: |ex(R_F)| counted by its components (polytopes.rf_components),
+    with the table by core; --json writes the count file of results/ (check_rf_count), checked as a
+    reader loads it before it is written."""
     from polytopes.rf_components import RF_COMPONENTS_MAX_N, check_rf_count, rf_count_document, rf_vertex_count
 
     if arguments.polytope != "RF":
         raise UsageError(f"--method components counts the vertices of RF by their components; {arguments.polytope} "
                          "is not RF: use --method orbits, cdd, lrs or normaliz")
-    if z is not None and len(set(z)) != 1:  # the parsed z: "1/4,1/4,1/4,1/4" or a file is as uniform as "uniform"
-        raise UsageError(f"--method components counts R_F with a uniform z only (its column permutations are what "
-                         f"make n = 5 fit), not z = ({', '.join(map(exact_str, z))}); for another z use --method "
-                         "orbits, cdd, lrs or normaliz")
     if arguments.n > RF_COMPONENTS_MAX_N:
         raise UsageError(f"--n {arguments.n}: --method components stops at n = {RF_COMPONENTS_MAX_N} (n = 5 decides "
                          "about 4 million candidates in minutes; n = 6 has 32 scales)")
     _refuse_options(arguments, ("resume", "ext", "ine", "recurse", "workers", "scheduler", "orbits"),
                     "--method components (one call in this process; it counts the vertices and lists none)")
-    found = rf_vertex_count(arguments.n, arguments.eps_exp)
+    found = rf_vertex_count(arguments.n, arguments.eps_exp, z=z)
     command = f"qifkit enumerate RF --n {arguments.n} --eps-exp {arguments.eps_exp} --method components"
+    if arguments.z is not None:
+        command += f" --z {arguments.z}"
+    if arguments.z_file is not None:
+        command += f" --z-file {arguments.z_file}"
     document = rf_count_document(found, command)
-    print(f"RF n={arguments.n} e^ε={exact_str(found.eps_exp)}, uniform z: {found.vertices:,} vertices, "
-          f"{found.structures:,} sets of components up to the column permutations ({found.seconds:.1f} s; floats "
-          f"searched, {found.decided_exactly:,} candidates decided exactly)")
+    print(f"RF n={arguments.n} e^ε={exact_str(found.eps_exp)}, z = ({', '.join(map(exact_str, found.z))}): "
+          f"{found.vertices:,} vertices, {found.structures:,} sets of components up to permutations of columns of "
+          f"equal weight ({found.seconds:.1f} s; floats searched, {found.decided_exactly:,} candidates decided "
+          "exactly)")
     detail = detail_printer(arguments)
     for row in document["by_core"]:
         detail(f"core {tuple(row['core'])}: {row['cores']:,} cores, {row['structures']:,} sets, "
