@@ -61,8 +61,10 @@ __all__ = ["ROWS_MAX_N", "ldp_orbits_by_rows", "pattern_sets", "scale_vectors"]
 ROWS_MAX_N = 7
 
 #: Canonical sets extended together: their children (about 7 each at m = 7) are tested for canonical
-#: form at once, as |S_m| × children words of 64 bits each half (about 75 MB each at m = 7).
-_PARENTS = 256
+#: form at once, as |S_m| × children words of 64 bits each half (about 9 MB each at m = 7). Small
+#: enough that the last level (1,661 parents at m = 7) makes 52 tasks, which two workers share
+#: evenly (256 made 7: n = 7 on two workers 72.3 s, with 32: 67.9 s).
+_PARENTS = 32
 
 Row = tuple[Fraction, ...]
 
@@ -99,12 +101,17 @@ def _pattern_sets(m: int) -> tuple[tuple[int, ...], ...]:
 
 
 def _generated(m: int, extend: Callable[[list[np.ndarray]], list[np.ndarray]]) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(int(x) for x in chosen) for chosen in _generated_array(m, extend))
+
+
+def _generated_array(m: int, extend: Callable[[list[np.ndarray]], list[np.ndarray]]) -> np.ndarray:
     """The orderly generation, level by level: each level's canonical sets, in chunks of
-    :data:`_PARENTS`, are extended by `extend` (here, or as tasks on Dask workers), in order."""
+    :data:`_PARENTS`, are extended by `extend` (here, or as tasks on Dask workers), in order; one
+    set a row."""
     level = np.zeros((1, 0), dtype=np.intp)
     for _ in range(m):
         level = np.concatenate(extend([level[start:start + _PARENTS] for start in range(0, len(level), _PARENTS)]))
-    return tuple(tuple(int(x) for x in chosen) for chosen in level)
+    return level
 
 
 @functools.lru_cache(maxsize=None)
@@ -273,8 +280,13 @@ def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = No
             return [client.submit(_vertex_keys, *task, key=task_key("ldp-rows", *task), pure=False) for task in chosen]
 
         futures = submitted(smaller)  # they run while the antichains of n patterns are generated
-        if support == n:
-            futures += submitted(tasks(n, _generated(n, _on(client, n))))
+        if support == n:  # the antichains go to the workers as arrays, keyed by their bytes
+            level = _generated_array(n, _on(client, n))
+            step = max(1, -(-len(level) // _TASKS_PER_SUPPORT))
+            futures += [client.submit(_vertex_keys, n, e.numerator, e.denominator, n, level[start:start + step],
+                                      key=task_key("ldp-rows", n, e.numerator, e.denominator, n,
+                                                   level[start:start + step].tobytes()), pure=False)
+                        for start in range(0, len(level), step)]
         found = client.gather(futures)
     sizes = {constant: forms.orbit_size(constant)}
     for part in found:
@@ -295,10 +307,13 @@ def _forms(n: int, p: int, q: int) -> tuple[Polytope, Any]:
     return polytope, orbit_forms(polytope)
 
 
-def _vertex_keys(n: int, p: int, q: int, m: int, items: tuple[Any, ...]) -> dict[Any, int]:
+def _vertex_keys(n: int, p: int, q: int, m: int, items: Sequence[Any]) -> dict[Any, int]:
     """One task: the canonical forms of the vertices with m non-zero columns from `items`, the
-    antichains of n patterns (m = n) or the scale vectors a (m < n), each with its orbit's size."""
+    antichains of n patterns (m = n: tuples, or the rows of an array) or the scale vectors a
+    (m < n), each with its orbit's size."""
     e, (_, forms) = Fraction(p, q), _forms(n, p, q)
+    if isinstance(items, np.ndarray):
+        items = [tuple(int(x) for x in chosen) for chosen in items]
     found = set(_full_support(items, e)) if m == n else {
         rows for a in items for rows in _vertices_with_scales(a, n, e)}
     keys = {forms.canonical(tuple(v for r in rows for v in (*r, *[Fraction(0)] * (n - m)))) for rows in found}
