@@ -9,7 +9,7 @@ finds them built), the face sets in this process, then on local clusters of 1 an
 single-threaded worker processes (started before the clock: their start-up is its own column);
 every run must give 164,806,776 vertices in 655 orbits, or the benchmark stops. The speedup is 1
 worker's time over 2 workers'; the rows' ratio is the face sets' time in this process over theirs.
-With ``--n7`` the rows also take n = 7 (which no other method reaches; about two minutes, the
+With ``--n7`` the rows also take n = 7 (which no other method reaches; under a minute, the
 antichains of seven patterns generated first), timed against the rows at n = 6 in the same process,
 and then on local clusters of 1 and 2 workers (each new, so each generates the antichains again);
 every run must give 774,319,815,073 vertices in 40,581 orbits (e^ε = 2 only).
@@ -59,7 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eps-exp", default="2")
     parser.add_argument("--skip-6", action="store_true", help="n = 5 only")
-    parser.add_argument("--n7", action="store_true", help="the rows at n = 7 too (about two minutes; e^ε = 2)")
+    parser.add_argument("--n7", action="store_true", help="the rows at n = 7 too (under a minute; e^ε = 2)")
     parser.add_argument("--no-dask", action="store_true", help="leave out the face sets on local Dask clusters")
     arguments = parser.parse_args()
     cones = "normaliz" if normaliz_available() else "cdd"

@@ -52,9 +52,11 @@ def integer_key(point: Sequence[Fraction]) -> IntegerKey:
 
 
 def key_point(key: IntegerKey) -> tuple[Fraction, ...]:
-    """The point an :data:`IntegerKey` stands for."""
+    """The point an :data:`IntegerKey` stands for (each distinct entry made a Fraction once: a
+    vertex has few)."""
     denominator, numerators = key
-    return tuple(Fraction(v, denominator) for v in numerators)
+    entries = {v: Fraction(v, denominator) for v in set(numerators)}
+    return tuple(entries[v] for v in numerators)
 
 
 def permuted(values: Sequence[T], permutation: Sequence[int]) -> tuple[T, ...]:

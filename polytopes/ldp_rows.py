@@ -15,16 +15,17 @@ has all its entries positive; write a_k for its least entry. The characterisatio
      with p·a = 1,
   2. the tight rows' patterns have rank m.
 
-(Then every column reaches e^ε·a_k: tight patterns with p·a = 1, a > 0 and a constant column
-have rank below m.) So a = B⁻¹·1 for m independent tight patterns B, and the vertices are
-enumerated from the scale vectors a: every antichain of m patterns (tight patterns of one a > 0
-never contain one another's e^ε-columns), one per orbit of the column permutations (orderly
-generation: a canonical antichain without its largest pattern is one), solved exactly
-(python-flint's rational matrices), kept when a > 0; for each distinct a (sorted), the tight
-patterns with p·a = 1 and the loose rows (a pattern on the other columns and the entry 1 − Σ that
-must lie strictly between a_k and e^ε·a_k) are listed, and every multiset of n rows with tight rank
-m is a vertex. With m = n every row is tight, so the rows are the set B itself, and a
-vertex's orbit is B's orbit under the column permutations: one vertex per set with a > 0. A vertex's
+(Then every column reaches e^ε·a_k: tight patterns with p·a = 1, a > 0 and a constant column have
+rank below m.) So a = B⁻¹·1 for m independent tight patterns B, and the vertices are enumerated from
+the scale vectors a: every antichain of m patterns (tight patterns of one a > 0 never contain one
+another's e^ε-columns), one per orbit of the column permutations (orderly generation: a canonical
+antichain without its largest pattern is one), solved exactly (python-flint's rational matrices),
+kept when a > 0; for each distinct a (sorted), the tight patterns with p·a = 1 and the loose rows (a
+pattern on the other columns and the entry 1 − Σ that must lie strictly between a_k and e^ε·a_k) are
+listed, and every multiset of n rows with tight rank m is a vertex (tried only from pairs of first
+tight rows that can begin the least multiset of its orbit under the column permutations fixing a:
+:func:`_pieces`). With m = n every row is tight, so the rows are the set B itself, and a vertex's
+orbit is B's orbit under the column permutations: one vertex per set with a > 0. A vertex's
 canonical form under the row × column permutations (:func:`polytopes.orbitwise.orbit_forms`, shared
 with every census) names its orbit.
 
@@ -32,7 +33,7 @@ Nothing here solves the face sets' systems Σ c_k = 1 over the spans of faces of
 rounded: the two enumerations share only D's definition and the canonical forms, so their agreement
 orbit by orbit (``tests/test_ldp_rows.py``, at n = 4, 5, 6 and five e^ε) argues completeness twice.
 At n = 7, which the face sets do not reach, the rows give the census alone (40,581 orbits at
-e^ε = 2, about two minutes in one process). With a Dask client the antichains' generation and the
+e^ε = 2, about 35 seconds in one process). With a Dask client the antichains' generation and the
 vertices run as tasks on its workers (:mod:`qifkit.cluster`).
 """
 
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 import time
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
@@ -56,15 +58,17 @@ from qifkit.validation import eps_exp_above_one, whole_number
 __all__ = ["ROWS_MAX_N", "ldp_orbits_by_rows", "pattern_sets", "scale_vectors"]
 
 #: Largest n taken: the antichains of m patterns up to the column permutations are 1,661 at m = 6
-#: and 253,104 at m = 7 (found among 364,245 candidates, each tested against 5,040 permutations:
-#: about 40 s, once per process).
+#: and 253,104 at m = 7 (found among 364,245 candidates, each tested against 5,040 permutations,
+#: once per process).
 ROWS_MAX_N = 7
 
-#: Canonical sets extended together: their children (about 7 each at m = 7) are tested for canonical
-#: form at once, as |S_m| × children words of 64 bits each half (about 9 MB each at m = 7). Small
-#: enough that the last level (1,661 parents at m = 7) makes 52 tasks, which two workers share
-#: evenly (256 made 7: n = 7 on two workers 72.3 s, with 32: 67.9 s).
-_PARENTS = 32
+#: Canonical sets whose children are tested for canonical form at once, as children × |S_m| words
+#: of 64 bits each half: few enough that the words stay in cache.
+_PARENTS = 4
+
+#: Tasks a level of the generation is cut into (on Dask): enough that two workers share every level
+#: evenly, few enough that the scheduler's work per task stays small.
+_LEVEL_TASKS = 32
 
 Row = tuple[Fraction, ...]
 
@@ -105,20 +109,22 @@ def _generated(m: int, extend: Callable[[list[np.ndarray]], list[np.ndarray]]) -
 
 
 def _generated_array(m: int, extend: Callable[[list[np.ndarray]], list[np.ndarray]]) -> np.ndarray:
-    """The orderly generation, level by level: each level's canonical sets, in chunks of
-    :data:`_PARENTS`, are extended by `extend` (here, or as tasks on Dask workers), in order; one
-    set a row."""
+    """The orderly generation, level by level: each level's canonical sets, cut into about
+    :data:`_LEVEL_TASKS` parts, are extended by `extend` (here, or as tasks on Dask workers), in
+    order; one set a row."""
     level = np.zeros((1, 0), dtype=np.intp)
     for _ in range(m):
-        level = np.concatenate(extend([level[start:start + _PARENTS] for start in range(0, len(level), _PARENTS)]))
+        step = -(-len(level) // _LEVEL_TASKS)
+        level = np.concatenate(extend([level[start:start + step] for start in range(0, len(level), step)]))
     return level
 
 
 @functools.lru_cache(maxsize=None)
 def _images(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every column permutation (the identity first), each pattern's bit in the high and low
-    64-bit halves of its image's word; and which pairs of patterns are apart (neither's e^ε-columns
-    inside the other's). Cached: a worker process builds them once."""
+    """For every pattern, its bit in the high and low 64-bit halves of its image's word under each
+    column permutation (the identity first; one row a pattern, so that a pattern's bits are read
+    together); and which pairs of patterns are apart (neither's e^ε-columns inside the other's).
+    Cached: a worker process builds them once."""
     size = 1 << m
     orders = list(itertools.permutations(range(m)))
     image = np.array([[sum(1 << order[i] for i in range(m) if x >> i & 1) for x in range(size)] for order in orders])
@@ -129,22 +135,28 @@ def _images(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     patterns = np.arange(size)
     within = (patterns[:, None] & patterns[None, :]) == patterns[:, None]  # x's e^ε-columns inside y's
     apart = ~(within | within.T)
-    return high, low, apart
+    return np.ascontiguousarray(high.T), np.ascontiguousarray(low.T), apart
 
 
 def _canonical_children(m: int, parents: np.ndarray) -> np.ndarray:
     """The canonical antichains that extend canonical antichains `parents` (one per row, all of one
-    size) by one larger pattern apart from each of theirs: one step of the generation, one task."""
+    size) by one larger pattern apart from each of theirs: one step of the generation, one task;
+    the parents taken :data:`_PARENTS` at a time."""
+    return np.concatenate([_children_of_few(m, parents[start:start + _PARENTS])
+                           for start in range(0, len(parents), _PARENTS)])
+
+
+def _children_of_few(m: int, parents: np.ndarray) -> np.ndarray:
     high, low, apart = _images(m)
     patterns = np.arange(1 << m)
     allowed = apart[parents].all(axis=1) & (patterns > (parents[:, -1:] if parents.shape[1] else -1))
     which, larger = np.nonzero(allowed)  # each child: its parent's row and its new, larger pattern
     # a child's image is its parent's image and one more pattern: two ORs instead of one a pattern
-    words_high = np.bitwise_or.reduce(high[:, parents], axis=2)[:, which] | high[:, larger]
-    words_low = np.bitwise_or.reduce(low[:, parents], axis=2)[:, which] | low[:, larger]
-    tied = words_high == words_high[0]
-    least = (words_high.max(axis=0) == words_high[0]) & (
-        np.where(tied, words_low, np.uint64(0)).max(axis=0) == words_low[0])
+    words_high = np.bitwise_or.reduce(high[parents], axis=1)[which] | high[larger]  # a child a row
+    words_low = np.bitwise_or.reduce(low[parents], axis=1)[which] | low[larger]
+    tied = words_high == words_high[:, :1]
+    least = (words_high.max(axis=1) == words_high[:, 0]) & (
+        np.where(tied, words_low, np.uint64(0)).max(axis=1) == words_low[:, 0])
     result: np.ndarray = np.column_stack([parents[which], larger])[least]
     return result
 
@@ -188,6 +200,7 @@ def _full_support(chosen_sets: Sequence[tuple[int, ...]], e: Fraction) -> Iterat
             yield tuple(tuple((e if x >> k & 1 else 1) * a[k] for k in range(n)) for x in chosen)
 
 
+@functools.lru_cache(maxsize=256)
 def _rows_of(a: tuple[Fraction, ...], e: Fraction) -> tuple[list[int], list[Row]]:
     """The rows a vertex with column scales a may have: the tight patterns (p·a = 1), and the loose
     rows (one entry strictly between a_k and e^ε·a_k, the others a_j or e^ε·a_j)."""
@@ -205,14 +218,18 @@ def _rows_of(a: tuple[Fraction, ...], e: Fraction) -> tuple[list[int], list[Row]
     return tight, loose
 
 
-def _vertices_with_scales(a: tuple[Fraction, ...], n: int, e: Fraction) -> Iterator[tuple[Row, ...]]:
-    """Every vertex with non-zero columns of least entries a, as a sorted tuple of its n rows (its
-    m non-zero columns only): tight rows of rank m, at most one loose entry a row."""
+def _vertices_with_scales(a: tuple[Fraction, ...], n: int, e: Fraction, first: int,
+                          second: int) -> Iterator[tuple[Row, ...]]:
+    """The vertices with non-zero columns of least entries a whose two first tight rows (in the
+    order of :func:`_rows_of`) are its tight patterns `first` ≤ `second`, each as a sorted tuple
+    of its n rows (its m non-zero columns only): tight rows of rank m, at most one loose entry a
+    row. Over the pairs of :func:`_pieces`, every vertex with scales a once."""
     m = len(a)
     tight, loose = _rows_of(a, e)
     ranks: dict[frozenset[int], int] = {}
     for count in range(m, n + 1):
-        for chosen in itertools.combinations_with_replacement(tight, count):
+        for rest in itertools.combinations_with_replacement(tight[second:], count - 2):
+            chosen = (tight[first], tight[second], *rest)
             support = frozenset(chosen)
             if support not in ranks:
                 entries = [e.numerator if x >> k & 1 else e.denominator for x in support for k in range(m)]
@@ -222,6 +239,58 @@ def _vertices_with_scales(a: tuple[Fraction, ...], n: int, e: Fraction) -> Itera
             fixed = [tuple((e if x >> k & 1 else 1) * a[k] for k in range(m)) for x in chosen]
             for extra in itertools.combinations_with_replacement(loose, n - count):
                 yield tuple(sorted(fixed + list(extra)))
+
+
+def _multisets(kinds: int, size: int) -> int:
+    """How many multisets of `size` elements `kinds` kinds make."""
+    return 1 if size == 0 else math.comb(kinds + size - 1, size)
+
+
+def _pieces(m: int, n: int, e: Fraction) -> list[tuple[int, tuple[tuple[Fraction, ...], int, int]]]:
+    """The vertices with m < n non-zero columns cut into pieces (a, first, second) for
+    :func:`_vertices_with_scales`, each with its work: the multisets of rows it tries. One scale
+    vector can hold most of the work (at n = 7, the a = 1/9 of m = 6 has 20 tight patterns and
+    657,800 multisets), so its pieces, not the scale vectors, are what tasks share out.
+
+    Only pieces that can begin a least multiset of its orbit are kept. The column permutations G_a
+    that fix a map the tight patterns among themselves and a vertex to one of its orbit; in the
+    orbit of a multiset of tight patterns take the least (as sorted tuples of their indices): no
+    image of its first pattern is smaller (else an image of the multiset would begin lower), and
+    no image of its second under the g ∈ G_a fixing the first is (else that image would be less).
+    So `first` least in its G_a-orbit and `second` least in its orbit under first's stabiliser
+    (the 1/9 above: 4 pieces of 210)."""
+    found = []
+    for a in scale_vectors(m, e):
+        tight, loose = _rows_of(a, e)
+        symmetries = [g for g in itertools.permutations(range(m)) if all(a[g[k]] == a[k] for k in range(m))]
+        for first, x in enumerate(tight):
+            if any(_moved(x, g) < x for g in symmetries):
+                continue
+            fixing = [g for g in symmetries if _moved(x, g) == x]
+            for second in range(first, len(tight)):
+                if any(_moved(tight[second], g) < tight[second] for g in fixing):
+                    continue
+                work = sum(_multisets(len(tight) - second, count - 2) * _multisets(len(loose), n - count)
+                           for count in range(m, n + 1))
+                found.append((work, (a, first, second)))
+    return found
+
+
+def _moved(pattern: int, order: Sequence[int]) -> int:
+    """A pattern's image under a column permutation: bit k moved to bit order[k]."""
+    return sum(1 << target for source, target in enumerate(order) if pattern >> source & 1)
+
+
+def _shares(pieces: list[tuple[int, Any]]) -> list[tuple[int, tuple[Any, ...]]]:
+    """Consecutive pieces dealt into about :data:`_TASKS_PER_SUPPORT` shares of equal work (a
+    piece heavier than a share stands alone), each with its work."""
+    target = max(1, sum(work for work, _ in pieces) // _TASKS_PER_SUPPORT)
+    shares: list[tuple[int, list[Any]]] = []
+    for work, piece in pieces:
+        if not shares or shares[-1][0] >= target:
+            shares.append((0, []))
+        shares[-1] = (shares[-1][0] + work, shares[-1][1] + [piece])
+    return [(work, tuple(share)) for work, share in shares]
 
 
 def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = None,
@@ -270,7 +339,9 @@ def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = No
         return [(n, e.numerator, e.denominator, m, tuple(items[start:start + step]))
                 for start in range(0, len(items), step)]
 
-    smaller = [task for m in range(2, min(support, n - 1) + 1) for task in tasks(m, scale_vectors(m, e))]
+    shares = [(work, m, share) for m in range(2, min(support, n - 1) + 1) for work, share in _shares(_pieces(m, n, e))]
+    shares.sort(key=lambda share: -share[0])  # the heaviest first, so that the workers finish together
+    smaller = [(n, e.numerator, e.denominator, m, share) for _, m, share in shares]
     if client is None:
         found = [_vertex_keys(*task) for task in smaller + (tasks(n, pattern_sets(n)) if support == n else [])]
     else:
@@ -290,14 +361,14 @@ def ldp_orbits_by_rows(n: int, eps_exp: Any, *, largest_support: int | None = No
         found = client.gather(futures)
     sizes = {constant: forms.orbit_size(constant)}
     for part in found:
-        sizes.update(part)
+        sizes.update(((row[0], tuple(row[2:])), row[1]) for row in part.tolist())
     orbits = tuple(Orbit(key_point(form), sizes[form]) for form in sorted(sizes))
     return OrbitEnumeration(polytope, orbits, forms.order, 0, time.perf_counter() - begin)
 
 
 #: Vertex tasks per number of non-zero columns: about this many chunks of pattern sets (m = n) or
-#: scale vectors (m < n); small enough that two workers finish together.
-_TASKS_PER_SUPPORT = 256
+#: shares of pieces (m < n, :func:`_shares`); small enough that two workers finish together.
+_TASKS_PER_SUPPORT = 64
 
 
 @functools.lru_cache(maxsize=8)
@@ -307,17 +378,21 @@ def _forms(n: int, p: int, q: int) -> tuple[Polytope, Any]:
     return polytope, orbit_forms(polytope)
 
 
-def _vertex_keys(n: int, p: int, q: int, m: int, items: Sequence[Any]) -> dict[Any, int]:
+def _vertex_keys(n: int, p: int, q: int, m: int, items: Sequence[Any]) -> np.ndarray:
     """One task: the canonical forms of the vertices with m non-zero columns from `items`, the
-    antichains of n patterns (m = n: tuples, or the rows of an array) or the scale vectors a
-    (m < n), each with its orbit's size."""
+    antichains of n patterns (m = n: tuples, or the rows of an array) or the pieces
+    (a, first, second) of :func:`_pieces` (m < n), each with its orbit's size: one row a form,
+    (denominator, size, numerators...), as 64-bit integers where they fit (an array moves
+    between Dask processes about 30 times faster than a dict of tuples) and Python's otherwise."""
     e, (_, forms) = Fraction(p, q), _forms(n, p, q)
     if isinstance(items, np.ndarray):
         items = [tuple(int(x) for x in chosen) for chosen in items]
     found = set(_full_support(items, e)) if m == n else {
-        rows for a in items for rows in _vertices_with_scales(a, n, e)}
+        rows for a, first, second in items for rows in _vertices_with_scales(a, n, e, first, second)}
     keys = {forms.canonical(tuple(v for r in rows for v in (*r, *[Fraction(0)] * (n - m)))) for rows in found}
-    return {key: forms.orbit_size(key) for key in keys}
+    rows = [(key[0], forms.orbit_size(key), *key[1]) for key in keys]
+    wide = any(abs(v) >= 1 << 62 for row in rows for v in row)
+    return np.array(rows, dtype=object if wide else np.int64).reshape(len(rows), 2 + n * n)
 
 
 def _on(client: Any, m: int) -> Callable[[list[np.ndarray]], list[np.ndarray]]:

@@ -316,7 +316,7 @@ def ldp_census(folder: Path = CENSUS_FOLDER, at_two: tuple[int, int] = (164_825,
     orbit–stabiliser, (|γ|, |λ|) and the tight count recomputed from the representative, the count
     and orbit count their sum and number; for every file the vertices enumerated from tight and
     loose rows and compared orbit by orbit (an orbit left out with the totals kept consistent is
-    refused; n = 6 in about a second a file, n = 7 in about two minutes); at n ≤ 5 the face sets of
+    refused; n = 6 in about a second a file, n = 7 in about 35 seconds); at n ≤ 5 the face sets of
     the column cone enumerated again and compared the same way; the adjacency closure (every
     neighbour of every representative, by cddlib's tangent cones and an exact ratio test, in a
     listed orbit) for n = 4 always and for n = 5 with --full; for the face-set files (n = 6) the

@@ -10,7 +10,7 @@ adjacency closure). ``--method faces`` makes the census from the face sets of D'
 instead (polytopes.ldp_faces; version 3 files, no adjacency; n = 6), re-checked by enumerating
 them again and by the tight and loose rows (polytopes.ldp_rows); ``--method rows`` makes it from
 the rows (a second at n = 6), re-checked by the face sets; at n = 7, where only the rows reach
-(``--n 7 --eps-exp 2 --method rows``: about two minutes, and as long again for the check), by
+(``--n 7 --eps-exp 2 --method rows``: about 35 seconds, and as long again for the check), by
 the rows run again.
 
 ``--polytope U`` writes the census of Kohli and Laskowski's U instead, from its columns' steps

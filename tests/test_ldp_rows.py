@@ -112,10 +112,11 @@ def _rank(rows):
     return rank
 
 
-@pytest.mark.parametrize("eps_exp", ["2", "3/2"])
+@pytest.mark.parametrize("eps_exp", ["2", "3/2", f"{10**30 + 1}/{10**30}"])
 def test_rows_give_cdds_vertices_at_n3(eps_exp):
     """n = 3: the orbits' sizes sum to cddlib's vertex count (33), every cddlib vertex lies in a listed
-    orbit, and every representative is a vertex (exact rank test on D's inequalities)."""
+    orbit, and every representative is a vertex (exact rank test on D's inequalities). The last e^ε
+    makes the forms' integers wider than 64 bits, so the tasks' answers travel as Python integers."""
     polytope = ldp_polytope(3, eps_exp=eps_exp)
     found = ldp_orbits_by_rows(3, eps_exp)
     vertices = enumerate_vertices(polytope).vertices

@@ -107,7 +107,7 @@ def run(arguments: argparse.Namespace) -> int:
         return _count_rf_by_components(arguments, z)
     if (arguments.method is None and arguments.polytope == "LDP" and arguments.n >= 5 and arguments.orbits
             and not (arguments.ext or arguments.resume)):
-        # the fastest complete method for D's orbits (n = 6: a second, n = 7: minutes), here or on Dask workers
+        # the fastest complete method for D's orbits (n = 6: a second, n = 7: under a minute), here or on Dask workers
         arguments.method = "rows"
     if arguments.method in ("faces", "rows"):
         return _enumerate_ldp_orbits(arguments)
@@ -237,7 +237,7 @@ def _enumerate_ldp_orbits(arguments: argparse.Namespace) -> int:
                              f"in {'minutes' if method == 'faces' else 'seconds'})")
     check_cluster_options(arguments)
     spread = arguments.workers is not None or arguments.scheduler is not None
-    if method == "rows":  # one process unless workers are asked for: n = 6 in a second, n = 7 in about two minutes
+    if method == "rows":  # one process unless workers are asked for: n = 6 in a second, n = 7 in about 35 seconds
         if not spread or (arguments.workers == 1 and arguments.scheduler is None):
             result = ldp_orbits_by_rows(arguments.n, arguments.eps_exp)
         else:
