@@ -50,6 +50,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -487,27 +488,39 @@ class ColumnCensusCheck:
 def matrix_from_steps(steps: Sequence[str], n: int, e: Fraction, fixed: bool = False) -> list[list[Fraction]] | None:
     """The one matrix with these non-zero columns' tight steps, zero columns after them and rows
     summing to 1 (and, for F with its uniform z, ``fixed``, columns summing to 1), solved from the
-    polytope's defining constraints taken as equations (not from segment vectors), or None if they
-    do not fix a single matrix."""
-    p, q, size = e.numerator, e.denominator, n * n
-    rows = [[1 if k // n == i else 0 for k in range(size)] + [1] for i in range(n)]
+    polytope's defining constraints taken as equations (not from the vertex criterion), or None if
+    they do not fix a single matrix.
+
+    Solved by blocks: the tight steps of a column (d: Q[i+1] = Q[i]/e^ε, u: Q[i+1] = e^ε·Q[i]) are
+    equations inside that column whose solutions are exactly the combinations Σ_t α_t·g_t of its
+    segment vectors (a chain of ratios fixes a segment up to its factor; the loose steps separate
+    the segments). The row sums (and column sums) are then equations on the α, and the
+    constraints fix one matrix exactly when these fix one α (α ↦ matrix is one to one: the
+    segments of a column have disjoint supports), i.e. the system has rank = the number of α and
+    a solution."""
+    unknowns = [(j, g) for j, word in enumerate(steps) for g in _segments(word, e)]
+    if fixed and len(steps) < n:
+        return None  # a zero column cannot sum to 1
+    rows = [[g[i] for _, g in unknowns] + [1] for i in range(n)]
     if fixed:
-        rows += [[1 if k % n == j else 0 for k in range(size)] + [1] for j in range(n)]
-    for j in range(n):
-        if j >= len(steps):
-            rows += [[1 if k == i * n + j else 0 for k in range(size)] + [0] for i in range(n)]
-            continue
-        for i, step in enumerate(steps[j]):
-            if step != "l":  # d: q·Q[i] = p·Q[i+1]; u: q·Q[i+1] = p·Q[i]
-                row = [0] * (size + 1)
-                high, low = (i, i + 1) if step == "d" else (i + 1, i)
-                row[high * n + j], row[low * n + j] = q, -p
-                rows.append(row)
+        rows += [[sum(g) if column == j else 0 for column, g in unknowns] + [1] for j in range(len(steps))]
+    count = len(unknowns)
     reduced, denominator, rank = flint.fmpz_mat(rows).rref()
-    if rank != size or reduced[size - 1, size - 1] == 0:  # not fixed, or no solution (a pivot in the last column)
+    if rank != count or reduced[count - 1, count - 1] == 0:  # not fixed, or no solution (a pivot in the last column)
         return None
-    values = [Fraction(int(reduced[k, size]), int(denominator)) for k in range(size)]
-    return [values[i * n:(i + 1) * n] for i in range(n)]
+    alpha = [Fraction(int(reduced[k, count]), int(denominator)) for k in range(count)]
+    matrix = [[Fraction(0)] * n for _ in range(n)]
+    for a, (j, g) in zip(alpha, unknowns, strict=True):
+        for i, v in enumerate(g):
+            if v:
+                matrix[i][j] = a * v
+    return matrix
+
+
+@functools.lru_cache(maxsize=4096)
+def _segments(steps: str, e: Fraction) -> tuple[tuple[int, ...], ...]:
+    """:func:`segment_vectors`, kept: a census checks millions of columns of a few hundred kinds."""
+    return tuple(segment_vectors(steps, e))
 
 
 def in_count_polytope(matrix: Sequence[Sequence[Fraction]], e: Fraction, fixed: bool = False) -> bool:
