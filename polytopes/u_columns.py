@@ -498,6 +498,16 @@ def matrix_from_steps(steps: Sequence[str], n: int, e: Fraction, fixed: bool = F
     constraints fix one matrix exactly when these fix one α (α ↦ matrix is one to one: the
     segments of a column have disjoint supports), i.e. the system has rank = the number of α and
     a solution."""
+    scaled = _scaled_matrix_from_steps(steps, n, e, fixed)
+    if scaled is None:
+        return None
+    numerators, denominator = scaled
+    return [[Fraction(v, denominator) for v in row] for row in numerators]
+
+
+def _scaled_matrix_from_steps(steps: Sequence[str], n: int, e: Fraction, fixed: bool
+                              ) -> tuple[list[list[int]], int] | None:
+    """:func:`matrix_from_steps` as integer numerators over one positive denominator."""
     unknowns = [(j, g) for j, word in enumerate(steps) for g in _segments(word, e)]
     if fixed and len(steps) < n:
         return None  # a zero column cannot sum to 1
@@ -508,13 +518,14 @@ def matrix_from_steps(steps: Sequence[str], n: int, e: Fraction, fixed: bool = F
     reduced, denominator, rank = flint.fmpz_mat(rows).rref()
     if rank != count or reduced[count - 1, count - 1] == 0:  # not fixed, or no solution (a pivot in the last column)
         return None
-    alpha = [Fraction(int(reduced[k, count]), int(denominator)) for k in range(count)]
-    matrix = [[Fraction(0)] * n for _ in range(n)]
-    for a, (j, g) in zip(alpha, unknowns, strict=True):
+    sign = 1 if denominator > 0 else -1
+    numerators = [[0] * n for _ in range(n)]
+    for k, (j, g) in enumerate(unknowns):
+        alpha = sign * int(reduced[k, count])
         for i, v in enumerate(g):
             if v:
-                matrix[i][j] = a * v
-    return matrix
+                numerators[i][j] = alpha * v
+    return numerators, sign * int(denominator)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -526,17 +537,36 @@ def _segments(steps: str, e: Fraction) -> tuple[tuple[int, ...], ...]:
 def in_count_polytope(matrix: Sequence[Sequence[Fraction]], e: Fraction, fixed: bool = False) -> bool:
     """U's Def. 3 exactly: non-negative, rows summing to 1, neighbouring rows within e^ε in every
     column; with ``fixed``, F's with a uniform z too: z·Q = z, i.e. every column sums to 1."""
-    rows = zip(matrix, matrix[1:], strict=False)
-    pairs = [(a, b) for upper, lower in rows for a, b in zip(upper, lower, strict=True)]
-    return (all(v >= 0 for row in matrix for v in row) and all(sum(row) == 1 for row in matrix)
-            and all(a <= e * b and b <= e * a for a, b in pairs)
-            and (not fixed or all(sum(column) == 1 for column in zip(*matrix, strict=True))))
+    return _scaled_in_count_polytope(*_common_denominator(matrix), e, fixed)
 
 
 def steps_of(column: Sequence[Fraction], e: Fraction) -> str:
     """The steps (``d``, ``u``, ``l``) a column of exact entries has at e^ε."""
+    return _scaled_steps(_common_denominator([column])[0][0], e)
+
+
+def _common_denominator(matrix: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int]:
+    """Exact entries as integer numerators over their least common denominator."""
+    denominator = math.lcm(*(v.denominator for row in matrix for v in row))
+    return [[v.numerator * (denominator // v.denominator) for v in row] for row in matrix], denominator
+
+
+def _scaled_in_count_polytope(numerators: Sequence[Sequence[int]], denominator: int, e: Fraction, fixed: bool) -> bool:
+    """:func:`in_count_polytope` of the matrix numerators/denominator (denominator > 0), in integers:
+    a ≤ e^ε·b is q·a ≤ p·b for e^ε = p/q."""
+    p, q = e.numerator, e.denominator
+    rows = zip(numerators, numerators[1:], strict=False)
+    pairs = [(a, b) for upper, lower in rows for a, b in zip(upper, lower, strict=True)]
+    return (all(v >= 0 for row in numerators for v in row) and all(sum(row) == denominator for row in numerators)
+            and all(q * a <= p * b and q * b <= p * a for a, b in pairs)
+            and (not fixed or all(sum(column) == denominator for column in zip(*numerators, strict=True))))
+
+
+def _scaled_steps(column: Sequence[int], e: Fraction) -> str:
+    """:func:`steps_of` of a column of numerators over one positive denominator."""
+    p, q = e.numerator, e.denominator
     pairs = zip(column, column[1:], strict=False)
-    return "".join("d" if a == e * b else "u" if b == e * a else "l" for a, b in pairs)
+    return "".join("d" if q * a == p * b else "u" if q * b == p * a else "l" for a, b in pairs)
 
 
 def check_u_census(document: Mapping[str, Any], recount: bool = False) -> ColumnCensusCheck:
@@ -592,11 +622,11 @@ def check_column_census(document: Mapping[str, Any], *, polytope: str, census_fo
         if key in seen:
             raise CertificateError(f"{where} is orbit {seen[key] + 1} again")
         seen[key] = k
-        matrix = matrix_from_steps(steps, n, e, fixed)
-        if matrix is None or not in_count_polytope(matrix, e, fixed):
+        scaled = _scaled_matrix_from_steps(steps, n, e, fixed)
+        if scaled is None or not _scaled_in_count_polytope(*scaled, e, fixed):
             raise CertificateError(f"{where}: the steps {text!r} give no vertex of {polytope} (n = {n}, "
                                    f"e^ε = {exact_str(e)})")
-        if [steps_of([row[j] for row in matrix], e) for j in range(len(steps))] != steps:
+        if [_scaled_steps([row[j] for row in scaled[0]], e) for j in range(len(steps))] != steps:
             raise CertificateError(f"{where}: a column's loose step is tight; the vertex is listed under other steps")
         size = orderings(steps, n) * (1 if tuple(sorted(map(reversed_steps, steps))) == key else 2)
         if entry.get("size") != size:
