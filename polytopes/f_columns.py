@@ -28,13 +28,24 @@ positive (c_t > 0, and 1/|g_1| − Σ_t c_t·|g_t| > 0 for g_1) and every loose 
 (else the column has other steps, and the vertex is listed under those). A multiset whose steps
 occur m_1, m_2, ... times stands for n!/(m_1!·m_2!·...) vertices.
 
-**The enumeration.** Depth first over multisets of steps, the steps ordered by their number of
-loose steps, so the columns without one, which are fixed (f), come first and are pruned at once:
-the columns still to come must sum to r = 1 − Σ f, so r must be positive and within e^ε between
-neighbouring rows (a sum of columns with the ratio property has it). A full multiset is solved
-exactly (FLINT's rational row reduction) and checked as above. No float is used and nothing is
-rounded. n = 5 takes about 40 s at e^ε = 2 (3·10⁶ multisets tried); from n = 4 to 5 the multisets
-tried grew 450 times, so n = 6 would take hours of this process (docs/enumerate.md).
+**The enumeration.** A loose step's column is never repeated in a vertex (two equal loose
+columns have the same h_t), and a vertex has at least one fixed column (n columns of at least one
+loose step each would have n > n − 1 of them). So a vertex is a multiset of k ≥ 1 fixed columns
+(the shapes without a loose step, f alone) with a *set* of m = n − k loose ones. The multisets of
+fixed columns are listed first, depth first, each with its rest r = 1 − Σ f, pruned at once: the
+loose columns must sum to r, so r must be positive and within e^ε between neighbouring rows (a sum
+of columns with the ratio property has it). Then for every m and every set of m distinct loose
+shapes (at most n − 1 loose steps in all) and every multiset of n − m fixed columns, the
+coefficients c are solved in floats, many at once (numpy): with n − 1 loose steps the h_t are a
+basis of the vectors summing to 0 and c = H⁻¹·(r − Σ f of the loose columns); with fewer, r − Σ f
+must lie in their span (least squares, its residual). Floats only rule out: a candidate is dropped
+when a coefficient, an entry or a loose step's slack is below −10⁻⁸ times its scale, far beyond the
+rounding error of a set whose h_t have a condition number of at most 10⁵; a set whose h_t look
+dependent in floats has its rank decided exactly (FLINT), and every candidate of an independent
+set beyond that condition number is decided exactly. Every candidate left is solved and checked
+exactly (FLINT's rational row reduction) as above, so a vertex is listed only on an exact decision
+and none is lost to rounding. n = 5 takes about a second at e^ε = 2 (2.4·10⁶ multisets considered),
+n = 6 about 20 minutes (5.9·10⁹; docs/enumerate.md).
 
 :func:`check_f_census` verifies each listed vertex without segment vectors, from F's own
 constraints as equations (:func:`polytopes.u_columns.matrix_from_steps`); with ``recount`` it
@@ -51,6 +62,7 @@ Examples
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -58,12 +70,14 @@ from fractions import Fraction
 from typing import Any
 
 import flint
+import numpy as np
 
 from polytopes.u_columns import (
     ColumnCensusCheck,
     check_column_census,
     check_u_census,
     column_census_document,
+    matrix_from_steps,
     orbit_key,
     orderings,
     segment_vectors,
@@ -71,18 +85,31 @@ from polytopes.u_columns import (
     u_vertices_by_columns,
 )
 from qifkit.errors import CertificateError, ParameterError
-from qifkit.numbers import reduced_fractions
 from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = ["F_COLUMNS_MAX_N", "F_CENSUS_FORMAT", "FColumnCensus", "f_vertices_by_columns", "f_census_document",
            "check_f_census", "COLUMN_CENSUSES"]
 
-#: Largest n taken: n = 5 tries 3·10⁶ multisets of steps (under a minute); they grew 450 times from
-#: n = 4 to 5, so n = 6 would take hours.
-F_COLUMNS_MAX_N = 5
+#: Largest n taken: n = 6 considers about 6·10⁹ multisets of steps (minutes, docs/benchmarks.md); at
+#: n = 7 the sets of six loose columns alone are 6·10¹⁰.
+F_COLUMNS_MAX_N = 6
 
 #: The format tag of a census file of F (uniform z).
 F_CENSUS_FORMAT = "qifkit census of F (uniform z) by column steps, version 1"
+
+#: Floats rule a candidate out only beyond these (module docstring): a loose set's h_t are taken as
+#: independent in floats when |det| (or the least singular value) is above _SINGULAR times the
+#: product of the column norms (the largest one); when their condition number is above
+#: _CONDITION every candidate of the set is decided exactly; a coefficient, entry or loose step
+#: rules a candidate out only below −_MARGIN times its scale (1 + the largest |coefficient|; the
+#: h_t are scaled to entries of at most 1), and a loose step's slack e^ε·Q[i+1] − Q[i] only below
+#: (1 + e^ε) times that.
+_SINGULAR = 1e-9
+_CONDITION = 1e5
+_MARGIN = 1e-8
+
+#: Loose sets tested together in floats (memory: sets × fixed multisets × n doubles).
+_CHUNK = 4096
 
 _Q = flint.fmpq
 
@@ -96,19 +123,16 @@ class FColumnCensus:
     n : int
     eps_exp : Fraction
     step_sets : tuple of tuple of str
-        One per vertex up to the column permutations: its columns' steps, in the order of the
-        search (a multiset: a step may repeat).
-    columns : tuple of tuple of tuple of Fraction
-        For each step set, its columns (in the same order), exactly.
+        One per vertex up to the column permutations: its columns' steps, fixed columns first, in
+        the order of the search (a multiset: a fixed column's steps may repeat).
     visited : int
-        Multisets of steps tried, partial ones included (the work done).
+        Multisets of steps considered (a set of fixed columns with a set of loose ones; the work done).
     seconds : float
     """
 
     n: int
     eps_exp: Fraction
     step_sets: tuple[tuple[str, ...], ...]
-    columns: tuple[tuple[tuple[Fraction, ...], ...], ...]
     visited: int
     seconds: float
 
@@ -127,12 +151,17 @@ class FColumnCensus:
         return len({orbit_key(steps) for steps in self.step_sets})
 
     def matrix(self, k: int) -> list[list[Fraction]]:
-        """The vertex of step set k, its columns in the set's order."""
-        return [[column[i] for column in self.columns[k]] for i in range(self.n)]
+        """The vertex of step set k, its columns in the set's order, solved again from F's
+        constraints as equations (:func:`polytopes.u_columns.matrix_from_steps`)."""
+        matrix = matrix_from_steps(self.step_sets[k], self.n, self.eps_exp, fixed=True)
+        if matrix is None:
+            raise CertificateError(f"the steps {self.step_sets[k]} fix no matrix of F")
+        return matrix
 
     def vertices(self) -> Iterator[tuple[tuple[Fraction, ...], ...]]:
         """Every vertex (all column orders): for small n."""
-        for columns in self.columns:
+        for k in range(len(self.step_sets)):
+            columns = list(zip(*self.matrix(k), strict=True))
             for order in set(itertools.permutations(columns)):
                 yield tuple(zip(*order, strict=True))
 
@@ -199,36 +228,169 @@ def f_vertices_by_columns(n: int, eps_exp: Any) -> FColumnCensus:
     """
     size, e = whole_number(n, 2, "n"), eps_exp_above_one(eps_exp, allow_one=False)
     if size > F_COLUMNS_MAX_N:
-        raise ParameterError(f"n = {size}: F by column steps stops at n = {F_COLUMNS_MAX_N} (the multisets of steps "
-                             "tried grew 450 times from n = 4 to 5, where they are 3·10^6: n = 6 would take hours)")
+        raise ParameterError(f"n = {size}: F by column steps stops at n = {F_COLUMNS_MAX_N} (n = 6 considers "
+                             "6·10^9 multisets of steps; at n = 7 the sets of six loose columns alone are 6·10^10)")
     started = time.perf_counter()
     ratio = _Q(e.numerator, e.denominator)
-    shapes = sorted((_Shape.of("".join(s), e) for s in itertools.product("dul", repeat=size - 1)),
-                    key=lambda shape: (shape.loose, shape.steps))
-    found: list[tuple[tuple[str, ...], tuple[tuple[flint.fmpq, ...], ...]]] = []
-    visited = 0
-    stack: list[tuple[int, tuple[int, ...], list[flint.fmpq], int]] = [(0, (), [_Q(1)] * size, 0)]
-    while stack:
-        start, chosen, rest, loose = stack.pop()
-        visited += 1
-        if len(chosen) == size:
-            vertex = _solved([shapes[k] for k in chosen], rest, ratio)
-            if vertex is not None:
-                found.append(vertex)
+    shapes = tuple(sorted((_Shape.of("".join(s), e) for s in itertools.product("dul", repeat=size - 1)),
+                          key=lambda shape: (shape.loose, shape.steps)))
+    fixed = _fixed_multisets(shapes, size, ratio)
+    found = [vertex for chosen, rest in fixed.get(size, []) if (vertex := _solved(shapes, chosen, rest, ratio))]
+    tables = _Tables.of(shapes, size, float(e))
+    tried = len(fixed.get(size, []))
+    for m in range(1, size):
+        sets = fixed.get(size - m, [])
+        if not sets:
             continue
-        left = size - len(chosen) - 1  # columns still to choose after this one
-        for k in range(start, len(shapes)):
-            shape = shapes[k]
-            after = [r - v for r, v in zip(rest, shape.fixed, strict=True)]
-            if shape.loose == 0 and not _can_be_filled(after, left, ratio):
-                continue
-            if shape.loose and loose + shape.loose + left > size - 1:
-                continue  # the columns after this one are loose too (the order): ≥ 1 loose step each
-            stack.append((k, chosen + (k,), after, loose + shape.loose))
+        targets = np.array([[float(v) for v in rest] for _, rest in sets]).T
+        for dims in _dimensions(m, size - 1):
+            for loose in _loose_sets(tables.classes, dims):
+                tried += len(loose) * len(sets)
+                for row, k in _float_candidates(loose, dims, tables, targets, shapes):
+                    chosen, rest = sets[k]
+                    picked = tuple(int(i) for i in loose[row])
+                    for i in picked:
+                        rest = [r - v for r, v in zip(rest, shapes[i].fixed, strict=True)]
+                    vertex = _solved(shapes, chosen + picked, rest, ratio)
+                    if vertex is not None:
+                        found.append(vertex)
     found.sort()
-    step_sets = tuple(steps for steps, _ in found)
-    columns = tuple(tuple(reduced_fractions(column) for column in cols) for _, cols in found)
-    return FColumnCensus(size, e, step_sets, columns, visited, time.perf_counter() - started)
+    return FColumnCensus(size, e, tuple(found), tried, time.perf_counter() - started)
+
+
+def _fixed_multisets(shapes: Sequence[_Shape], n: int, ratio: flint.fmpq
+                     ) -> dict[int, list[tuple[tuple[int, ...], list[flint.fmpq]]]]:
+    """Every multiset of k fixed columns (no loose step; the first shapes) that the other n − k
+    columns can complete, by k, with its rest r = 1 − Σ f: depth first, pruned by
+    :func:`_can_be_filled`."""
+    count = sum(1 for shape in shapes if not shape.loose)
+    found: dict[int, list[tuple[tuple[int, ...], list[flint.fmpq]]]] = {}
+    stack: list[tuple[int, tuple[int, ...], list[flint.fmpq]]] = [(0, (), [_Q(1)] * n)]
+    while stack:
+        start, chosen, rest = stack.pop()
+        found.setdefault(len(chosen), []).append((chosen, rest))
+        if len(chosen) == n:
+            continue
+        for k in range(start, count):
+            after = [r - v for r, v in zip(rest, shapes[k].fixed, strict=True)]
+            if _can_be_filled(after, n - len(chosen) - 1, ratio):
+                stack.append((k, chosen + (k,), after))
+    return found
+
+
+def _dimensions(m: int, most: int) -> Iterator[tuple[int, ...]]:
+    """The loose counts of m loose columns in the search's order (non-decreasing), at most `most` in all."""
+    if m == 0:
+        yield ()
+        return
+    for first in range(1, most // m + 1):
+        for rest in _dimensions(m - 1, most - first):
+            if not rest or rest[0] >= first:
+                yield (first, *rest)
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """The shapes in floats for the search: f (shape × row), the h_t of the shapes of each loose
+    count d (shape × row × d, 0 for the other shapes), each divided by its largest |entry| (which
+    scales its coefficient and keeps its sign), which steps are loose, and the shapes by loose
+    count."""
+
+    fixed: np.ndarray
+    directions: dict[int, np.ndarray]
+    loose_steps: np.ndarray
+    classes: dict[int, np.ndarray]
+    ratio: float
+
+    @classmethod
+    def of(cls, shapes: Sequence[_Shape], n: int, ratio: float) -> _Tables:
+        directions = {d: np.zeros((len(shapes), n, d)) for d in range(1, n)}
+        for k, shape in enumerate(shapes):
+            for t, h in enumerate(shape.directions):  # each h_t divided by its largest |entry|: no overflow
+                largest = max(abs(v) for v in h)
+                directions[shape.loose][k, :, t] = [float(v / largest) for v in h]
+        classes = {d: np.array([k for k, shape in enumerate(shapes) if shape.loose == d], dtype=np.int32)
+                   for d in range(1, n)}
+        return cls(np.array([[float(v) for v in shape.fixed] for shape in shapes]), directions,
+                   np.array([[s == "l" for s in shape.steps] for shape in shapes]), classes, ratio)
+
+
+def _loose_sets(classes: Mapping[int, np.ndarray], dims: tuple[int, ...]) -> Iterator[np.ndarray]:
+    """Every set of distinct loose shapes with these loose counts (an array of shape indices per row,
+    increasing), in chunks of about _CHUNK rows. A loose shape never repeats: two equal columns
+    have the same h_t, which are then dependent."""
+    groups = [(d, dims.count(d)) for d in sorted(set(dims))]
+    parts = [np.fromiter(itertools.chain.from_iterable(itertools.combinations(classes[d].tolist(), r)),
+                         dtype=np.int32).reshape(-1, r) for d, r in groups]
+    sizes = [len(part) for part in parts]
+    total = math.prod(sizes)
+    for start in range(0, total, _CHUNK):
+        index = np.arange(start, min(start + _CHUNK, total))
+        picks = np.unravel_index(index, sizes)
+        yield np.concatenate([part[pick] for part, pick in zip(parts, picks, strict=True)], axis=1)
+
+
+def _float_candidates(loose: np.ndarray, dims: tuple[int, ...], tables: _Tables, targets: np.ndarray,
+                      shapes: Sequence[_Shape]) -> Iterator[tuple[int, int]]:
+    """The (row of `loose`, fixed multiset) pairs that floats cannot rule out (module docstring):
+    every pair of a loose set whose h_t are independent but ill-conditioned, and the pairs whose
+    coefficients, entries and loose steps are nowhere below −_MARGIN."""
+    rows, m = loose.shape
+    n, count = targets.shape
+    total = sum(dims)
+    fixed = tables.fixed[loose]  # rows × m × n
+    base = fixed.sum(axis=1)  # Σ f of the loose columns: rows × n
+    directions = np.concatenate([tables.directions[d][loose[:, j]] for j, d in enumerate(dims)], axis=2)
+    if total == n - 1:  # the h_t are a basis of the sum-0 hyperplane: its first n − 1 coordinates
+        square = directions[:, :n - 1, :]
+        clear = np.abs(np.linalg.det(square)) > _SINGULAR * np.prod(np.linalg.norm(square, axis=1), axis=1)
+        inverse = np.zeros_like(square)
+        inverse[clear] = np.linalg.inv(square[clear])
+        condition = np.linalg.norm(square, axis=(1, 2)) * np.linalg.norm(inverse, axis=(1, 2))
+    else:
+        left, values, right = np.linalg.svd(directions, full_matrices=False)
+        clear = values[:, -1] > _SINGULAR * values[:, 0]
+        condition = values[:, 0] / np.where(clear, values[:, -1], 1.0)
+    unclear = [row for row in np.flatnonzero(~clear) if _independent(shapes, loose[row], n)]
+    doubtful = clear & (condition > _CONDITION)
+    doubtful[unclear] = True
+    for row in np.flatnonzero(doubtful):
+        yield from ((int(row), k) for k in range(count))
+    kept = np.flatnonzero(clear & ~doubtful)
+    if total == n - 1:  # c = H⁻¹·(r − Σ f), r − Σ f summing to 0; one product for all the rests
+        inverse = inverse[kept]
+        coefficients = ((inverse.reshape(-1, total) @ targets[:n - 1]).reshape(len(kept), total, count)
+                        - inverse @ base[kept, :n - 1, None])
+        reached = np.ones((len(kept), count), dtype=bool)
+    else:  # least squares; r − Σ f must be in the span: its residual
+        gap = targets[None, :, :] - base[kept, :, None]
+        along = np.einsum("bnl,bnk->blk", left[kept], gap)
+        reached = np.abs(gap - left[kept] @ along).max(axis=1) < _MARGIN * (1 + np.abs(gap).max(axis=1))
+        coefficients = np.einsum("blj,bl,blk->bjk", right[kept], 1 / values[kept], along)
+    scale = 1 + np.abs(coefficients).max(axis=1)  # kept × count
+    at, k_of = np.nonzero(reached & (coefficients.min(axis=1) > -_MARGIN * scale))
+    if not len(at):
+        return
+    row_of = kept[at]
+    c = coefficients[at, :, k_of]
+    h = directions[row_of]
+    margin = _MARGIN * scale[at, k_of][:, None]
+    good = np.ones(len(row_of), dtype=bool)
+    start = 0
+    for j, d in enumerate(dims):
+        column = fixed[row_of, j, :] + np.einsum("pnl,pl->pn", h[:, :, start:start + d], c[:, start:start + d])
+        start += d
+        upper, lower = column[:, :-1], column[:, 1:]
+        slack = margin * (1 + tables.ratio)  # e^ε times an entry's error
+        strict = (tables.ratio * lower - upper > -slack) & (tables.ratio * upper - lower > -slack)
+        good &= (column > -margin).all(axis=1) & (strict | ~tables.loose_steps[loose[row_of, j]]).all(axis=1)
+    yield from zip(row_of[good].tolist(), k_of[good].tolist(), strict=True)
+
+
+def _independent(shapes: Sequence[_Shape], picked: np.ndarray, n: int) -> bool:
+    """Are the h_t of these loose shapes linearly independent? Exactly (FLINT's rank)."""
+    directions = [h for k in picked for h in shapes[int(k)].directions]
+    return flint.fmpq_mat(n, len(directions), [h[i] for i in range(n) for h in directions]).rank() == len(directions)
 
 
 def _can_be_filled(rest: Sequence[flint.fmpq], columns: int, ratio: flint.fmpq) -> bool:
@@ -240,11 +402,13 @@ def _can_be_filled(rest: Sequence[flint.fmpq], columns: int, ratio: flint.fmpq) 
                                             for a, b in zip(rest, rest[1:], strict=False))
 
 
-def _solved(shapes: Sequence[_Shape], rest: Sequence[flint.fmpq], ratio: flint.fmpq
-            ) -> tuple[tuple[str, ...], tuple[tuple[flint.fmpq, ...], ...]] | None:
-    """The vertex of a full multiset (`rest` = r = 1 − Σ f): H·c = r solved exactly, its columns
-    checked; None when the h_t are dependent, r is not in their span or a check fails."""
-    directions = [h for shape in shapes for h in shape.directions]
+def _solved(shapes: Sequence[_Shape], chosen: Sequence[int], rest: Sequence[flint.fmpq], ratio: flint.fmpq
+            ) -> tuple[str, ...] | None:
+    """The steps of the vertex of a full multiset (`rest` = r = 1 − Σ f of all its columns), if it is
+    one: H·c = r solved exactly, its columns checked; None when the h_t are dependent, r is not in
+    their span or a check fails."""
+    picked = [shapes[k] for k in chosen]
+    directions = [h for shape in picked for h in shape.directions]
     count, n = len(directions), len(rest)
     if count == 0:
         c: list[flint.fmpq] = []
@@ -254,14 +418,12 @@ def _solved(shapes: Sequence[_Shape], rest: Sequence[flint.fmpq], ratio: flint.f
         if rank != count or any(reduced[t, t] != 1 for t in range(count)):
             return None  # dependent directions (a pivot missing) or r outside their span (a pivot on r)
         c = [reduced[t, count] for t in range(count)]
-    columns, used = [], 0
-    for shape in shapes:
-        column = shape.column(c[used:used + shape.loose], ratio)
-        if column is None:
+    used = 0
+    for shape in picked:
+        if shape.column(c[used:used + shape.loose], ratio) is None:
             return None
-        columns.append(column)
         used += shape.loose
-    return tuple(shape.steps for shape in shapes), tuple(columns)
+    return tuple(shape.steps for shape in picked)
 
 
 def f_census_document(census: FColumnCensus, command: str) -> dict[str, Any]:

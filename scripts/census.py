@@ -18,7 +18,8 @@ the rows run again.
 and the row reversal), every entry re-verified against U's H-representation before it is written:
 ``.venv/bin/python scripts/census.py --polytope U --n 6 --eps-exp 2`` (a few minutes). ``--polytope F``
 does the same for F with the uniform z (polytopes.f_columns; results/f-n{n}-e{e^ε}.json):
-``.venv/bin/python scripts/census.py --polytope F --n 5 --eps-exp 5/4 3/2 2 3 5`` (under a minute each).
+``.venv/bin/python scripts/census.py --polytope F --n 5 --eps-exp 5/4 3/2 2 3 5`` (seconds each; ``--n 6
+--eps-exp 2``: about 20 minutes, and about 2 more to check its 1.46 million entries before it is written).
 """
 
 from __future__ import annotations
@@ -36,21 +37,30 @@ from polytopes.ldp_rows import ldp_orbits_by_rows
 from polytopes.normaliz import normaliz_available
 from polytopes.orbitwise import enumerate_orbits
 from polytopes.spaces import ldp_polytope
-from qifkit.files import atomic_write_bytes, atomic_write_text, gzip_bytes, json_text, read_json
+from qifkit.files import atomic_write_bytes, gzip_bytes, json_text, read_json
 from qifkit.numbers import exact_str, parse_eps_exp
 
 RESULTS = Path(__file__).resolve().parent.parent / "proofs_checks" / "results"
 
 
-#: From this n a census file is written gzip-compressed and compact (.json.gz): n = 7 is 47 MB as
-#: indented text, 376 kB so; qifkit.files.read_json reads both.
-COMPRESSED_FROM_N = 7
+#: A census whose indented text is longer is written gzip-compressed and compact (.json.gz): D at
+#: n = 7 is 47 MB as indented text, 376 kB so; qifkit.files.read_json reads both.
+COMPRESSED_ABOVE_BYTES = 8_000_000
 
 
-def census_path(n: int, eps_exp: str, polytope: str = "LDP") -> Path:
-    """results/ldp-n{n}-e{e^ε with / as _}.json (u-n… for U, f-n… for F), .json.gz from COMPRESSED_FROM_N"""
-    suffix = ".json.gz" if n >= COMPRESSED_FROM_N else ".json"
+def census_path(n: int, eps_exp: str, polytope: str = "LDP", compressed: bool = False) -> Path:
+    """results/ldp-n{n}-e{e^ε with / as _}.json (u-n… for U, f-n… for F), .json.gz when compressed"""
+    suffix = ".json.gz" if compressed else ".json"
     return RESULTS / f"{polytope.lower()}-n{n}-e{exact_str(parse_eps_exp(eps_exp)).replace('/', '_')}{suffix}"
+
+
+def census_bytes(document: dict) -> tuple[bytes, bool]:
+    """The file's bytes: indented JSON text, or compact and gzip-compressed when that text is longer
+    than COMPRESSED_ABOVE_BYTES; and whether it was compressed."""
+    text = json_text(document, 2)
+    if len(text) <= COMPRESSED_ABOVE_BYTES:
+        return text.encode("utf-8"), False
+    return gzip_bytes(json_text(document, None)), True
 
 
 def write_column_census(polytope: str, n: int, eps_exp: str) -> None:
@@ -59,11 +69,11 @@ def write_column_census(polytope: str, n: int, eps_exp: str) -> None:
     started = time.perf_counter()
     found = enumerate_by_columns(n, eps_exp)
     document = document_of(found, f"python scripts/census.py --polytope {polytope} --n {n} --eps-exp {eps_exp}")
-    text = json_text(document, 2)
-    checked = check(read_json(text.encode("utf-8")))
-    path = census_path(n, eps_exp, polytope)
-    atomic_write_text(path, text)
-    if path.read_text(encoding="utf-8") != text:
+    data, compressed = census_bytes(document)
+    checked = check(read_json(data))
+    path = census_path(n, eps_exp, polytope, compressed)
+    atomic_write_bytes(path, data)
+    if path.read_bytes() != data:
         raise SystemExit(f"{path}: the file written is not the census checked")
     print(f"{polytope}, n = {n}, e^ε = {eps_exp}: {checked.count:,} vertices in {checked.orbits} orbits "
           f"({found.seconds:.1f} s; re-checked in {time.perf_counter() - started - found.seconds:.1f} s) -> {path}",
@@ -98,10 +108,8 @@ def main() -> None:
         )
         document = census_document(found, arguments.n, eps_exp, command)
         document[f"{arguments.method}_seconds"] = round(walked, 1)
-        path = census_path(arguments.n, eps_exp)
-        compressed = path.suffix == ".gz"
-        text = json_text(document, None if compressed else 2)
-        data = gzip_bytes(text) if compressed else text.encode("utf-8")
+        data, compressed = census_bytes(document)
+        path = census_path(arguments.n, eps_exp, compressed=compressed)
         # the file's bytes, as read back, with its closure and the enumeration it did not come from (at n = 7,
         # which only the rows reach, the closure is the rows' enumeration run again)
         checked = check_census(read_json(data), closure=True, rows=arguments.method != "rows")

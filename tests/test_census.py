@@ -287,11 +287,12 @@ def test_the_census_script_writes_the_file_it_checked(tmp_path, monkeypatch, cap
 
 
 def test_the_census_script_writes_large_censuses_compressed(tmp_path, monkeypatch, capsys):
-    """From COMPRESSED_FROM_N (n = 7 in results/) the file is gzip-compressed JSON, .json.gz: here
-    from n = 3, where the file read back is the census of 33 vertices, and a writer that changes
-    the bytes on their way to the disk is caught as for plain text."""
+    """Above COMPRESSED_ABOVE_BYTES of indented text (8 MB: D at n = 7 in results/) the file is
+    gzip-compressed JSON, .json.gz: here from 100 bytes, where the file read back is the census of
+    33 vertices, and a writer that changes the bytes on their way to the disk is caught as for
+    plain text."""
     script = _census_script(monkeypatch, tmp_path)
-    monkeypatch.setattr(script, "COMPRESSED_FROM_N", 3)
+    monkeypatch.setattr(script, "COMPRESSED_ABOVE_BYTES", 100)
     monkeypatch.setattr("sys.argv", ["census.py", "--n", "3", "--eps-exp", "2", "--method", "rows"])
     script.main()
     assert not (tmp_path / "ldp-n3-e2.json").exists()
@@ -315,6 +316,22 @@ def test_the_census_script_writes_the_census_of_u(tmp_path, monkeypatch, capsys)
     document = json.loads((tmp_path / "u-n4-e2.json").read_text())
     assert check_u_census(document, recount=True).count == 664
     assert "664 vertices in 21 orbits" in capsys.readouterr().out
+
+
+def test_a_large_census_of_f_is_written_compressed(tmp_path, monkeypatch, capsys):
+    """scripts/census.py --polytope F writes a census longer than COMPRESSED_ABOVE_BYTES as .json.gz
+    (F at n = 6 in results/), which check_f_census accepts as read back: here at n = 4 (cddlib:
+    1,806 vertices) from 100 bytes."""
+    from polytopes.f_columns import check_f_census
+
+    script = _census_script(monkeypatch, tmp_path)
+    monkeypatch.setattr(script, "COMPRESSED_ABOVE_BYTES", 100)
+    monkeypatch.setattr("sys.argv", ["census.py", "--polytope", "F", "--n", "4", "--eps-exp", "2"])
+    script.main()
+    assert not (tmp_path / "f-n4-e2.json").exists()
+    packed = (tmp_path / "f-n4-e2.json.gz").read_bytes()
+    assert packed[:2] == b"\x1f\x8b" and check_f_census(read_json(packed), recount=True).count == 1806
+    assert "f-n4-e2.json.gz" in capsys.readouterr().out
 
 
 @pytest.mark.slow

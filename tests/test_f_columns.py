@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+from fractions import Fraction
 
 import pytest
 
@@ -40,6 +41,24 @@ def test_every_vertex_is_cddlibs(n, eps_exp):
     assert set(found) == _listed(n, eps_exp)
 
 
+@pytest.mark.parametrize("eps_exp", ["10000000000", "1" + "0" * 30])
+def test_a_huge_eps_is_decided_exactly(eps_exp):
+    """e^ε = 10^10 and 10^30 at n = 4: F's entries span 30 and 90 orders of magnitude, so floats see
+    some sets of h_t as dependent that are not and e^ε multiplies an entry's rounding error; the
+    vertex set must still be cddlib's, exactly."""
+    census = f_vertices_by_columns(4, eps_exp)
+    assert set(census.vertices()) == _listed(4, eps_exp)
+
+
+def test_the_shipped_n5_files_are_recounted():
+    """The n = 5 files were written by the depth-first search over multisets of steps (its work in
+    their "visited"), whose counts are Normaliz's; the search by fixed and loose columns must find
+    exactly their orbits and sizes at the five e^ε."""
+    for path in sorted(beyond.CENSUS_FOLDER.glob("f-n5-e*.json")):
+        document = json.loads(path.read_text())
+        assert check_f_census(document, recount=True).recounted
+
+
 def test_kohli_example_1_counts_36_vertices_at_n3():
     """Kohli and Laskowski, App. B.1, Example 1: |ex(F)| = 36 at n = 3, z uniform, ε = ln 2."""
     assert f_vertices_by_columns(3, "2").vertex_count == 36
@@ -71,6 +90,54 @@ def test_the_shipped_n5_files_check_entry_by_entry():
     for path in sorted(beyond.CENSUS_FOLDER.glob("f-n5-e*.json")):
         document = json.loads(path.read_text())
         assert check_f_census(document).count == beyond.F_N5_COUNTS[document["eps_exp"]][0]
+
+
+def _shipped_n6():
+    from qifkit.files import read_json
+
+    return read_json(str(beyond.CENSUS_FOLDER / "f-n6-e2.json.gz"))
+
+
+@pytest.mark.slow
+def test_the_shipped_n6_file_checks_entry_by_entry():
+    """n = 6, e^ε = 2 (about 2 minutes): every one of the 1,455,809 orbits is solved from F's
+    constraints as equations into a vertex of F with exactly its steps, the names are canonical
+    and distinct and the sizes add up to the count the claim states."""
+    assert (check_f_census(_shipped_n6()).count, len(_shipped_n6()["orbits"])) == beyond.F_N6_COUNTS["2"]
+
+
+@pytest.mark.slow
+def test_the_n6_census_holds_the_exact_optimum_of_random_objectives():
+    """n = 6, e^ε = 2 (no other method reaches F there): the certified exact LP optimum of F under
+    200 random integer objectives (HiGHS's basis, solved and checked in rationals; a route that
+    shares nothing with the columns' steps) is a vertex of a listed orbit, every time."""
+    import random
+
+    from polytopes.lp import certified_minimum
+    from polytopes.u_columns import orbit_key, steps_of
+
+    listed = {orbit["steps"] for orbit in _shipped_n6()["orbits"]}
+    polytope = count_polytope(6, eps_exp="2", fixed=True)
+    generator = random.Random(56)
+    for _ in range(200):
+        objective = [generator.randint(-1000, 1000) for _ in range(36)]
+        point = certified_minimum(polytope, objective).point
+        steps = [steps_of([point[i * 6 + j] for i in range(6)], Fraction(2)) for j in range(6)]
+        assert " ".join(orbit_key(steps)) in listed, objective
+
+
+def test_the_claim_reads_the_n6_file_only_with_full(tmp_path):
+    """Without --full beyond.f-census does not read a file past n = 5 (here not even JSON), and
+    says so; with --full it reads and checks it."""
+    from qifkit.errors import FileFormatError
+
+    shutil.copy(beyond.CENSUS_FOLDER / "f-n5-e3.json", tmp_path / "f-n5-e3.json")
+    (tmp_path / "f-n6-e2.json.gz").write_bytes(b"not a census")
+    outcome = beyond.f_census(folder=tmp_path, expected={"3": beyond.F_N5_COUNTS["3"]})
+    assert outcome.status is Status.CONFIRMED and "not read without --full: f-n6-e2.json.gz" in outcome.summary
+    assert outcome.evidence["files"]["f-n6-e2.json.gz"]["checked"] is False
+    with pytest.raises(FileFormatError):
+        beyond.f_census(folder=tmp_path, expected={"3": beyond.F_N5_COUNTS["3"]}, full=True)
 
 
 def test_an_orbit_removed_is_refused_by_the_recount():

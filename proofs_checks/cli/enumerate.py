@@ -98,9 +98,10 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(f"--resume {arguments.resume}: exists and is not a folder")
     if arguments.resume:
         check_writable_folder(arguments.resume, "--resume")
-    by_columns = (arguments.polytope, arguments.n) in (("U", U_COLUMNS_MAX_N), ("F", F_COLUMNS_MAX_N))
+    by_columns = ((arguments.polytope == "U" and arguments.n == U_COLUMNS_MAX_N)
+                  or (arguments.polytope == "F" and 5 <= arguments.n <= F_COLUMNS_MAX_N))
     if arguments.method is None and by_columns and (z is None or len(set(z)) == 1):
-        arguments.method = "columns"  # the one method that finishes U at n = 6; F (uniform z) at n = 5 in a minute
+        arguments.method = "columns"  # the one method that finishes U at n = 6 and F (uniform z) at n = 5, 6
     if arguments.method == "columns":
         return _enumerate_by_columns(arguments, z)
     if arguments.method == "components":
@@ -118,6 +119,8 @@ def run(arguments: argparse.Namespace) -> int:
             f"faster than exponentially (D: 4, 33, 904, 164,825 vertices at n = 2..5); exact enumeration here stops at "
             f"n = {limit}" + (f" (n = {U_COLUMNS_MAX_N} with --method columns, the default there)"
                               if arguments.polytope == "U" else
+                              f" (n = {F_COLUMNS_MAX_N} with --method columns, the default there for the uniform z)"
+                              if arguments.polytope == "F" else
                               f" (n = {ROWS_MAX_N} with --orbits, one vertex per orbit by --method rows)"
                               if arguments.polytope == "LDP" else "")
             + ". For larger n, `qifkit construct` builds single vertices of F (Algorithm 1)")
@@ -281,7 +284,7 @@ def _enumerate_by_columns(arguments: argparse.Namespace, z: list[Fraction] | Non
                          f"not z = ({', '.join(map(exact_str, z))}): use --method orbits, cdd, lrs or normaliz")
     limit, work = ((U_COLUMNS_MAX_N, "n = 6 visits 5.3 million sets of steps in about 2 minutes, 156 times n = 5's")
                    if polytope == "U" else
-                   (F_COLUMNS_MAX_N, "n = 5 visits 3 million multisets of steps in under a minute, 450 times n = 4's"))
+                   (F_COLUMNS_MAX_N, "n = 6 considers 6·10^9 multisets of steps in about 20 minutes"))
     if arguments.n > limit:
         raise UsageError(f"--n {arguments.n}: --method columns stops at n = {limit} for {polytope} ({work}; "
                          f"n = {limit + 1} would take hours)")
