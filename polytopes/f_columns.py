@@ -45,7 +45,7 @@ dependent in floats has its rank decided exactly (FLINT), and every candidate of
 set beyond that condition number is decided exactly. Every candidate left is solved and checked
 exactly (FLINT's rational row reduction) as above, so a vertex is listed only on an exact decision
 and none is lost to rounding. n = 5 takes about a second at e^ε = 2 (2.4·10⁶ multisets considered),
-n = 6 about 20 minutes (5.9·10⁹; docs/enumerate.md).
+n = 6 about 20 minutes (5.9·10^9; docs/enumerate.md).
 
 :func:`check_f_census` verifies each listed vertex without segment vectors, from F's own
 constraints as equations (:func:`polytopes.u_columns.matrix_from_steps`); with ``recount`` it
@@ -90,8 +90,8 @@ from qifkit.validation import eps_exp_above_one, whole_number
 __all__ = ["F_COLUMNS_MAX_N", "F_CENSUS_FORMAT", "FColumnCensus", "f_vertices_by_columns", "f_census_document",
            "check_f_census", "COLUMN_CENSUSES"]
 
-#: Largest n taken: n = 6 considers about 6·10⁹ multisets of steps (minutes, docs/benchmarks.md); at
-#: n = 7 the sets of six loose columns alone are 6·10¹⁰.
+#: Largest n taken: n = 6 considers about 6·10^9 multisets of steps (minutes, docs/benchmarks.md); at
+#: n = 7 the sets of six loose columns alone are 6·10^10.
 F_COLUMNS_MAX_N = 6
 
 #: The format tag of a census file of F (uniform z).

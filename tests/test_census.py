@@ -291,14 +291,9 @@ def test_the_census_script_writes_large_censuses_compressed(tmp_path, monkeypatc
     gzip-compressed JSON, .json.gz: here from 100 bytes, where the file read back is the census of
     33 vertices, and a writer that changes the bytes on their way to the disk is caught as for
     plain text."""
-    script = _census_script(monkeypatch, tmp_path)
-    monkeypatch.setattr(script, "COMPRESSED_ABOVE_BYTES", 100)
-    monkeypatch.setattr("sys.argv", ["census.py", "--n", "3", "--eps-exp", "2", "--method", "rows"])
-    script.main()
-    assert not (tmp_path / "ldp-n3-e2.json").exists()
-    packed = (tmp_path / "ldp-n3-e2.json.gz").read_bytes()
-    assert packed[:2] == b"\x1f\x8b" and check_census(read_json(packed)).count == 33
-    assert "ldp-n3-e2.json.gz" in capsys.readouterr().out
+    script, packed = _written_compressed(monkeypatch, tmp_path, capsys, ["--n", "3", "--eps-exp", "2", "--method",
+                                                                         "rows"], "ldp-n3-e2")
+    assert check_census(read_json(packed)).count == 33
     original = script.atomic_write_bytes
     monkeypatch.setattr(script, "atomic_write_bytes", lambda path, data: original(path, data[:-1]))
     with pytest.raises(SystemExit, match="not the census checked"):
@@ -324,14 +319,22 @@ def test_a_large_census_of_f_is_written_compressed(tmp_path, monkeypatch, capsys
     1,806 vertices) from 100 bytes."""
     from polytopes.f_columns import check_f_census
 
+    _, packed = _written_compressed(monkeypatch, tmp_path, capsys, ["--polytope", "F", "--n", "4", "--eps-exp", "2"],
+                                    "f-n4-e2")
+    assert check_f_census(read_json(packed), recount=True).count == 1806
+
+
+def _written_compressed(monkeypatch, tmp_path, capsys, arguments, name):
+    """scripts/census.py run with these arguments and COMPRESSED_ABOVE_BYTES = 100: the script and
+    the bytes of name.json.gz, which must be gzip data, named in the output, with no name.json."""
     script = _census_script(monkeypatch, tmp_path)
     monkeypatch.setattr(script, "COMPRESSED_ABOVE_BYTES", 100)
-    monkeypatch.setattr("sys.argv", ["census.py", "--polytope", "F", "--n", "4", "--eps-exp", "2"])
+    monkeypatch.setattr("sys.argv", ["census.py", *arguments])
     script.main()
-    assert not (tmp_path / "f-n4-e2.json").exists()
-    packed = (tmp_path / "f-n4-e2.json.gz").read_bytes()
-    assert packed[:2] == b"\x1f\x8b" and check_f_census(read_json(packed), recount=True).count == 1806
-    assert "f-n4-e2.json.gz" in capsys.readouterr().out
+    assert not (tmp_path / f"{name}.json").exists()
+    packed = (tmp_path / f"{name}.json.gz").read_bytes()
+    assert packed[:2] == b"\x1f\x8b" and f"{name}.json.gz" in capsys.readouterr().out
+    return script, packed
 
 
 @pytest.mark.slow
