@@ -64,7 +64,7 @@ from typing import Any, Protocol
 import flint
 
 from qifkit.errors import CertificateError, ParameterError
-from qifkit.numbers import exact_str, parse_eps_exp
+from qifkit.numbers import exact_str, over_common_denominator, parse_eps_exp
 from qifkit.validation import eps_exp_above_one, whole_number
 
 __all__ = ["U_COLUMNS_MAX_N", "U_CENSUS_FORMAT", "UColumnCensus", "ColumnCensusCheck", "u_vertices_by_columns",
@@ -537,18 +537,15 @@ def _segments(steps: str, e: Fraction) -> tuple[tuple[int, ...], ...]:
 def in_count_polytope(matrix: Sequence[Sequence[Fraction]], e: Fraction, fixed: bool = False) -> bool:
     """U's Def. 3 exactly: non-negative, rows summing to 1, neighbouring rows within e^ε in every
     column; with ``fixed``, F's with a uniform z too: z·Q = z, i.e. every column sums to 1."""
-    return _scaled_in_count_polytope(*_common_denominator(matrix), e, fixed)
+    numerators, denominator = over_common_denominator(v for row in matrix for v in row)
+    width = max(1, len(matrix[0]) if matrix else 1)
+    rows = [numerators[i:i + width] for i in range(0, len(numerators), width)]
+    return _scaled_in_count_polytope(rows, denominator, e, fixed)
 
 
 def steps_of(column: Sequence[Fraction], e: Fraction) -> str:
     """The steps (``d``, ``u``, ``l``) a column of exact entries has at e^ε."""
-    return _scaled_steps(_common_denominator([column])[0][0], e)
-
-
-def _common_denominator(matrix: Sequence[Sequence[Fraction]]) -> tuple[list[list[int]], int]:
-    """Exact entries as integer numerators over their least common denominator."""
-    denominator = math.lcm(*(v.denominator for row in matrix for v in row))
-    return [[v.numerator * (denominator // v.denominator) for v in row] for row in matrix], denominator
+    return _scaled_steps(over_common_denominator(column)[0], e)
 
 
 def _scaled_in_count_polytope(numerators: Sequence[Sequence[int]], denominator: int, e: Fraction, fixed: bool) -> bool:

@@ -129,3 +129,19 @@ def test_a_tight_step_called_loose_is_refused():
 def test_bad_input_is_refused(n, eps_exp, error):
     with pytest.raises(error):
         u_vertices_by_columns(n, eps_exp)
+
+
+def test_membership_and_steps_of_exact_matrices():
+    """in_count_polytope and steps_of on Fractions: a doubly stochastic 2 × 2 at e^ε = 2 is in F,
+    a column sum off by 1/6 is not, a ratio of 3 (either way down the rows) is out of U, and the
+    steps of (1, 1/2, 1, 3/2) are d, u, l."""
+    from fractions import Fraction as F
+
+    from polytopes.u_columns import in_count_polytope, steps_of
+
+    assert in_count_polytope([[F(2, 3), F(1, 3)], [F(1, 3), F(2, 3)]], F(2), fixed=True)
+    assert not in_count_polytope([[F(1, 2), F(1, 2)], [F(1, 3), F(2, 3)]], F(2), fixed=True)
+    assert in_count_polytope([[F(1, 2), F(1, 2)], [F(1, 3), F(2, 3)]], F(2))
+    assert not in_count_polytope([[F(3, 4), F(1, 4)], [F(1, 4), F(3, 4)]], F(2))
+    assert not in_count_polytope([[F(1, 5), F(4, 5)], [F(1, 2), F(1, 2)]], F(2))  # 1/5 up to 1/2 only
+    assert steps_of([F(1), F(1, 2), F(1), F(3, 2)], F(2)) == "dul"
