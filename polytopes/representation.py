@@ -5,25 +5,47 @@ Thm. 4: B ∈ ex(R_F) iff B is Ψ-affinely simplified (Def. 8): the multiset ⊎
 H(x) = {Ψ_u/(zΨ_u) − Ψ_v/(zΨ_v) : x_u > 0, u ≠ v}, v the first positive index of x, is linearly
 independent. Thm. 11: B ∈ ex(R_U) iff B is Ψ-linearly simplified (Def. 19): the multiset
 ⊎_j {Ψ_u : B[u, j] > 0} is linearly independent.
+
+Thms. 3 and 10 say more: every vertex T of F (of U) is Ψ·B for a vertex B of R_F (of R_U).
+:func:`preimage` builds such a B column by column (:func:`scale_decomposition`). Why it is a
+vertex: the points of R_F (R_U) that Ψ maps to T are a face of R_F when T is a vertex of F (the
+preimage of a face under a linear map is a face), and this face is the product over the columns j
+of {b ≥ 0 : Ψ·b = T_j}. A vertex of that product is a choice of a vertex in each factor, and a b
+whose positive entries pick linearly independent scales is a vertex of its factor. So B is a
+vertex of the face, hence of R_F (R_U).
+
+Examples
+--------
+>>> from polytopes.scales import psi
+>>> b = preimage([[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]], 2)
+>>> b  # the two scales of n = 2, one per column: randomised response
+[[Fraction(1, 1), Fraction(0, 1)], [Fraction(0, 1), Fraction(1, 1)]]
+>>> apply_psi(psi(2, 2), b)
+[[Fraction(2, 3), Fraction(1, 3)], [Fraction(1, 3), Fraction(2, 3)]]
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import Any
 
 from polytopes.classify import rank
+from polytopes.scales import scales
+from qifkit.errors import InternalError, PolytopeError
+from qifkit.numbers import exact
+from qifkit.validation import eps_exp_above_one
 
-__all__ = ["apply_psi", "affinely_simplified", "linearly_simplified", "positive_entries"]
+__all__ = ["apply_psi", "affinely_simplified", "linearly_simplified", "positive_entries", "scale_decomposition",
+           "preimage"]
 
 Matrix = Sequence[Sequence[Fraction]]
 
 
 def apply_psi(psi_matrix: Matrix, b: Matrix) -> list[list[Fraction]]:
-    """T = Ψ·B exactly."""
-    return [
-        [sum((p * b[i][j] for i, p in enumerate(row)), Fraction(0)) for j in range(len(b[0]))] for row in psi_matrix
-    ]
+    """T = Ψ·B exactly (the zero entries of B, most of them at a vertex, are skipped)."""
+    used = [[(i, v) for i, row in enumerate(b) if (v := row[j])] for j in range(len(b[0]))]
+    return [[sum((row[i] * v for i, v in column), Fraction(0)) for column in used] for row in psi_matrix]
 
 
 def _column(psi_matrix: Matrix, u: int) -> list[Fraction]:
@@ -59,3 +81,95 @@ def linearly_simplified(b: Matrix, psi_matrix: Matrix) -> bool:
 def positive_entries(b: Matrix) -> int:
     """Number of positive entries."""
     return sum(1 for row in b for v in row if v > 0)
+
+
+def scale_decomposition(column: Sequence[Any], eps_exp: Any) -> list[tuple[int, Fraction]]:
+    """A column of a count mechanism as a positive combination of linearly independent ε-scales.
+
+    The columns allowed by ε (e^−ε ≤ t_{i+1}/t_i ≤ e^ε, t ≥ 0) form a cone whose extreme rays are
+    the scales (every step tight). Peeling: take the scale with the column's tight steps (and a
+    step down at each loose step), subtract as much of it as keeps the rest in the cone; the rest
+    gains a tight step (or is 0), so at most (loose steps + 1) scales are used, and they are
+    independent: each lies outside the face of the cone that holds the rest after it.
+
+    Parameters
+    ----------
+    column : sequence of exact numbers
+        t_0, ..., t_{n−1}, non-negative, neighbours within a factor e^ε.
+    eps_exp : exact number or str
+        e^ε > 1.
+
+    Returns
+    -------
+    list of (int, Fraction)
+        (index of the scale in :func:`polytopes.scales.scales`, its positive amount), in the
+        order peeled; Σ amount·scale = column exactly. Empty for the zero column.
+
+    Raises
+    ------
+    PolytopeError
+        If the column has a negative entry or neighbours further apart than e^ε.
+
+    Examples
+    --------
+    >>> scale_decomposition(["4/7", "2/7", "1/7"], 2)  # a scale itself (steps down, down)
+    [(0, Fraction(1, 1))]
+    >>> scale_decomposition(["1/3", "1/3", "1/3"], 2)  # both steps loose
+    [(0, Fraction(7, 18)), (2, Fraction(2, 9)), (3, Fraction(7, 18))]
+    """
+    e = eps_exp_above_one(eps_exp, allow_one=False)
+    rest = [exact(v) for v in column]
+    pairs = list(zip(rest, rest[1:], strict=False))
+    if any(v < 0 for v in rest) or any(a > e * b or b > e * a for a, b in pairs):
+        raise PolytopeError(f"column {[str(v) for v in rest]} is not allowed at e^ε = {e}: an entry is negative "
+                            "or neighbours differ by more than a factor e^ε")
+    table = scales(len(rest), e)
+    parts: list[tuple[int, Fraction]] = []
+    for _ in range(len(rest)):  # each peel makes a step tight or the rest 0: at most n peels
+        if not any(rest):
+            return parts
+        index = 0
+        for a, b in zip(rest, rest[1:], strict=False):
+            index = 2 * index + (1 if b == e * a and a != e * b else 0)  # up where tight up, else down
+        scale = table[index]
+        amount = min(
+            (e * rest[i + k] - rest[i + 1 - k]) / room
+            for i in range(len(rest) - 1)
+            for k in (0, 1)
+            if (room := e * scale[i + k] - scale[i + 1 - k]) > 0
+        )
+        parts.append((index, amount))
+        rest = [t - amount * s for t, s in zip(rest, scale, strict=True)]
+    if any(rest):
+        raise InternalError(f"the column {[str(v) for v in column]} was not used up by {len(rest)} scales")
+    return parts
+
+
+def preimage(t: Sequence[Sequence[Any]], eps_exp: Any) -> list[list[Fraction]]:
+    """A representation matrix B with Ψ·B = T, built column by column by :func:`scale_decomposition`:
+    for T a vertex of F (of U), a vertex of R_F (of R_U), as the module text proves (Kohli and
+    Laskowski, Thms. 3 and 10).
+
+    Parameters
+    ----------
+    t : n × n exact numbers
+        A count mechanism (rows: true counts) whose columns are allowed by ε.
+    eps_exp : exact number or str
+        e^ε > 1.
+
+    Returns
+    -------
+    list of lists of Fraction
+        B, 2^(n−1) scales (in the order of :func:`polytopes.scales.scales`) × n columns.
+
+    Raises
+    ------
+    PolytopeError
+        If a column of T is not allowed by ε.
+    """
+    n = len(t)
+    b = [[Fraction(0)] * len(t[0]) for _ in range(2 ** (n - 1))]
+    for j in range(len(t[0])):
+        for index, amount in scale_decomposition([row[j] for row in t], eps_exp):
+            b[index][j] = amount
+    return b

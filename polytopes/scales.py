@@ -13,6 +13,7 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterator
 from fractions import Fraction
@@ -31,7 +32,12 @@ def _check(n: Any, eps_exp: Any) -> tuple[int, Fraction]:
 
 def scales(n: int, eps_exp: Any) -> list[tuple[Fraction, ...]]:
     """All 2^(n−1) ε-scales, each as a tuple (s_0, ..., s_{n−1})."""
-    n, e = _check(n, eps_exp)
+    return list(_scales(*_check(n, eps_exp)))
+
+
+@functools.lru_cache(maxsize=64)
+def _scales(n: int, e: Fraction) -> tuple[tuple[Fraction, ...], ...]:
+    """:func:`scales` of a checked n and e^ε, kept: a census's columns ask for the same few tables."""
     result = []
     for pattern in itertools.product((0, 1), repeat=n - 1):  # 0: s_i = e·s_{i+1}, 1: s_i = s_{i+1}/e
         values = [Fraction(1)]
@@ -39,7 +45,7 @@ def scales(n: int, eps_exp: Any) -> list[tuple[Fraction, ...]]:
             values.insert(0, values[0] * e if step == 0 else values[0] / e)
         total = sum(values)
         result.append(tuple(v / total for v in values))
-    return result
+    return tuple(result)
 
 
 def scale_pattern(scale: tuple[Fraction, ...]) -> tuple[int, ...]:

@@ -532,3 +532,93 @@ def rf_count(folder: Path = CENSUS_FOLDER, expected: Mapping[str, int] | None = 
     counts = "; ".join(f"n = {r['n']}, e^ε = {r['eps_exp']}, {r['z']} z: {r['vertices']:,}"
                        f"{'' if r['recounted'] else ' (totals checked; --full counts again)'}" for r in found.values())
     return Outcome.confirmed_unless(failures, f"{len(found)} counts of R_F checked: {counts}", files=found)
+
+
+#: The census files whose every orbit beyond.census-preimages maps back to R_F or R_U by default
+#: (with --full, U at n = 6 too).
+PREIMAGE_FILES = tuple(f"{polytope}-n5-{tag}.json" for polytope in ("f", "u")
+                       for tag in ("e5_4", "e3_2", "e2", "e3", "e5"))
+
+
+@claim("beyond.census-preimages")
+def census_preimages(folder: Path = CENSUS_FOLDER, expected: tuple[str, ...] = PREIMAGE_FILES,
+                     full: bool = False) -> Outcome:
+    """Every vertex of the censuses of F and U is the image of a vertex of R_F (R_U): Kohli and
+    Laskowski's Thms. 3 and 10 at n = 5 (and 6), with Thm. 4, Cor. 2, Thm. 11 and Cor. 5 on the
+    preimages.
+
+    Source: Kohli and Laskowski, Thm. 3 (ex(F) ⊆ Ψ·ex(R_F)), Thm. 4 (B ∈ ex(R_F) iff Ψ-affinely
+    simplified), Cor. 2 (between |P| and |P| + n − 1 positive entries), Thm. 10 and Thm. 11 (B ∈
+    ex(R_U) iff Ψ-linearly simplified), Cor. 5 (at most n positive entries, one per row);
+    kohli26.thm3-prop1, thm4, cor2 and thm11-cor5 check them on complete enumerations at n = 3, 4.
+    Statement: for every orbit of the census files of F (uniform z) at n = 5, e^ε ∈ {5/4, 3/2, 2, 3,
+    5}, 5,008 orbits at e^ε = 2, and of U at n = 5 (and, with --full, n = 6, e^ε = 2), the listed
+    matrix T is a vertex and some vertex B of R_F (R_U) has Ψ·B = T; each such B is Ψ-affinely
+    (linearly) simplified and has as many positive entries as Cor. 2 (Cor. 5) allows.
+    Method: T solved from the entry's steps (polytopes.u_columns.matrix_from_steps) and checked to
+    be a vertex by the definition (its tight rows of the H-representation have rank n²); B built
+    column by column, each column peeled into linearly independent ε-scales
+    (polytopes.representation.preimage, whose docstring proves that B is a vertex); Ψ·B = T
+    exactly, and B a vertex of R_F (R_U) by the definition (rank 2^(n−1)·n of its tight rows),
+    then Def. 8 (Def. 19) and the positive entries counted. The polytopes' symmetries act on T and
+    B alike (columns; rows reversed and scales mirrored), so one entry per orbit covers all.
+    Assumptions: the census files in results/ (beyond.f-census and beyond.u-census verify them);
+    F at n = 6 is not run (1.46 million orbits at a few milliseconds each).
+    """
+    from qifkit.files import read_json
+
+    names = [*expected, *(["u-n6-e2.json"] if full else [])]
+    found: dict[str, Any] = {}
+    failures = []
+    for name in names:
+        path = folder / name
+        if not path.exists():
+            failures.append(f"{name}: no such census file")
+            continue
+        document = read_json(str(path))
+        if document.get("polytope") == "F" and document.get("z") != "uniform":
+            failures.append(f"{name}: F with z {document.get('z')!r}, not the uniform z")
+            continue
+        found[name], failed = _census_preimages(document)
+        failures += [f"{name}: {reason}" for reason in failed]
+    tallies = "; ".join(f"{r['polytope']} n = {r['n']}, e^ε = {r['eps_exp']}: {r['orbits']:,} orbits, "
+                        f"positive entries {r['positive_entries'][0]}..{r['positive_entries'][-1]}"
+                        for r in found.values() if r["positive_entries"])
+    rest = "" if full else "; U at n = 6 with --full"
+    return Outcome.confirmed_unless(failures, f"every listed vertex has a vertex preimage, simplified as Thms. 4 "
+                                    f"and 11 say, within Cors. 2 and 5: {tallies}{rest}", files=found)
+
+
+def _census_preimages(document: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Thms. 3/10 with Thm. 4 (or 11) and Cor. 2 (or 5) on every orbit of one census file of F
+    (uniform z) or U: the tally, and what failed (named by the entries' steps)."""
+    from polytopes import representation
+    from polytopes.scales import psi
+    from polytopes.u_columns import matrix_from_steps
+    from qifkit.numbers import parse_eps_exp
+    from qifkit.validation import whole_number
+
+    n, e = whole_number(document.get("n"), 2, "the census's n"), parse_eps_exp(str(document.get("eps_exp")))
+    fixed = document.get("polytope") == "F"
+    polytope = count_polytope(n, eps_exp=e, fixed=fixed)
+    preimages = representation_polytope(n, eps_exp=e, fixed=fixed)
+    matrix, z = psi(n, e), [Fraction(1, n)] * n
+    low, high = (n, 2 * n - 1) if fixed else (1, n)  # Cor. 2 with |P| = n; Cor. 5
+    failures, positives = [], set()
+    for orbit in document["orbits"]:
+        t = matrix_from_steps(orbit["steps"].split(), n, e, fixed)
+        if t is None or not polytope.is_vertex([v for row in t for v in row]):
+            failures.append(f"{orbit['steps']}: not a vertex of {polytope.name}")
+            continue
+        b = representation.preimage(t, e)
+        count = representation.positive_entries(b)
+        positives.add(count)
+        simplified = (representation.affinely_simplified(b, matrix, z) if fixed
+                      else representation.linearly_simplified(b, matrix))
+        one_per_row = fixed or all(sum(1 for v in row if v) <= 1 for row in b)
+        if (representation.apply_psi(matrix, b) != t or not preimages.is_vertex([v for row in b for v in row])
+                or not simplified or not low <= count <= high or not one_per_row):
+            failures.append(f"{orbit['steps']}: the preimage {b} fails")
+    tally = {"polytope": polytope.name, "n": n, "eps_exp": document["eps_exp"], "orbits": len(document["orbits"]),
+             "positive_entries": sorted(positives)}
+    return tally, failures

@@ -673,7 +673,7 @@ POLYTOPE_PASS = {
 }
 SLOW_CHECKS = {"beyond.ldp-n5": Status.CONFIRMED, "beyond.ldp-n5-orbits": Status.CONFIRMED,
                "beyond.u-census": Status.CONFIRMED, "beyond.rf-count": Status.CONFIRMED,
-               "beyond.f-census": Status.CONFIRMED}
+               "beyond.f-census": Status.CONFIRMED, "beyond.census-preimages": Status.CONFIRMED}
 
 
 @pytest.mark.parametrize(
