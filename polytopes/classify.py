@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
+import flint
 import numpy as np
 from sympy.polys.domains import QQ
 from sympy.polys.matrices import DomainMatrix
 
-from qifkit.numbers import exact, reduced_fraction
+from qifkit.numbers import exact, reduced_fraction, to_fmpq
 
 __all__ = [
     "gamma",
@@ -52,8 +53,10 @@ def loose_entries(a: Matrix, eps_exp: Any) -> list[tuple[int, int]]:
 
 
 def rank(a: Matrix) -> int:
-    """The exact rank."""
-    return DomainMatrix([[QQ(v.numerator, v.denominator) for v in row] for row in a], (len(a), len(a[0])), QQ).rank()
+    """The exact rank (FLINT's rational matrices)."""
+    if not a or not a[0]:
+        return 0
+    return flint.fmpq_mat(len(a), len(a[0]), [to_fmpq(v) for row in a for v in row]).rank()
 
 
 def tilde(a: Matrix) -> list[list[Fraction]]:

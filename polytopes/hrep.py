@@ -163,10 +163,52 @@ class Polytope:
         split = len(self.equalities)
         return frozenset(k for k, value in enumerate(self._values(point)[split:]) if value == 0)
 
+    @functools.cached_property
+    def _equality_columns(self) -> tuple[tuple[tuple[int, int], ...], ...] | None:
+        """When the inequalities are exactly x_k ≥ 0, one per variable (standard form, as R_U and R_F):
+        for each variable, its (equality, integer coefficient) pairs; else None."""
+        split = len(self.equalities)
+        rows = self._integer_rows[split:]
+        if (any(b or len(terms) != 1 or terms[0][1] <= 0 for b, terms in rows)
+                or sorted(terms[0][0] for _, terms in rows) != list(range(self.dimension_of_space))):
+            return None
+        columns: list[list[tuple[int, int]]] = [[] for _ in range(self.dimension_of_space)]
+        for r, (_, terms) in enumerate(self._integer_rows[:split]):
+            for k, a in terms:
+                columns[k].append((r, a))
+        return tuple(tuple(column) for column in columns)
+
+    def _is_basic(self, point: Sequence[Fraction], columns: tuple[tuple[tuple[int, int], ...], ...]) -> bool:
+        """:meth:`is_vertex` in standard form: the point is ≥ 0, satisfies the equations, and the
+        equations' columns on its positive entries are linearly independent (its tight rows then
+        have rank d: a basic solution). Work in the size of the support, not of d."""
+        if len(point) != self.dimension_of_space:
+            return False
+        numerators, denominator = over_common_denominator(point)
+        if min(numerators, default=0) < 0:
+            return False
+        support = [k for k, v in enumerate(numerators) if v]
+        values = [b * denominator for b, _ in self._integer_rows[:len(self.equalities)]]
+        for k in support:
+            for r, a in columns[k]:
+                values[r] += a * numerators[k]
+        if any(values):
+            return False
+        if not support:
+            return self.dimension_of_space == 0
+        matrix = flint.fmpz_mat(len(values), len(support))
+        for place, k in enumerate(support):
+            for r, a in columns[k]:
+                matrix[r, place] = a
+        return matrix.rank() == len(support)
+
     def is_vertex(self, point: Sequence[Fraction], tight: frozenset[int] | None = None) -> bool:
         """Exactly: `point` lies in the polytope and its equations and tight inequalities have rank d
         (it is the only point satisfying them with equality), the definition of a vertex. `tight`:
-        :meth:`tight` of the point, when the caller has it already."""
+        :meth:`tight` of the point, when the caller has it already. In standard form (every
+        inequality x_k ≥ 0, as for R_U and R_F) the same is decided on the point's support."""
+        if tight is None and (columns := self._equality_columns) is not None:
+            return self._is_basic(point, columns)
         values = self._inequality_values(point)
         if values is None:
             return False

@@ -26,6 +26,8 @@ Examples
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -33,7 +35,7 @@ from typing import Any
 from polytopes.classify import rank
 from polytopes.scales import scales
 from qifkit.errors import InternalError, PolytopeError
-from qifkit.numbers import exact
+from qifkit.numbers import exact, over_common_denominator
 from qifkit.validation import eps_exp_above_one
 
 __all__ = ["apply_psi", "affinely_simplified", "linearly_simplified", "positive_entries", "scale_decomposition",
@@ -58,17 +60,20 @@ def _independent(vectors: list[list[Fraction]]) -> bool:
 
 def affinely_simplified(b: Matrix, psi_matrix: Matrix, z: Sequence[Fraction]) -> bool:
     """Def. 8: is ⊎_j H(B_j) linearly independent?"""
-    weight = [sum(z[r] * psi_matrix[r][u] for r in range(len(z))) for u in range(len(psi_matrix[0]))]
+    weight: dict[int, Fraction] = {}  # z·Ψ_u, for the scales used
+
+    def scaled(u: int) -> list[Fraction]:
+        if u not in weight:
+            weight[u] = sum((z[r] * psi_matrix[r][u] for r in range(len(z))), Fraction(0))
+        return [x / weight[u] for x in _column(psi_matrix, u)]
+
     vectors = []
     for j in range(len(b[0])):
         positive = [u for u in range(len(b)) if b[u][j] > 0]
         if len(positive) < 2:
             continue
-        v = positive[0]
-        base = [x / weight[v] for x in _column(psi_matrix, v)]
-        vectors += [
-            [x / weight[u] - y for x, y in zip(_column(psi_matrix, u), base, strict=True)] for u in positive[1:]
-        ]
+        base = scaled(positive[0])
+        vectors += [[x - y for x, y in zip(scaled(u), base, strict=True)] for u in positive[1:]]
     return _independent(vectors)
 
 
@@ -118,31 +123,46 @@ def scale_decomposition(column: Sequence[Any], eps_exp: Any) -> list[tuple[int, 
     [(0, Fraction(7, 18)), (2, Fraction(2, 9)), (3, Fraction(7, 18))]
     """
     e = eps_exp_above_one(eps_exp, allow_one=False)
-    rest = [exact(v) for v in column]
-    pairs = list(zip(rest, rest[1:], strict=False))
-    if any(v < 0 for v in rest) or any(a > e * b or b > e * a for a, b in pairs):
-        raise PolytopeError(f"column {[str(v) for v in rest]} is not allowed at e^ε = {e}: an entry is negative "
-                            "or neighbours differ by more than a factor e^ε")
-    table = scales(len(rest), e)
+    p, q = e.numerator, e.denominator
+    rest, denominator = over_common_denominator(exact(v) for v in column)  # the column is rest/denominator
+    if min(rest, default=0) < 0 or any(q * a > p * b or q * b > p * a for a, b in zip(rest, rest[1:], strict=False)):
+        raise PolytopeError(f"column {[str(exact(v)) for v in column]} is not allowed at e^ε = {e}: an entry is "
+                            "negative or neighbours differ by more than a factor e^ε")
+    table = _integer_scales(len(rest), e)
     parts: list[tuple[int, Fraction]] = []
     for _ in range(len(rest)):  # each peel makes a step tight or the rest 0: at most n peels
         if not any(rest):
             return parts
         index = 0
         for a, b in zip(rest, rest[1:], strict=False):
-            index = 2 * index + (1 if b == e * a and a != e * b else 0)  # up where tight up, else down
-        scale = table[index]
-        amount = min(
-            (e * rest[i + k] - rest[i + 1 - k]) / room
-            for i in range(len(rest) - 1)
-            for k in (0, 1)
-            if (room := e * scale[i + k] - scale[i + 1 - k]) > 0
-        )
-        parts.append((index, amount))
-        rest = [t - amount * s for t, s in zip(rest, scale, strict=True)]
+            index = 2 * index + (1 if q * b == p * a and q * a != p * b else 0)  # up where tight up, else down
+        scale, total = table[index]
+        # the most of the scale that keeps every ratio: least g(rest)/g(scale) over g(x) = p·x[i+k] − q·x[i+1−k]
+        # with g(scale) > 0 (at a tight step of the rest the scale is tight too, so g(rest) ≥ 0 throughout)
+        most, room = -1, 1
+        for i in range(len(rest) - 1):
+            for k in (0, 1):
+                g = p * scale[i + k] - q * scale[i + 1 - k]
+                if g > 0 and (most < 0 or (p * rest[i + k] - q * rest[i + 1 - k]) * room < most * g):
+                    most, room = p * rest[i + k] - q * rest[i + 1 - k], g
+        parts.append((index, Fraction(most * total, room * denominator)))  # the scale is scale/total
+        rest = [room * r - most * s for r, s in zip(rest, scale, strict=True)]
+        common = math.gcd(*rest, room * denominator)
+        rest, denominator = [r // common for r in rest], room * denominator // common
     if any(rest):
-        raise InternalError(f"the column {[str(v) for v in column]} was not used up by {len(rest)} scales")
+        raise InternalError(f"the column {[str(exact(v)) for v in column]} was not used up by {len(rest)} scales")
     return parts
+
+
+@functools.lru_cache(maxsize=64)
+def _integer_scales(n: int, e: Fraction) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """The scales of :func:`polytopes.scales.scales` as primitive integer vectors with their sums."""
+    table = []
+    for scale in scales(n, e):
+        numerators, _ = over_common_denominator(scale)
+        common = math.gcd(*numerators)
+        table.append((tuple(v // common for v in numerators), sum(numerators) // common))
+    return tuple(table)
 
 
 def preimage(t: Sequence[Sequence[Any]], eps_exp: Any) -> list[list[Fraction]]:

@@ -552,22 +552,23 @@ def census_preimages(folder: Path = CENSUS_FOLDER, expected: tuple[str, ...] = P
     ex(R_U) iff Ψ-linearly simplified), Cor. 5 (at most n positive entries, one per row);
     kohli26.thm3-prop1, thm4, cor2 and thm11-cor5 check them on complete enumerations at n = 3, 4.
     Statement: for every orbit of the census files of F (uniform z) at n = 5, e^ε ∈ {5/4, 3/2, 2, 3,
-    5}, 5,008 orbits at e^ε = 2, and of U at n = 5 (and, with --full, n = 6, e^ε = 2), the listed
-    matrix T is a vertex and some vertex B of R_F (R_U) has Ψ·B = T; each such B is Ψ-affinely
-    (linearly) simplified and has as many positive entries as Cor. 2 (Cor. 5) allows.
+    5}, 5,008 orbits at e^ε = 2, and of U at n = 5 (and, with --full, F and U at n = 6, e^ε = 2:
+    1,455,809 and 20,179 orbits), the listed matrix T is a vertex and some vertex B of R_F (R_U)
+    has Ψ·B = T; each such B is Ψ-affinely (linearly) simplified and has as many positive entries as
+    Cor. 2 (Cor. 5) allows.
     Method: T solved from the entry's steps (polytopes.u_columns.matrix_from_steps) and checked to
     be a vertex by the definition (its tight rows of the H-representation have rank n²); B built
     column by column, each column peeled into linearly independent ε-scales
     (polytopes.representation.preimage, whose docstring proves that B is a vertex); Ψ·B = T
     exactly, and B a vertex of R_F (R_U) by the definition (rank 2^(n−1)·n of its tight rows),
     then Def. 8 (Def. 19) and the positive entries counted. The polytopes' symmetries act on T and
-    B alike (columns; rows reversed and scales mirrored), so one entry per orbit covers all.
-    Assumptions: the census files in results/ (beyond.f-census and beyond.u-census verify them);
-    F at n = 6 is not run (1.46 million orbits at a few milliseconds each).
+    B alike (columns; rows reversed and scales mirrored), so one entry per orbit covers all. About
+    half a minute; with --full about 18 minutes (F at n = 6, about 0.7 ms per orbit).
+    Assumptions: the census files in results/ (beyond.f-census and beyond.u-census verify them).
     """
     from qifkit.files import read_json
 
-    names = [*expected, *(["u-n6-e2.json"] if full else [])]
+    names = [*expected, *(["u-n6-e2.json", "f-n6-e2.json.gz"] if full else [])]
     found: dict[str, Any] = {}
     failures = []
     for name in names:
@@ -584,7 +585,7 @@ def census_preimages(folder: Path = CENSUS_FOLDER, expected: tuple[str, ...] = P
     tallies = "; ".join(f"{r['polytope']} n = {r['n']}, e^ε = {r['eps_exp']}: {r['orbits']:,} orbits, "
                         f"positive entries {r['positive_entries'][0]}..{r['positive_entries'][-1]}"
                         for r in found.values() if r["positive_entries"])
-    rest = "" if full else "; U at n = 6 with --full"
+    rest = "" if full else "; U and F at n = 6 with --full"
     return Outcome.confirmed_unless(failures, f"every listed vertex has a vertex preimage, simplified as Thms. 4 "
                                     f"and 11 say, within Cors. 2 and 5: {tallies}{rest}", files=found)
 

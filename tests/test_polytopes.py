@@ -277,3 +277,22 @@ def test_a_basic_point_outside_the_polytope_is_not_a_vertex():
     assert len(polytope.tight(point)) >= 2
     assert not polytope.contains(point) and not polytope.is_vertex(point)
     assert polytope.is_vertex((F(2, 3), F(1, 3), F(1, 3), F(2, 3)))
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_a_vertex_in_standard_form_is_decided_on_its_support_as_by_its_tight_rows(fixed):
+    """R_U and R_F (x ≥ 0 and equations) take is_vertex's support route: on cddlib's 36 (78) vertices
+    at n = 3, e^ε = 2, their pairwise midpoints, a vertex doubled (off the equations) and one negated,
+    it must answer as the tight rows' rank does (the definition) and accept exactly the vertices."""
+    from polytopes.spaces import representation_polytope
+
+    polytope = representation_polytope(3, eps_exp=2, fixed=fixed)
+    vertices = [tuple(x for row in v.matrix(polytope.shape) for x in row)
+                for v in enumerate_vertices(polytope).vertices]
+    assert len(vertices) == (78 if fixed else 36)
+    midpoints = [tuple((a + b) / 2 for a, b in zip(v, vertices[(i * 7 + 3) % len(vertices)], strict=True))
+                 for i, v in enumerate(vertices)]
+    others = [tuple(2 * x for x in vertices[0]), tuple(-x for x in vertices[1])]
+    for point in vertices + midpoints + others:
+        by_rows = polytope.contains(point) and polytope.is_vertex(point, tight=polytope.tight(point))
+        assert polytope.is_vertex(point) == by_rows == (point in vertices), point
