@@ -34,7 +34,7 @@ from typing import Any
 
 from polytopes.classify import rank
 from polytopes.scales import scales
-from qifkit.errors import InternalError, PolytopeError
+from qifkit.errors import InternalError, PolytopeError, ShapeError
 from qifkit.numbers import exact, over_common_denominator
 from qifkit.validation import eps_exp_above_one
 
@@ -186,8 +186,12 @@ def preimage(t: Sequence[Sequence[Any]], eps_exp: Any) -> list[list[Fraction]]:
     ------
     PolytopeError
         If a column of T is not allowed by ε.
+    ShapeError
+        If T is empty or ragged.
     """
     n = len(t)
+    if not n or not t[0] or any(len(row) != len(t[0]) for row in t):
+        raise ShapeError(f"T must be a non-empty matrix with rows of one length, not rows of {[len(r) for r in t]}")
     b = [[Fraction(0)] * len(t[0]) for _ in range(2 ** (n - 1))]
     for j in range(len(t[0])):
         for index, amount in scale_decomposition([row[j] for row in t], eps_exp):

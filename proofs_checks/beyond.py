@@ -556,16 +556,21 @@ def census_preimages(folder: Path = CENSUS_FOLDER, expected: tuple[str, ...] = P
     1,455,809 and 20,179 orbits), the listed matrix T is a vertex and some vertex B of R_F (R_U)
     has Ψ·B = T; each such B is Ψ-affinely (linearly) simplified and has as many positive entries as
     Cor. 2 (Cor. 5) allows.
-    Method: T solved from the entry's steps (polytopes.u_columns.matrix_from_steps) and checked to
-    be a vertex by the definition (its tight rows of the H-representation have rank n²); B built
+    Method: each file first checked as a census (check_f_census, check_u_census: its format, every
+    entry, the sizes); T solved from the entry's steps (polytopes.u_columns.matrix_from_steps) and
+    checked to be a vertex by the definition (its tight rows of the H-representation have rank n²); B built
     column by column, each column peeled into linearly independent ε-scales
     (polytopes.representation.preimage, whose docstring proves that B is a vertex); Ψ·B = T
-    exactly, and B a vertex of R_F (R_U) by the definition (rank 2^(n−1)·n of its tight rows),
-    then Def. 8 (Def. 19) and the positive entries counted. The polytopes' symmetries act on T and
+    exactly, and B a vertex of R_F (R_U) (Polytope.is_vertex: the equations' columns on B's
+    positive entries independent, i.e. its tight rows of rank 2^(n−1)·n), then Def. 8 (Def. 19) and
+    the positive entries counted. The polytopes' symmetries act on T and
     B alike (columns; rows reversed and scales mirrored), so one entry per orbit covers all. About
-    half a minute; with --full about 18 minutes (F at n = 6, about 0.7 ms per orbit).
+    15 seconds; with --full about 20 minutes (F at n = 6, about 0.7 ms per orbit).
     Assumptions: the census files in results/ (beyond.f-census and beyond.u-census verify them).
     """
+    from polytopes.f_columns import check_f_census
+    from polytopes.u_columns import check_u_census
+    from qifkit.errors import CertificateError
     from qifkit.files import read_json
 
     names = [*expected, *(["u-n6-e2.json", "f-n6-e2.json.gz"] if full else [])]
@@ -579,6 +584,11 @@ def census_preimages(folder: Path = CENSUS_FOLDER, expected: tuple[str, ...] = P
         document = read_json(str(path))
         if document.get("polytope") == "F" and document.get("z") != "uniform":
             failures.append(f"{name}: F with z {document.get('z')!r}, not the uniform z")
+            continue
+        try:  # a true census first (its format, every entry a vertex, the sizes): the checks of beyond.*-census
+            (check_f_census if document.get("polytope") == "F" else check_u_census)(document)
+        except CertificateError as error:
+            failures.append(f"{name}: {error}")
             continue
         found[name], failed = _census_preimages(document)
         failures += [f"{name}: {reason}" for reason in failed]
