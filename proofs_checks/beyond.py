@@ -535,7 +535,7 @@ def rf_count(folder: Path = CENSUS_FOLDER, expected: Mapping[str, int] | None = 
 
 
 #: The census files whose every orbit beyond.census-preimages maps back to R_F or R_U by default
-#: (with --full, U at n = 6 too).
+#: (with --full, the n = 6 files of U and F too).
 PREIMAGE_FILES = tuple(f"{polytope}-n5-{tag}.json" for polytope in ("f", "u")
                        for tag in ("e5_4", "e3_2", "e2", "e3", "e5"))
 
