@@ -5,16 +5,32 @@ x86_64). Normaliz computes the vertices of a rational polyhedron by its own exac
 
 The H-representation is handed over with integer rows (each row of rationals times the lcm of its
 denominators); Normaliz returns each vertex as integers with a common denominator last.
+
+Ctrl-C: while Normaliz computes, PyNormaliz puts a SIGINT handler of its own in place of Python's.
+That handler only sets libnormaliz's flag ``nmz_interrupted``, which Normaliz reads at a few points
+and turns into KeyboardInterrupt. A Ctrl-C that landed after the last reading left the flag set and
+the call returned normally; a later call or the next cone's constructor cleared the flag, and the
+run went on to exit 0 (about 1 run in 15 of ``qifkit enumerate LDP --n 5 --resume`` interrupted
+during its small faces). So every cone is used inside :func:`_ctrl_c_after_normaliz`: SIGINT is
+blocked (:func:`qifkit.interrupts.ctrl_c_blocked`) and reaches Python when Normaliz has returned.
+Normaliz did not stop early on its flag in our computations anyway: a Ctrl-C two seconds into the
+6 s face of that run was acted on at its end. In a Python program of the user's, helper threads
+(numpy's, HiGHS's) do not block SIGINT, and one of them may take the signal while the main thread
+holds it: Normaliz's handler then runs there, and its flag is read when Normaliz returns (the
+``qifkit`` command starts its helper threads with SIGINT blocked, so there the signal waits).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import ctypes
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
 from polytopes.hrep import Polytope
 from qifkit.errors import MissingDependencyError, PolytopeError
+from qifkit.interrupts import ctrl_c_blocked
 from qifkit.numbers import over_common_denominator
 
 __all__ = ["normaliz_available", "normaliz_vertices", "normaliz_integer_rays"]
@@ -35,6 +51,29 @@ def _module() -> Any:
         return None
     PyNormaliz.NmzSetNumberOfNormalizThreads(1)
     return PyNormaliz
+
+
+def _interrupt_flag(module: Any) -> ctypes.c_int | None:
+    """libnormaliz's ``nmz_interrupted`` (a ``sig_atomic_t``), found through PyNormaliz's extension
+    module and the libraries it loaded; None for a build that does not export it."""
+    try:
+        library = ctypes.CDLL(module.PyNormaliz_cpp.__file__)
+        return ctypes.c_int.in_dll(library, "_ZN11libnormaliz15nmz_interruptedE")
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def _ctrl_c_after_normaliz(module: Any) -> Iterator[None]:
+    """The block (calls on one cone) with SIGINT held until it ends; then KeyboardInterrupt if a
+    Ctrl-C reached Normaliz's handler and Normaliz returned without acting on it (see the module
+    docstring; the flag is cleared as PyNormaliz clears it when Normaliz does act)."""
+    with ctrl_c_blocked():
+        yield
+    flag = _interrupt_flag(module)
+    if flag is not None and flag.value:
+        flag.value = 0
+        raise KeyboardInterrupt
 
 
 def normaliz_available() -> bool:
@@ -74,9 +113,12 @@ def normaliz_vertices(polytope: Polytope) -> set[tuple[Fraction, ...]]:
         raise MissingDependencyError(f"the normaliz method needs PyNormaliz: {INSTALL_HINT}")
     cone = module.Cone(inhom_inequalities=[_integer_row(row) for row in polytope.inequalities],
                        inhom_equations=[_integer_row(row) for row in polytope.equalities])
-    if cone.RecessionRank() != 0:
+    with _ctrl_c_after_normaliz(module):
+        bounded = cone.RecessionRank() == 0
+        vertices = cone.VerticesOfPolyhedron() if bounded else []
+    if not bounded:
         raise PolytopeError(f"{polytope.name} is not bounded: Normaliz found rays or lines")
-    return {tuple(Fraction(v, vertex[-1]) for v in vertex[:-1]) for vertex in cone.VerticesOfPolyhedron()}
+    return {tuple(Fraction(v, vertex[-1]) for v in vertex[:-1]) for vertex in vertices}
 
 
 def normaliz_integer_rays(equalities: Sequence[Sequence[Fraction]],
@@ -94,6 +136,9 @@ def normaliz_integer_rays(equalities: Sequence[Sequence[Fraction]],
         raise MissingDependencyError(f"the normaliz method needs PyNormaliz: {INSTALL_HINT}")
     cone = module.Cone(inequalities=[_integers(row) for row in inequalities],
                        equations=[_integers(row) for row in equalities])
-    if cone.MaximalSubspace():
+    with _ctrl_c_after_normaliz(module):
+        pointed = not cone.MaximalSubspace()
+        rays = cone.ExtremeRays() if pointed else []
+    if not pointed:
         raise PolytopeError("the tangent cone has a line: the point is not a vertex")
-    return [tuple(int(v) for v in ray) for ray in cone.ExtremeRays()]
+    return [tuple(int(v) for v in ray) for ray in rays]

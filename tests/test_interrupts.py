@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -63,3 +64,33 @@ def test_kill_9_mid_enumeration_resumes_to_the_whole_vertex_set(tmp_path):
     assert rerun.returncode == 0, rerun.stderr
     assert "164825 vertices in 47 orbits" in rerun.stdout
     assert all(f"read from {folder / name}" in rerun.stdout for name in kept)  # reused, not recomputed
+
+
+def test_ctrl_c_blocked_holds_the_signal_until_the_block_ends():
+    """qifkit.interrupts.ctrl_c_blocked: a SIGINT sent to this thread inside the block waits, and is
+    KeyboardInterrupt once the block is left."""
+    from qifkit.interrupts import ctrl_c_blocked
+
+    went_on = []
+    with pytest.raises(KeyboardInterrupt):
+        with ctrl_c_blocked():
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+            sum(range(1000))  # bytecodes: Python's pending handler would run here
+            went_on.append(True)
+    assert went_on
+
+
+def test_the_command_s_helper_threads_never_take_a_ctrl_c():
+    """numpy's and scipy's OpenBLAS threads are started inside the command's SIGINT block, so a Ctrl-C
+    that the main thread holds during a Normaliz call waits for it instead of running Normaliz's
+    handler in a helper thread (SigBlk bit 2 is SIGINT)."""
+    script = ("import os; from proofs_checks.cli.app import _import_command; _import_command('check'); "
+              "import scipy.optimize, polytopes.normaliz\n"
+              "for task in os.listdir('/proc/self/task'):\n"
+              "    mask = next(line for line in open(f'/proc/self/task/{task}/status') if line.startswith('SigBlk'))\n"
+              "    print(task == str(os.getpid()), int(mask.split()[1], 16) >> 1 & 1)")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    threads = [line.split() for line in result.stdout.splitlines()]
+    assert ["True", "0"] in threads  # the main thread takes Ctrl-C
+    helpers = [blocked for main, blocked in threads if main == "False"]
+    assert helpers and all(blocked == "1" for blocked in helpers)

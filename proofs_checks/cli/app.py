@@ -273,12 +273,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 
+def _import_command(name: str) -> Any:
+    """The module of subcommand `name`, imported with SIGINT blocked, after numpy and scipy.linalg:
+    the helper threads that their two OpenBLAS copies start on import inherit the mask and never take
+    a Ctrl-C, so one that arrives while the main thread holds SIGINT (during a Normaliz call) waits
+    for the main thread (:mod:`qifkit.interrupts`). Those two are imported here, not left to the
+    command, because some commands import them only later, outside this block."""
+    from qifkit.interrupts import ctrl_c_blocked
+
+    with ctrl_c_blocked():
+        importlib.import_module("numpy")
+        importlib.import_module("scipy.linalg")
+        return importlib.import_module(f"proofs_checks.cli.{name}")
+
+
 def _run(argv: Sequence[str] | None) -> int:
     """:func:`main` within guarded streams: parse, dispatch, and map every outcome to its status."""
     arguments = _parser().parse_args(argv)
     try:
         with documents_to_stdout(arguments):
-            return importlib.import_module(f"proofs_checks.cli.{arguments.module}").run(arguments)
+            return _import_command(arguments.module).run(arguments)
     except InternalError as error:  # a guarantee of ours broken: a bug, whatever the input
         if arguments.debug:
             raise
