@@ -10,7 +10,10 @@ program: its witnesses come from lumping, not from an LP.
 
 Run: ``.venv/bin/python benchmarks/bench_lp.py [--full]`` (``--full`` adds refine 1000x100, F at
 n = 80, 90 and 100, U at n = 100 and F with a binomial z at n = 50 for e^ε = 2, 3/2, 11/10, up to
-several minutes each).
+several minutes each). With ``--split`` each workload is followed by where its certified time went:
+the engine's stages (HiGHS's runs, the exact basis solves, the exact simplex and its block swaps...)
+timed around their functions, each with its calls and share of the workload's time (stages nest:
+the block swaps are inside the exact dual simplex).
 """
 
 from __future__ import annotations
@@ -119,6 +122,53 @@ def captured_program(run: Callable[[], Any]) -> tuple[Any, float, LinearProgram 
         qifkit.refinement.solve_lp, polytopes.lp.solve = original, original
 
 
+#: (module, function, label) of the stages that ``--split`` times.
+_STAGES = (
+    ("qifkit.lp.highs", "highs_model", "HiGHS models built"),
+    ("qifkit.lp.highs", "run_highs", "HiGHS runs"),
+    ("qifkit.lp.basis", "basis_of", "exact basis solves (point, duals)"),
+    ("qifkit.lp.refine", "_scaled_residual", "scaled residual programs built"),
+    ("qifkit.lp.refine", "residual_program", "uniform residual programs built"),
+    ("qifkit.lp.simplex", "exact_dual_simplex", "exact dual simplex"),
+    ("qifkit.lp.simplex", "_swapped", "  its block swaps (each a factor and a solve)"),
+    ("qifkit.lp.primal", "exact_primal_simplex", "exact primal simplex"),
+    ("qifkit.lp.primal", "shifted_simplex", "shifted-cost simplex"),
+)
+
+
+def stage_timers() -> tuple[dict[str, list[float]], Callable[[], None]]:
+    """Wrap each stage of :data:`_STAGES` wherever the engine's modules hold it by name (the defining
+    module and every module that imported it); the table {label: [calls, seconds]} they fill, and a
+    function that puts the originals back."""
+    import importlib
+    import sys
+
+    spent: dict[str, list[float]] = {}
+    undo: list[tuple[Any, str, Any]] = []
+    for module_name, function, label in _STAGES:
+        original = getattr(importlib.import_module(module_name), function)
+
+        def timed(*args: Any, _original: Any = original, _label: str = label, **options: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return _original(*args, **options)
+            finally:
+                entry = spent.setdefault(_label, [0, 0.0])
+                entry[0] += 1
+                entry[1] += time.perf_counter() - start
+
+        for module in [m for name, m in sys.modules.items() if name.startswith("qifkit.lp") and m is not None]:
+            if getattr(module, function, None) is original:
+                undo.append((module, function, original))
+                setattr(module, function, timed)
+
+    def restore() -> None:
+        for module, function, original in undo:
+            setattr(module, function, original)
+
+    return spent, restore
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true")
@@ -126,6 +176,7 @@ def main() -> None:
         "--limit", type=float, default=60.0, help="time limit of each cddlib, PPL and libqif run, in seconds"
     )
     parser.add_argument("--only", default="", help="run only the workloads whose name contains this text")
+    parser.add_argument("--split", action="store_true", help="after each workload, where its certified time went")
     arguments = parser.parse_args()
     rng = random.Random(13)
     from polytopes.constrained import PROPERTIES, optimal_mechanism
@@ -198,7 +249,11 @@ def main() -> None:
             answer = run()
             seconds, last = time.perf_counter() - start, program
         else:
-            answer, seconds, last = captured_program(run)
+            spent, restore = stage_timers() if arguments.split else ({}, lambda: None)
+            try:
+                answer, seconds, last = captured_program(run)
+            finally:
+                restore()
         floats = float_seconds(last) if last is not None else float("nan")
         ratio = seconds / floats if last is not None and floats > 0 else float("nan")
         cdd = exact_oracle_seconds("cdd", last, arguments.limit) if last is not None else "–"
@@ -211,6 +266,8 @@ def main() -> None:
             f"{str(answer)[:70]}",
             flush=True,
         )
+        for label, (calls, stage_seconds) in ((label, spent[label]) for *_, label in _STAGES if label in spent):
+            print(f"    {label:<46} {int(calls):>5} calls {stage_seconds:>8.2f} s {stage_seconds / seconds:>6.0%}")
 
 
 if __name__ == "__main__":
