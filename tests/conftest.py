@@ -84,6 +84,18 @@ def _random_program(rng: random.Random, blocks: bool = False) -> LinearProgram:
 
 
 @pytest.fixture
+def python_ctrl_c():
+    """Python's own SIGINT handler in place for the test, put back as it was after: a test that sends
+    itself SIGINT must not depend on what earlier tests left there (importing pplpy puts cysignals'
+    handler in place, which does not raise KeyboardInterrupt for a signal Python's handler took)."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
 def random_program():
     """Small random LPs of every kind, for the agreement tests of the LP engine and its oracles
     (cddlib, PPL, QSopt_ex): ``random_program(rng, blocks=False)``."""

@@ -78,7 +78,7 @@ class _CtrlCSwallowingCone:
         return [[1, 0, 0, 1]]
 
 
-def test_a_ctrl_c_during_a_normaliz_call_is_raised_after_it_not_lost(monkeypatch):
+def test_a_ctrl_c_during_a_normaliz_call_is_raised_after_it_not_lost(monkeypatch, python_ctrl_c):
     """The Ctrl-C that PyNormaliz's handler swallowed made ``enumerate LDP --n 5 --resume`` finish with
     exit 0 about 1 time in 15 (tests/test_interrupts.py); polytopes.normaliz holds SIGINT during
     the calls, so it reaches Python's handler when they return."""
