@@ -15,7 +15,7 @@ during its small faces). So every cone is used inside :func:`_ctrl_c_after_norma
 blocked (:func:`qifkit.interrupts.ctrl_c_blocked`) and reaches Python when Normaliz has returned.
 Normaliz did not stop early on its flag in our computations anyway: a Ctrl-C two seconds into the
 6 s face of that run was acted on at its end. In a Python program of the user's, helper threads
-(numpy's, HiGHS's) do not block SIGINT, and one of them may take the signal while the main thread
+(numpy's and scipy's OpenBLAS) do not block SIGINT, and one may take the signal while the main thread
 holds it: Normaliz's handler then runs there, and its flag is read when Normaliz returns (the
 ``qifkit`` command starts its helper threads with SIGINT blocked, so there the signal waits).
 """

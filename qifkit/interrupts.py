@@ -8,7 +8,7 @@ things can take a Ctrl-C away from it:
   :mod:`polytopes.normaliz`). Such a call runs inside :func:`ctrl_c_blocked`: the signal then
   waits, pending, and reaches Python's handler once the call has returned.
 - Helper threads. The operating system gives a process-wide signal to any thread that does not
-  block it, and the threads that numpy (OpenBLAS) and HiGHS start when they are imported do not,
+  block it, and the threads that numpy and scipy (each its own OpenBLAS) start on import do not,
   so while the main thread blocks SIGINT they would take it, and run whatever handler is in place.
   Threads started inside :func:`ctrl_c_blocked` inherit the blocked mask for good: the ``qifkit``
   command imports its numeric layers there (``proofs_checks.cli.app``), so its helper threads never
