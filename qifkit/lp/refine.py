@@ -264,7 +264,7 @@ def _warm_start_by_devex(highs: Any, start: Any) -> None:
     exact weights, one BTRAN per row (30,000 on Kohli's F at n = 100), before the first of the few
     iterations a round needs; Devex weights start at 1. Not for the uniform rounds: there Devex
     leads Cormode's fair design at n = 55 to another basis and a longer exact route
-    (docs/lp_engine.md, "Warm starts priced by Devex")."""
+    (docs/lp_engine.md, "Scaled rounds priced by Devex")."""
     highs.setOptionValue("simplex_dual_edge_weight_strategy", 1)
     highs.setBasis(start.getBasis())
 
